@@ -1,0 +1,40 @@
+# streamtwin — see README.md
+GO      ?= go
+VENV    := .venv
+PYTHON  := $(VENV)/bin/python
+BIN     := bin/streamtwin
+
+.PHONY: demo test bench build vet clean
+
+build:
+	$(GO) build -o $(BIN) ./cmd/streamtwin
+
+# The built-in default: simulate scenarios/demo.yaml, write results and a figure.
+demo: build
+	$(BIN) run scenarios/demo.yaml --out runs/demo --plot
+
+# The Python tools that check outputs (and run the notebooks).
+$(PYTHON): requirements.txt
+	test -x $(PYTHON) || python3 -m venv $(VENV)
+	$(PYTHON) -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	touch $(PYTHON)
+
+vet:
+	$(GO) vet ./...
+
+# Unit and model tests, then an end-to-end CLI run whose files must open in
+# pandas/pyarrow and DuckDB.
+test: vet build $(PYTHON)
+	$(GO) test -count=1 ./...
+	rm -rf runs/test-demo
+	$(BIN) run scenarios/demo.yaml --out runs/test-demo --plot
+	$(PYTHON) tests/python/check_outputs.py runs/test-demo
+
+# Simulated-seconds per wall-second for the standard days, and the peak
+# memory of a 7-day run.
+bench: build
+	$(GO) test -run '^$$' -bench . -benchtime 5x ./models/twin/
+	STREAMTWIN_BENCH=1 $(GO) test -count=1 -run TestWeekPeakMemory -v ./cmd/streamtwin/ | grep -E 'peak|ok|FAIL'
+
+clean:
+	rm -rf bin runs

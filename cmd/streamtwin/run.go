@@ -1,0 +1,140 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/goccy/go-yaml"
+	"github.com/streamtwin/streamtwin/models/scenario"
+	"github.com/streamtwin/streamtwin/models/twin"
+	"github.com/streamtwin/streamtwin/results"
+	"github.com/urfave/cli/v2"
+)
+
+func runCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "run",
+		Usage:     "simulate a scenario and write its results",
+		ArgsUsage: "SCENARIO.yaml",
+		Description: "Writes timeseries.parquet, events.parquet, summary.json and scenario.yaml into --out\n" +
+			"(default runs/<scenario name>). A scenario with variants writes one folder per variant.",
+		Flags: []cli.Flag{
+			&cli.Uint64Flag{Name: "seed", Usage: "root seed of every random stream (default: the scenario's seed)"},
+			&cli.StringFlag{Name: "out", Usage: "output folder"},
+			&cli.StringSliceFlag{Name: "variant", Usage: "run only these variants"},
+			&cli.BoolFlag{Name: "plot", Usage: "also draw figure.png/figure.svg in each run folder"},
+		},
+		Action: func(c *cli.Context) error {
+			f, err := loadScenario(c)
+			if err != nil {
+				return err
+			}
+			runs, err := selectVariants(f, c.StringSlice("variant"))
+			if err != nil {
+				return err
+			}
+			out := c.String("out")
+			if out == "" {
+				out = filepath.Join("runs", f.Base.Name)
+			}
+			for _, sc := range runs {
+				if c.IsSet("seed") {
+					sc.Seed = c.Uint64("seed")
+				}
+				dir := out
+				if sc.Variant != "" {
+					dir = filepath.Join(out, sc.Variant)
+				}
+				sum, err := runOne(sc, dir)
+				if err != nil {
+					return err
+				}
+				label := sc.Name
+				if sc.Variant != "" {
+					label += "/" + sc.Variant
+				}
+				fmt.Printf("%s: %.0f s simulated in %.3f s wall; %d faults, recovery mean %.1f s; latency p99 %.0f ms → %s\n",
+					label, sum.DurationS, sum.WallTimeS, sum.Faults, sum.RecoveryMeanS, sum.LatencyP99Ms, dir)
+				if c.Bool("plot") {
+					png, _, err := results.PlotRun(dir)
+					if err != nil {
+						return err
+					}
+					fmt.Println("  figure:", png)
+				}
+			}
+			return nil
+		},
+	}
+}
+
+// runOne simulates one resolved scenario into dir, atomically.
+func runOne(sc scenario.Scenario, dir string) (results.Summary, error) {
+	sched, err := sc.Resolve()
+	if err != nil {
+		return results.Summary{}, badInput(err)
+	}
+	resolved, err := yaml.Marshal(sc)
+	if err != nil {
+		return results.Summary{}, err
+	}
+	w, err := results.CreateRun(dir)
+	if err != nil {
+		return results.Summary{}, err
+	}
+	sum, err := twin.Run(sc, sched, w)
+	if err != nil {
+		w.Abort()
+		return results.Summary{}, err
+	}
+	if err := w.Commit(sum, resolved); err != nil {
+		w.Abort()
+		return results.Summary{}, err
+	}
+	return sum, nil
+}
+
+func loadScenario(c *cli.Context) (*scenario.File, error) {
+	if c.NArg() != 1 {
+		return nil, badInput(fmt.Errorf("%s needs exactly one scenario file, e.g. streamtwin %s scenarios/demo.yaml", c.Command.FullName(), c.Command.FullName()))
+	}
+	f, err := scenario.Load(c.Args().First())
+	if err != nil {
+		var pe *fs.PathError
+		var ps scenario.Problems
+		if errors.As(err, &pe) || errors.As(err, &ps) {
+			return nil, badInput(err)
+		}
+		return nil, err
+	}
+	return f, nil
+}
+
+func selectVariants(f *scenario.File, names []string) ([]scenario.Scenario, error) {
+	runs := f.Runs()
+	if len(names) == 0 {
+		return runs, nil
+	}
+	var out []scenario.Scenario
+	for _, n := range names {
+		found := false
+		for _, sc := range runs {
+			if sc.Variant == n {
+				out, found = append(out, sc), true
+			}
+		}
+		if !found {
+			var have []string
+			for _, sc := range runs {
+				have = append(have, sc.Variant)
+			}
+			return nil, badInput(fmt.Errorf("%s has no variant %q (variants: %v)", f.Path, n, have))
+		}
+	}
+	return out, nil
+}
+
+func exists(path string) bool { _, err := os.Stat(path); return err == nil }

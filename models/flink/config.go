@@ -1,0 +1,366 @@
+package flink
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
+	"github.com/streamtwin/streamtwin/sim"
+)
+
+// Partitioning is how records travel from an operator's inputs to it.
+type Partitioning string
+
+const (
+	Forward   Partitioning = "forward"   // subtask i to subtask i; chainable
+	Rebalance Partitioning = "rebalance" // round-robin: even shares
+	Hash      Partitioning = "hash"      // keyBy: shares follow the key distribution
+)
+
+// Operator is one vertex of the job graph, before chaining.
+type Operator struct {
+	Name string `yaml:"name"`
+	// Inputs names the upstream operators; empty means the previous operator
+	// in the list (the first operator is the Kafka source).
+	Inputs []string `yaml:"inputs,omitempty"`
+	// Parallelism overrides the job parallelism for this operator (0: job's).
+	Parallelism int `yaml:"parallelism,omitempty"`
+	// Cost is the CPU time one input record takes on one core, e.g. 10µs.
+	Cost sim.Duration `yaml:"cost"`
+	// Selectivity is output records per input record (filter < 1, flatMap > 1).
+	Selectivity float64 `yaml:"selectivity"`
+	// Partitioning of the edge from the inputs: forward, rebalance or hash.
+	Partitioning Partitioning `yaml:"partitioning"`
+	// HotKeyShare is the fraction of a hash-partitioned operator's records
+	// that carry its single hottest key; that key's subtask receives
+	// HotKeyShare + (1−HotKeyShare)/p of the records. 0: uniform keys.
+	HotKeyShare float64 `yaml:"hot_key_share,omitempty"`
+	// StateSize is the operator's keyed/window state at steady state, summed
+	// over its subtasks (what a full checkpoint or savepoint uploads and a
+	// restore downloads).
+	StateSize sim.Bytes `yaml:"state_size,omitempty"`
+	// StatePerRecord is the state written per input record, the size of an
+	// incremental checkpoint's delta (bounded by StateSize).
+	StatePerRecord sim.Bytes `yaml:"state_per_record,omitempty"`
+}
+
+// CheckpointConfig mirrors execution.checkpointing.* plus the costs of a
+// checkpoint that the model needs.
+type CheckpointConfig struct {
+	Interval      sim.Duration `yaml:"interval"`       // execution.checkpointing.interval
+	MinPause      sim.Duration `yaml:"min_pause"`      // …min-pause (Flink default 0)
+	Timeout       sim.Duration `yaml:"timeout"`        // …timeout (Flink default 10 min; Khaos jobs 1 h)
+	MaxConcurrent int          `yaml:"max_concurrent"` // …max-concurrent-checkpoints (Flink default 1)
+	// InitialDelay: "random" draws the first trigger after a (re)start
+	// uniformly in [min_pause, interval], as Flink's CheckpointCoordinator
+	// does; "interval" waits exactly one interval.
+	InitialDelay string `yaml:"initial_delay"`
+	Incremental  bool   `yaml:"incremental"` // RocksDB incremental checkpoints (Khaos: true)
+	// Alignment is how long barriers take to align when channels are not
+	// backpressured; under backpressure the in-flight buffers must drain
+	// first, which adds InflightDrain. Processing stalls while aligning.
+	Alignment     sim.Duration `yaml:"alignment"`
+	InflightDrain sim.Duration `yaml:"inflight_drain"`
+	// SyncBase + state/SyncBandwidth is the synchronous snapshot phase, during
+	// which the task threads are blocked.
+	SyncBase      sim.Duration  `yaml:"sync_base"`
+	SyncBandwidth sim.Bandwidth `yaml:"sync_bandwidth"`
+	// AsyncBase + upload/UploadBandwidth is the asynchronous phase.
+	AsyncBase       sim.Duration  `yaml:"async_base"`
+	UploadBandwidth sim.Bandwidth `yaml:"upload_bandwidth"`
+	// CPUOverhead is the fraction of every TaskManager's CPU the async phase
+	// takes (serialisation, compaction, upload), lowering capacity while it
+	// runs: the reason short intervals cost throughput and latency.
+	CPUOverhead float64 `yaml:"cpu_overhead"`
+}
+
+// RestartConfig mirrors restart-strategy.* (Flink ≥ 1.19 defaults).
+type RestartConfig struct {
+	// Strategy: exponential-delay (default with checkpointing), fixed-delay,
+	// failure-rate or none.
+	Strategy string `yaml:"strategy"`
+	// exponential-delay
+	InitialBackoff    sim.Duration `yaml:"initial_backoff"`     // 1 s
+	MaxBackoff        sim.Duration `yaml:"max_backoff"`         // 1 min
+	BackoffMultiplier float64      `yaml:"backoff_multiplier"`  // 1.5
+	JitterFactor      float64      `yaml:"jitter_factor"`       // 0.1
+	ResetBackoffAfter sim.Duration `yaml:"reset_backoff_after"` // 1 h of stable running
+	// fixed-delay / failure-rate
+	Delay    sim.Duration `yaml:"delay"`    // 1 s
+	Attempts int          `yaml:"attempts"` // fixed-delay attempts (Flink default 1); 0 = unlimited
+	// failure-rate: at most MaxFailures within FailureRateInterval.
+	MaxFailures         int          `yaml:"max_failures"`          // 1
+	FailureRateInterval sim.Duration `yaml:"failure_rate_interval"` // 1 min
+}
+
+// DetectionConfig is how the JobManager learns that a TaskManager died.
+type DetectionConfig struct {
+	// Mode: "auto" uses ConnectionLoss when the dead TaskManager exchanged
+	// data with tasks on another TaskManager (their channels fail at once)
+	// and the heartbeat RPC-failure path (HeartbeatInterval ×
+	// RPCFailureThreshold) when it ran alone; "connection", "rpc" and
+	// "heartbeat" (HeartbeatTimeout) force one path.
+	Mode                string       `yaml:"mode"`
+	ConnectionLoss      sim.Duration `yaml:"connection_loss"`       // time for peers to see the RST and fail their tasks
+	HeartbeatInterval   sim.Duration `yaml:"heartbeat_interval"`    // heartbeat.interval 10 s
+	HeartbeatTimeout    sim.Duration `yaml:"heartbeat_timeout"`     // heartbeat.timeout 50 s
+	RPCFailureThreshold int          `yaml:"rpc_failure_threshold"` // heartbeat.rpc-failure-threshold 2
+}
+
+// ClusterConfig is the session cluster.
+type ClusterConfig struct {
+	// TaskManagers is the number of TaskManager processes (0: just enough
+	// slots for the job parallelism).
+	TaskManagers int `yaml:"taskmanagers"`
+	// Slots per TaskManager (taskmanager.numberOfTaskSlots, Flink default 1).
+	Slots int `yaml:"slots"`
+	// Cores per TaskManager (taskmanager.cpu.cores; 0: one per slot).
+	Cores float64 `yaml:"cores"`
+	// RestartDelay is how long a killed TaskManager takes to come back and
+	// register (a pod restart: container restart, JVM start, registration).
+	RestartDelay sim.Duration `yaml:"restart_delay"`
+	// Deploy is the time to deploy and initialise the tasks once slots are
+	// available (also on resubmit).
+	Deploy sim.Duration `yaml:"deploy"`
+	// RestoreBase + state/RestoreBandwidth is the state download on restore.
+	RestoreBase      sim.Duration  `yaml:"restore_base"`
+	RestoreBandwidth sim.Bandwidth `yaml:"restore_bandwidth"`
+	// Submit is the time from a resubmit request until the JobManager has run
+	// the job's main() and created the job graph.
+	Submit sim.Duration `yaml:"submit"`
+}
+
+// LatencyConfig adds the parts of end-to-end latency that are not queueing
+// in Kafka (which the model integrates exactly).
+type LatencyConfig struct {
+	// Base is the fixed processing and network time of a record through the
+	// pipeline at low load.
+	Base sim.Duration `yaml:"base"`
+	// BufferTimeout is execution.buffer-timeout (Flink default 100 ms; −1 s
+	// means flush only full buffers). A network hop holds a record until its
+	// buffer is full or the timeout fires.
+	BufferTimeout sim.Duration `yaml:"buffer_timeout"`
+	BufferSize    sim.Bytes    `yaml:"buffer_size"` // taskmanager.memory.segment-size, 32 KiB
+	RecordSize    sim.Bytes    `yaml:"record_size"` // serialised record size on the wire
+	// Window is the extra event-time delay before a windowed result leaves:
+	// the watermark's out-of-orderness bound plus any wait to window end that
+	// the latency definition counts.
+	Window sim.Duration `yaml:"window"`
+	// Queueing is the mean waiting time in task input queues at 50 %
+	// utilisation; it grows as ρ/(1−ρ) and has an exponential tail, which
+	// separates p99 from p50.
+	Queueing sim.Duration `yaml:"queueing"`
+}
+
+// JobConfig is the whole job: graph, parallelism, checkpointing, recovery.
+type JobConfig struct {
+	Parallelism    int              `yaml:"parallelism"`
+	MaxParallelism int              `yaml:"max_parallelism"` // pipeline.max-parallelism (Flink default 128 for p ≤ 128)
+	Chaining       bool             `yaml:"chaining"`        // pipeline.operator-chaining (Flink default true; Khaos jobs false)
+	Operators      []Operator       `yaml:"operators"`
+	Checkpoint     CheckpointConfig `yaml:"checkpoint"`
+	Restart        RestartConfig    `yaml:"restart"`
+	Detection      DetectionConfig  `yaml:"detection"`
+	Cluster        ClusterConfig    `yaml:"cluster"`
+	Latency        LatencyConfig    `yaml:"latency"`
+}
+
+// DefaultOperators is a generic keyed-window job: source → map → window →
+// sink, able to take about 40 000 records/s per slot.
+func DefaultOperators() []Operator {
+	return []Operator{
+		{Name: "source", Cost: 4e-6, Selectivity: 1, Partitioning: Forward},
+		{Name: "map", Cost: 2e-6, Selectivity: 1, Partitioning: Forward},
+		{Name: "window", Cost: 15e-6, Selectivity: 0.01, Partitioning: Hash, StateSize: 64 << 20, StatePerRecord: 16},
+		{Name: "sink", Cost: 4e-6, Selectivity: 1, Partitioning: Forward},
+	}
+}
+
+// DefaultJob returns Flink's defaults (1.19+/2.x) and the Khaos job settings
+// where Flink has none: parallelism 4, CI 30 s, exponential-delay restarts,
+// 50 s heartbeat timeout.
+func DefaultJob() JobConfig {
+	return JobConfig{
+		Parallelism:    4,
+		MaxParallelism: 128,
+		Chaining:       true,
+		Operators:      DefaultOperators(),
+		Checkpoint: CheckpointConfig{
+			Interval: 30, MinPause: 0, Timeout: 600, MaxConcurrent: 1,
+			InitialDelay: "random", Incremental: true,
+			Alignment: 0.05, InflightDrain: 1,
+			SyncBase: 0.02, SyncBandwidth: 1 << 30,
+			AsyncBase: 0.5, UploadBandwidth: 100 << 20,
+			CPUOverhead: 0.05,
+		},
+		Restart: RestartConfig{
+			Strategy:       "exponential-delay",
+			InitialBackoff: 1, MaxBackoff: 60, BackoffMultiplier: 1.5, JitterFactor: 0.1,
+			ResetBackoffAfter: 3600,
+			Delay:             1, Attempts: 1,
+			MaxFailures: 1, FailureRateInterval: 60,
+		},
+		Detection: DetectionConfig{
+			Mode: "auto", ConnectionLoss: 1,
+			HeartbeatInterval: 10, HeartbeatTimeout: 50, RPCFailureThreshold: 2,
+		},
+		Cluster: ClusterConfig{
+			Slots: 1, RestartDelay: 10, Deploy: 2,
+			RestoreBase: 1, RestoreBandwidth: 200 << 20, Submit: 2,
+		},
+		Latency: LatencyConfig{
+			Base: 0.05, BufferTimeout: 0.1, BufferSize: 32 << 10, RecordSize: 100,
+			Window: 0, Queueing: 0.01,
+		},
+	}
+}
+
+// Validate returns problems keyed by the field's path below the job.
+func (c JobConfig) Validate() map[string]string {
+	e := map[string]string{}
+	if c.Parallelism < 1 {
+		e["parallelism"] = fmt.Sprintf("must be at least 1, got %d", c.Parallelism)
+	}
+	if c.MaxParallelism < 1 || c.MaxParallelism > 32768 {
+		e["max_parallelism"] = fmt.Sprintf("must be in 1..32768, got %d", c.MaxParallelism)
+	} else if c.Parallelism > c.MaxParallelism {
+		e["parallelism"] = fmt.Sprintf("%d is above max_parallelism %d; raise job.max_parallelism or lower the parallelism", c.Parallelism, c.MaxParallelism)
+	}
+	if len(c.Operators) == 0 {
+		e["operators"] = "the job needs at least one operator (the source)"
+	}
+	names := map[string]bool{}
+	for i, op := range c.Operators {
+		at := fmt.Sprintf("operators[%d].", i)
+		if op.Name == "" {
+			e[at+"name"] = "every operator needs a name"
+		} else if names[op.Name] {
+			e[at+"name"] = fmt.Sprintf("duplicate operator name %q", op.Name)
+		}
+		for _, in := range op.Inputs {
+			if !names[in] {
+				e[at+"inputs"] = fmt.Sprintf("input %q is not an operator listed before %q", in, op.Name)
+			}
+		}
+		names[op.Name] = true
+		if op.Parallelism < 0 || op.Parallelism > c.MaxParallelism {
+			e[at+"parallelism"] = fmt.Sprintf("must be in 0..max_parallelism (%d), got %d", c.MaxParallelism, op.Parallelism)
+		}
+		if op.Cost <= 0 {
+			e[at+"cost"] = fmt.Sprintf("must be a positive CPU time per record, e.g. 10µs, got %v", op.Cost)
+		}
+		if op.Selectivity < 0 || math.IsNaN(op.Selectivity) {
+			e[at+"selectivity"] = fmt.Sprintf("must be ≥ 0, got %g", op.Selectivity)
+		}
+		switch op.Partitioning {
+		case Forward, Rebalance, Hash:
+		default:
+			e[at+"partitioning"] = fmt.Sprintf("must be forward, rebalance or hash, got %q", op.Partitioning)
+		}
+		if op.HotKeyShare < 0 || op.HotKeyShare > 1 {
+			e[at+"hot_key_share"] = fmt.Sprintf("must be in 0..1, got %g", op.HotKeyShare)
+		}
+		if op.StateSize < 0 {
+			e[at+"state_size"] = "must be ≥ 0"
+		}
+		if op.StatePerRecord < 0 {
+			e[at+"state_per_record"] = "must be ≥ 0"
+		}
+	}
+	ck := c.Checkpoint
+	if ck.Interval <= 0 {
+		e["checkpoint.interval"] = fmt.Sprintf("must be positive (e.g. 30s), got %v", ck.Interval)
+	} else if ck.Interval < 0.01 {
+		e["checkpoint.interval"] = fmt.Sprintf("must be at least 10ms (Flink's minimum), got %v", ck.Interval)
+	}
+	positive := map[string]sim.Duration{"checkpoint.timeout": ck.Timeout}
+	nonNeg := map[string]sim.Duration{
+		"checkpoint.min_pause": ck.MinPause, "checkpoint.alignment": ck.Alignment,
+		"checkpoint.inflight_drain": ck.InflightDrain, "checkpoint.sync_base": ck.SyncBase,
+		"checkpoint.async_base":   ck.AsyncBase,
+		"restart.initial_backoff": c.Restart.InitialBackoff, "restart.max_backoff": c.Restart.MaxBackoff,
+		"restart.reset_backoff_after": c.Restart.ResetBackoffAfter, "restart.delay": c.Restart.Delay,
+		"restart.failure_rate_interval": c.Restart.FailureRateInterval,
+		"detection.connection_loss":     c.Detection.ConnectionLoss, "detection.heartbeat_interval": c.Detection.HeartbeatInterval,
+		"detection.heartbeat_timeout": c.Detection.HeartbeatTimeout,
+		"cluster.restart_delay":       c.Cluster.RestartDelay, "cluster.deploy": c.Cluster.Deploy,
+		"cluster.restore_base": c.Cluster.RestoreBase, "cluster.submit": c.Cluster.Submit,
+		"latency.base": c.Latency.Base, "latency.window": c.Latency.Window, "latency.queueing": c.Latency.Queueing,
+	}
+	for k, v := range positive {
+		if v <= 0 {
+			e[k] = fmt.Sprintf("must be positive, got %v", v)
+		}
+	}
+	for k, v := range nonNeg {
+		if v < 0 || math.IsNaN(float64(v)) {
+			e[k] = fmt.Sprintf("must not be negative, got %v", v)
+		}
+	}
+	if c.Latency.BufferTimeout < 0 && c.Latency.BufferTimeout != -1 {
+		e["latency.buffer_timeout"] = fmt.Sprintf("must be ≥ 0, or -1s to flush only full buffers; got %v", c.Latency.BufferTimeout)
+	}
+	bw := map[string]float64{
+		"checkpoint.sync_bandwidth": float64(ck.SyncBandwidth), "checkpoint.upload_bandwidth": float64(ck.UploadBandwidth),
+		"cluster.restore_bandwidth": float64(c.Cluster.RestoreBandwidth),
+		"latency.buffer_size":       float64(c.Latency.BufferSize), "latency.record_size": float64(c.Latency.RecordSize),
+	}
+	for k, v := range bw {
+		if v <= 0 {
+			e[k] = "must be positive"
+		}
+	}
+	if ck.MaxConcurrent < 1 {
+		e["checkpoint.max_concurrent"] = fmt.Sprintf("must be at least 1, got %d", ck.MaxConcurrent)
+	}
+	if ck.InitialDelay != "random" && ck.InitialDelay != "interval" {
+		e["checkpoint.initial_delay"] = fmt.Sprintf("must be random or interval, got %q", ck.InitialDelay)
+	}
+	if ck.CPUOverhead < 0 || ck.CPUOverhead >= 1 {
+		e["checkpoint.cpu_overhead"] = fmt.Sprintf("must be in [0, 1), got %g", ck.CPUOverhead)
+	}
+	switch c.Restart.Strategy {
+	case "exponential-delay", "fixed-delay", "failure-rate", "none":
+	default:
+		e["restart.strategy"] = fmt.Sprintf("must be exponential-delay, fixed-delay, failure-rate or none, got %q", c.Restart.Strategy)
+	}
+	if c.Restart.BackoffMultiplier < 1 {
+		e["restart.backoff_multiplier"] = fmt.Sprintf("must be ≥ 1, got %g", c.Restart.BackoffMultiplier)
+	}
+	if c.Restart.JitterFactor < 0 || c.Restart.JitterFactor > 1 {
+		e["restart.jitter_factor"] = fmt.Sprintf("must be in 0..1, got %g", c.Restart.JitterFactor)
+	}
+	if c.Restart.Attempts < 0 {
+		e["restart.attempts"] = "must be ≥ 0 (0 = unlimited)"
+	}
+	switch c.Detection.Mode {
+	case "auto", "connection", "rpc", "heartbeat":
+	default:
+		e["detection.mode"] = fmt.Sprintf("must be auto, connection, rpc or heartbeat, got %q", c.Detection.Mode)
+	}
+	if c.Cluster.Slots < 1 {
+		e["cluster.slots"] = fmt.Sprintf("must be at least 1, got %d", c.Cluster.Slots)
+	}
+	if c.Cluster.TaskManagers < 0 {
+		e["cluster.taskmanagers"] = "must be ≥ 0 (0 = as many as the parallelism needs)"
+	} else if c.Cluster.TaskManagers > 0 && c.Cluster.Slots > 0 && c.Cluster.TaskManagers*c.Cluster.Slots < c.Parallelism {
+		e["cluster.taskmanagers"] = fmt.Sprintf("%d TaskManagers × %d slots cannot host parallelism %d", c.Cluster.TaskManagers, c.Cluster.Slots, c.Parallelism)
+	}
+	if c.Cluster.Cores < 0 {
+		e["cluster.cores"] = "must be ≥ 0 (0 = one per slot)"
+	}
+	return e
+}
+
+// UnmarshalYAML fills an operator's defaults (selectivity 1, forward
+// partitioning) before decoding it strictly, since list elements start empty.
+func (o *Operator) UnmarshalYAML(node ast.Node) error {
+	type plain Operator
+	p := plain{Selectivity: 1, Partitioning: Forward}
+	if err := yaml.NodeToValue(node, &p, yaml.Strict()); err != nil {
+		return err
+	}
+	*o = Operator(p)
+	return nil
+}

@@ -1,0 +1,279 @@
+package flink
+
+import (
+	"fmt"
+	"math"
+)
+
+// task is one subtask of a chain: the unit that owns a thread.
+type task struct {
+	chain int
+	slot  int
+	// cost is the CPU seconds this thread spends per record read by the
+	// sources (all chained operators, weighted by their gain and share).
+	cost float64
+}
+
+// Graph is the job graph resolved for one parallelism: chains, the slot of
+// every subtask, and per-record costs. Every derived rate is linear in the
+// source throughput X, so the graph is computed once per (re)deployment.
+type Graph struct {
+	Parallelism  int
+	TaskManagers int
+	opIndex      map[string]int
+	ops          []Operator
+	par          []int       // parallelism per operator
+	gain         []float64   // input records of the operator per source record
+	share        [][]float64 // share of the operator's input per subtask
+	chainOf      []int       // chain index per operator
+	chains       [][]int     // operator indices per chain, head first
+	tasks        []task
+	tmCost       []float64 // Σ task cost per TaskManager
+	tmCores      []float64
+	outGain      float64 // sink output records per source record
+	capacity     float64 // max source records/s at full CPU
+	hops         []hop   // network edges, for buffer-timeout latency
+	distributed  bool    // some network edge crosses TaskManagers
+}
+
+type hop struct {
+	gain       float64 // records per source record on this edge
+	channels   float64 // parallel channels sharing them
+	allToAll   bool
+	upstreamOp int
+}
+
+// BuildGraph resolves cfg at parallelism p. sourceShares is each source
+// subtask's share of the topic (from kafka.Topic.SourceShares).
+func BuildGraph(cfg JobConfig, p int, sourceShares func(int) []float64) (*Graph, error) {
+	n := len(cfg.Operators)
+	g := &Graph{Parallelism: p, opIndex: map[string]int{}, ops: cfg.Operators,
+		par: make([]int, n), gain: make([]float64, n), share: make([][]float64, n), chainOf: make([]int, n)}
+	inputs := make([][]int, n)
+	consumers := make([]int, n)
+	for i, op := range cfg.Operators {
+		g.opIndex[op.Name] = i
+		g.par[i] = p
+		if op.Parallelism > 0 {
+			g.par[i] = op.Parallelism
+		}
+		switch {
+		case i == 0:
+		case len(op.Inputs) == 0:
+			inputs[i] = []int{i - 1}
+		default:
+			for _, name := range op.Inputs {
+				inputs[i] = append(inputs[i], g.opIndex[name])
+			}
+		}
+		for _, in := range inputs[i] {
+			consumers[in]++
+		}
+	}
+	maxPar := 0
+	for i, op := range cfg.Operators {
+		maxPar = max(maxPar, g.par[i])
+		if i == 0 {
+			g.gain[0] = 1
+			g.share[0] = sourceShares(g.par[0])
+			continue
+		}
+		for _, in := range inputs[i] {
+			g.gain[i] += g.gain[in] * cfg.Operators[in].Selectivity
+		}
+		g.share[i] = make([]float64, g.par[i])
+		switch op.Partitioning {
+		case Forward:
+			for _, in := range inputs[i] {
+				if g.par[in] != g.par[i] {
+					return nil, fmt.Errorf("operator %q: forward partitioning needs the parallelism of %q (%d), got %d; use rebalance or hash",
+						op.Name, cfg.Operators[in].Name, g.par[in], g.par[i])
+				}
+				w := 0.0
+				if g.gain[i] > 0 {
+					w = g.gain[in] * cfg.Operators[in].Selectivity / g.gain[i]
+				}
+				for j := range g.share[i] {
+					g.share[i][j] += w * g.share[in][j]
+				}
+			}
+			if g.gain[i] == 0 {
+				copy(g.share[i], g.share[inputs[i][0]])
+			}
+		case Rebalance:
+			for j := range g.share[i] {
+				g.share[i][j] = 1 / float64(g.par[i])
+			}
+		case Hash:
+			h := op.HotKeyShare
+			for j := range g.share[i] {
+				g.share[i][j] = (1 - h) / float64(g.par[i])
+			}
+			g.share[i][0] += h
+		}
+	}
+	// Chain an operator into its single forward input of equal parallelism
+	// when that input feeds nobody else (Flink's chaining conditions, minus
+	// slot-sharing groups and explicit chain breaks).
+	for i := range cfg.Operators {
+		chainable := cfg.Chaining && i > 0 && len(inputs[i]) == 1 && cfg.Operators[i].Partitioning == Forward &&
+			consumers[inputs[i][0]] == 1 && g.par[inputs[i][0]] == g.par[i]
+		if chainable {
+			g.chainOf[i] = g.chainOf[inputs[i][0]]
+			g.chains[g.chainOf[i]] = append(g.chains[g.chainOf[i]], i)
+			continue
+		}
+		g.chainOf[i] = len(g.chains)
+		g.chains = append(g.chains, []int{i})
+		for _, in := range inputs[i] {
+			ch := float64(g.par[i])
+			allToAll := cfg.Operators[i].Partitioning != Forward
+			if allToAll {
+				ch *= float64(g.par[in])
+			}
+			g.hops = append(g.hops, hop{gain: g.gain[in] * cfg.Operators[in].Selectivity, channels: ch, allToAll: allToAll, upstreamOp: in})
+		}
+	}
+	for i := range cfg.Operators {
+		if consumers[i] == 0 {
+			g.outGain += g.gain[i] * cfg.Operators[i].Selectivity
+		}
+	}
+
+	slots := cfg.Cluster.Slots
+	g.TaskManagers = cfg.Cluster.TaskManagers
+	if need := (maxPar + slots - 1) / slots; g.TaskManagers < need {
+		g.TaskManagers = need
+	}
+	cores := cfg.Cluster.Cores
+	if cores == 0 {
+		cores = float64(slots)
+	}
+	g.tmCost = make([]float64, g.TaskManagers)
+	g.tmCores = make([]float64, g.TaskManagers)
+	for i := range g.tmCores {
+		g.tmCores[i] = cores
+	}
+	g.capacity = math.Inf(1)
+	for c, ops := range g.chains {
+		head := ops[0]
+		for j := 0; j < g.par[head]; j++ {
+			t := task{chain: c, slot: j}
+			for _, o := range ops {
+				t.cost += g.gain[o] * g.share[head][j] * float64(cfg.Operators[o].Cost)
+			}
+			g.tasks = append(g.tasks, t)
+			g.tmCost[g.TaskManagerOfSlot(j, slots)] += t.cost
+			if t.cost > 0 {
+				g.capacity = math.Min(g.capacity, 1/t.cost) // a thread uses at most one core
+			}
+		}
+	}
+	for tm, c := range g.tmCost {
+		if c > 0 {
+			g.capacity = math.Min(g.capacity, g.tmCores[tm]/c)
+		}
+	}
+	// A network edge crosses TaskManagers when its channels connect subtasks
+	// in different slots that live on different TaskManagers.
+	g.distributed = g.TaskManagers > 1 && len(g.hops) > 0 && g.anyAllToAll()
+	return g, nil
+}
+
+func (g *Graph) anyAllToAll() bool {
+	for _, h := range g.hops {
+		if h.allToAll {
+			return true
+		}
+	}
+	return false
+}
+
+// TaskManagerOfSlot maps a slot (= subtask index under slot sharing) to the
+// TaskManager that offers it: slots fill TaskManagers in order.
+func (g *Graph) TaskManagerOfSlot(slot, slotsPerTM int) int {
+	return min(slot/slotsPerTM, g.TaskManagers-1)
+}
+
+// Capacity is the highest source rate (records/s) the bottleneck allows when
+// a fraction cpu of every core is available.
+func (g *Graph) Capacity(cpu float64) float64 { return g.capacity * cpu }
+
+// OutputGain is sink records per source record.
+func (g *Graph) OutputGain() float64 { return g.outGain }
+
+// TaskManagerBusy returns the CPU busy fraction of TaskManager tm at source
+// throughput x (records/s), before checkpoint overhead. It is linear in x.
+func (g *Graph) TaskManagerBusy(tm int, x float64) float64 {
+	return x * g.tmCost[tm] / g.tmCores[tm]
+}
+
+// Operator returns the index of the named operator, or -1.
+func (g *Graph) Operator(name string) int {
+	if i, ok := g.opIndex[name]; ok {
+		return i
+	}
+	return -1
+}
+
+// StateSize is the total state the job checkpoints in full (bytes).
+func (g *Graph) StateSize() float64 {
+	var s float64
+	for _, op := range g.ops {
+		s += float64(op.StateSize)
+	}
+	return s
+}
+
+// DeltaPerRecord is the incremental-checkpoint state written per source
+// record (bytes).
+func (g *Graph) DeltaPerRecord() float64 {
+	var s float64
+	for i, op := range g.ops {
+		s += g.gain[i] * float64(op.StatePerRecord)
+	}
+	return s
+}
+
+// BufferDelay is the time a record waits in a network buffer summed over
+// the hops at source throughput x: each hop flushes a buffer when it is full
+// or when the buffer timeout fires (timeout < 0: only when full).
+func (g *Graph) BufferDelay(x float64, lc LatencyConfig) float64 {
+	if x <= 0 {
+		return 0
+	}
+	var d float64
+	for _, h := range g.hops {
+		perChannel := x * h.gain / h.channels
+		if perChannel <= 0 {
+			continue
+		}
+		fill := float64(lc.BufferSize) / (float64(lc.RecordSize) * perChannel)
+		if lc.BufferTimeout >= 0 {
+			fill = math.Min(fill, float64(lc.BufferTimeout))
+		}
+		d += fill
+	}
+	return d
+}
+
+// buffersPerChannel is the network buffers a channel can fill before the
+// sender blocks (2 exclusive plus a share of the 8 floating per gate).
+const buffersPerChannel = 4
+
+// InflightDelay is the longest a record can wait in full network buffers at
+// source throughput x: once every buffer of a hop is full, a record queues
+// behind them. It bounds the utilisation-driven waiting time.
+func (g *Graph) InflightDelay(x float64, lc LatencyConfig) float64 {
+	if x <= 0 {
+		return 0
+	}
+	var d float64
+	perBuffer := float64(lc.BufferSize) / float64(lc.RecordSize)
+	for _, h := range g.hops {
+		if h.gain > 0 {
+			d += h.channels * buffersPerChannel * perBuffer / (x * h.gain)
+		}
+	}
+	return d
+}

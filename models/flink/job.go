@@ -1,0 +1,488 @@
+package flink
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/streamtwin/streamtwin/models/kafka"
+	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/sim"
+)
+
+// Arrivals is the input side: how fast records are appended to the topic.
+type Arrivals interface {
+	RateAt(t float64) float64      // records/s in force at t
+	Arrived(t float64) float64     // records appended by t
+	ArrivalTime(c float64) float64 // when the c-th record was appended
+}
+
+// Recorder receives the model's outputs in time order.
+type Recorder interface {
+	Sample(results.Sample)
+	Event(results.Event)
+}
+
+// Job states, as written to the job_state column.
+const (
+	StateRunning    = "RUNNING"    // sources consuming
+	StateFailing    = "FAILING"    // a TaskManager died; not yet detected
+	StateRestarting = "RESTARTING" // restart-strategy delay, then waiting for slots
+	StateRestoring  = "RESTORING"  // deploying tasks and downloading state
+	StateStopping   = "STOPPING"   // stop-with-savepoint in progress, sources stopped
+	StateStopped    = "STOPPED"    // savepoint taken; resubmitting
+	StateFailed     = "FAILED"     // restart strategy exhausted: terminal
+)
+
+// Options are run-level settings of a job model.
+type Options struct {
+	MetricInterval float64 // s between samples (default 1)
+	Duration       float64 // s; the job stops sampling here
+}
+
+type checkpoint struct {
+	id        int64
+	savepoint bool
+	trigger   float64
+	offset    float64 // source position when the barrier was injected
+	size      float64
+	duration  float64
+	done      *sim.Timer
+	asyncOn   bool
+}
+
+type taskManager struct {
+	alive   bool
+	restart *sim.Timer
+}
+
+type pendingRecovery struct {
+	start  float64
+	preLag float64
+	reason string
+}
+
+type latencySegment struct {
+	w, lo, hi                   float64
+	extraMean, extra50, extra99 float64
+}
+
+// CheckpointInfo describes the last completed checkpoint.
+type CheckpointInfo struct {
+	ID          int64
+	TriggeredAt float64
+	CompletedAt float64
+	Duration    float64
+	Size        float64
+}
+
+// Status is what a controller may see of the job.
+type Status struct {
+	State              string
+	RunningSince       float64 // s; start of the current RUNNING period
+	Parallelism        int
+	CheckpointInterval float64 // s
+	NextCheckpointDue  float64 // s; NaN when no checkpoint is scheduled
+	LastCheckpoint     *CheckpointInfo
+	Restarts           int
+	Faults             int
+	TaskManagers       int
+}
+
+// Job is the fluid model of one Flink job on its session cluster, reading
+// one Kafka topic.
+type Job struct {
+	env   *sim.Env
+	cfg   JobConfig
+	opt   Options
+	topic *kafka.Topic
+	in    Arrivals
+	rec   Recorder
+	rng   *rand.Rand // restart jitter
+	ckRng *rand.Rand // checkpoint initial delays
+
+	graph *Graph
+	par   int
+	ci    float64
+	state string
+	epoch int // bumps on every failure/stop, so stale timers do nothing
+	tms   []taskManager
+
+	// fluid state
+	t0        float64
+	lambda    float64
+	stallEnd  float64
+	asyncOn   int
+	processed float64
+	restoreAt float64 // source offset a restart resumes from
+
+	// checkpoints
+	nextID       int64
+	nextTrigger  *sim.Timer
+	triggerDue   bool // a trigger was held back by max-concurrent/min-pause
+	inflight     []*checkpoint
+	lastComplete float64
+	lastCkpt     *CheckpointInfo
+	lastTrigger  float64
+	onTrigger    []func()
+	// processed-record counts at checkpoint triggers: the delta an
+	// incremental checkpoint uploads is what was processed since the last
+	// completed one was triggered.
+	processedAtTrigger  map[int64]float64
+	processedAtLastCkpt float64
+	savepointReason     string
+	onSavepoint         func(*checkpoint)
+
+	// recovery
+	pending      []pendingRecovery
+	downSince    float64
+	resumeKind   string
+	resumeReason string
+	waitSlots    bool
+	runningSince float64
+	restarts     int
+	faults       int
+	failureTimes []float64
+	backoffN     int
+	queued       *reconfig
+	stopStart    float64
+	newPar       int
+	newCI        float64
+
+	// interval accumulators
+	sStart, sArrived, sConsumed, sOutput, sBackpressure float64
+	sXdt, sOverheadDt                                   float64 // ∫x dt and ∫overhead dt over the interval
+	segs                                                []latencySegment
+}
+
+type reconfig struct {
+	ci     float64
+	par    int
+	reason string
+}
+
+// NewJob builds the model at time 0 with the job RUNNING on a fresh cluster.
+func NewJob(env *sim.Env, cfg JobConfig, topicCfg kafka.Config, in Arrivals, seeds sim.Seeds, rec Recorder, opt Options) (*Job, error) {
+	if opt.MetricInterval <= 0 {
+		opt.MetricInterval = 1
+	}
+	j := &Job{env: env, cfg: cfg, opt: opt, topic: kafka.New(topicCfg), in: in, rec: rec,
+		rng: seeds.Stream("flink.restart-jitter"), par: cfg.Parallelism, ci: float64(cfg.Checkpoint.Interval),
+		state: StateRunning, processedAtTrigger: map[int64]float64{}}
+	g, err := BuildGraph(cfg, j.par, j.topic.SourceShares)
+	if err != nil {
+		return nil, err
+	}
+	j.graph = g
+	j.setTaskManagers(g.TaskManagers)
+	for i := range j.tms {
+		j.tms[i].alive = true
+	}
+	// Separate streams, so restart jitter and checkpoint start delays never
+	// shift each other's numbers.
+	j.ckRng = seeds.Stream("flink.checkpoint-initial-delay")
+	return j, nil
+}
+
+// Start schedules the rate ticks, metric samples and the first checkpoint.
+func (j *Job) Start() {
+	j.lambda = j.in.RateAt(0)
+	// One timer per simulated second applies the new rate and closes a metric
+	// interval when one is due: every simgo event costs a heap entry and a
+	// finalizer, so the clock is shared.
+	every := max(1, int(math.Round(j.opt.MetricInterval)))
+	var k int
+	j.env.Every(1, 1, func() {
+		k++
+		j.tick()
+		if k%every == 0 {
+			j.sample()
+		}
+	})
+	j.runningSince = 0
+	j.scheduleFirstCheckpoint()
+}
+
+// OnCheckpointTrigger registers fn to run after every checkpoint trigger
+// (after the next one has been scheduled); aligned fault injection uses it.
+func (j *Job) OnCheckpointTrigger(fn func()) { j.onTrigger = append(j.onTrigger, fn) }
+
+// NextCheckpointDue is the time of the next scheduled trigger.
+func (j *Job) NextCheckpointDue() (float64, bool) {
+	if j.nextTrigger.Active() {
+		return j.nextTrigger.At(), true
+	}
+	return math.NaN(), false
+}
+
+// TaskManagerOf returns the TaskManager hosting subtask 0 of the named
+// operator (Khaos kills the first TaskManager of the sink vertex).
+func (j *Job) TaskManagerOf(op string) (int, error) {
+	if j.graph.Operator(op) < 0 {
+		return 0, fmt.Errorf("no operator named %q", op)
+	}
+	return j.graph.TaskManagerOfSlot(0, j.cfg.Cluster.Slots), nil
+}
+
+// TaskManagers is the number of TaskManager processes of the cluster.
+func (j *Job) TaskManagers() int { return len(j.tms) }
+
+// Status is the job as a controller sees it now.
+func (j *Job) Status() Status {
+	due, _ := j.NextCheckpointDue()
+	alive := 0
+	for _, tm := range j.tms {
+		if tm.alive {
+			alive++
+		}
+	}
+	return Status{State: j.state, RunningSince: j.runningSince, Parallelism: j.par, CheckpointInterval: j.ci,
+		NextCheckpointDue: due, LastCheckpoint: j.lastCkpt, Restarts: j.restarts, Faults: j.faults, TaskManagers: alive}
+}
+
+func (j *Job) setTaskManagers(n int) {
+	for len(j.tms) < n {
+		j.tms = append(j.tms, taskManager{})
+	}
+	for len(j.tms) > n {
+		j.tms[len(j.tms)-1].restart.Cancel()
+		j.tms = j.tms[:len(j.tms)-1]
+	}
+}
+
+// ---- fluid integration ----
+
+func (j *Job) consuming() bool { return j.state == StateRunning }
+
+func (j *Job) cpuShare() float64 {
+	if j.asyncOn > 0 {
+		return 1 - j.cfg.Checkpoint.CPUOverhead
+	}
+	return 1
+}
+
+// capacity is the source rate the job can sustain right now.
+func (j *Job) capacity() float64 {
+	if !j.consuming() || j.env.Now() < j.stallEnd {
+		return 0
+	}
+	return j.graph.Capacity(j.cpuShare())
+}
+
+// advance integrates the fluid state from t0 to now under the rates in
+// force, splitting where the backlog drains or a recovery completes.
+func (j *Job) advance() {
+	now := j.env.Now()
+	for j.t0 < now {
+		t0 := j.t0
+		arrived := j.in.Arrived(t0)
+		lag := arrived - j.topic.Consumed
+		if lag < lagEpsilon(arrived) {
+			lag = 0
+		}
+		mu := 0.0
+		x, end := 0.0, now
+		if j.consuming() {
+			if t0 < j.stallEnd {
+				end = math.Min(now, j.stallEnd)
+			} else {
+				mu = j.graph.Capacity(j.cpuShare())
+			}
+		}
+		switch {
+		case mu == 0:
+		case lag > 0 && mu > j.lambda:
+			x = mu
+			end = math.Min(now, t0+lag/(mu-j.lambda))
+			if len(j.pending) > 0 {
+				if target := j.pending[0].preLag; lag > target {
+					end = math.Min(end, t0+(lag-target)/(mu-j.lambda))
+				}
+			}
+		case lag > 0 || j.lambda > mu:
+			x = mu
+		default:
+			x = j.lambda
+		}
+		if end <= t0 {
+			// the drain point is within float resolution: the backlog is gone
+			j.topic.Consumed = arrived
+			end = math.Min(now, math.Nextafter(t0, math.Inf(1)))
+			if x == mu && lag > 0 {
+				x = j.lambda
+			}
+		}
+		j.segment(t0, end, x, mu, lag > 0 || j.lambda > mu && x == mu)
+		j.t0 = end
+		if len(j.pending) > 0 && j.consuming() {
+			arrivedEnd := j.in.Arrived(end)
+			if arrivedEnd-j.topic.Consumed <= j.pending[0].preLag+lagEpsilon(arrivedEnd) {
+				j.recovered(end)
+			}
+		}
+	}
+}
+
+// lagEpsilon is the lag below which the backlog counts as drained: a
+// billionth of the offsets, so float rounding at a day of 1 M records/s
+// (offsets near 10¹¹) cannot leave a phantom backlog.
+func lagEpsilon(offset float64) float64 { return math.Max(1e-6, 1e-10*offset) }
+
+// segment books [a, b) at source throughput x against capacity mu.
+func (j *Job) segment(a, b, x, mu float64, throttled bool) {
+	dt := b - a
+	if dt <= 0 {
+		return
+	}
+	c0 := j.topic.Consumed
+	j.topic.Consumed += x * dt
+	j.processed += x * dt
+	j.sConsumed += x * dt
+	j.sOutput += x * dt * j.graph.OutputGain()
+	if throttled && x > 0 {
+		j.sBackpressure += dt
+	}
+	// Busy time is linear in x (x never exceeds the capacity, so no
+	// TaskManager passes 100 %): integrate x and the checkpoint overhead once
+	// and split them over TaskManagers when the interval closes.
+	j.sXdt += x * dt
+	if j.asyncOn > 0 && x > 0 {
+		j.sOverheadDt += j.cfg.Checkpoint.CPUOverhead * dt
+	}
+	if x <= 0 {
+		return
+	}
+	s := latencySegment{w: x * dt}
+	if lagged := j.in.Arrived(a)-c0 > lagEpsilon(c0) || j.in.Arrived(b)-j.topic.Consumed > lagEpsilon(c0); lagged {
+		s.lo = math.Max(0, a-j.in.ArrivalTime(c0))
+		s.hi = math.Max(0, b-j.in.ArrivalTime(j.topic.Consumed))
+	}
+	lc := j.cfg.Latency
+	fixed := float64(lc.Base + lc.Window)
+	buf := j.graph.BufferDelay(x, lc)
+	rho := 0.98
+	if mu > 0 {
+		rho = math.Min(0.98, x/mu)
+	}
+	wait := math.Min(float64(lc.Queueing)*rho/(1-rho), j.graph.InflightDelay(x, lc))
+	s.extraMean = fixed + buf/2 + wait
+	s.extra50 = fixed + buf/2 + wait*math.Ln2
+	s.extra99 = fixed + buf*0.99 + wait*math.Log(100)
+	j.segs = append(j.segs, s)
+}
+
+// tick applies the new second's input rate.
+func (j *Job) tick() {
+	j.advance()
+	j.lambda = j.in.RateAt(j.env.Now())
+}
+
+// sample closes the metric interval ending now.
+func (j *Job) sample() {
+	j.advance()
+	now := j.env.Now()
+	if now > j.opt.Duration+1e-9 {
+		return
+	}
+	dt := now - j.sStart
+	arrived := j.in.Arrived(now)
+	s := results.Sample{
+		TimeS:               now,
+		InputRate:           (arrived - j.sArrived) / dt,
+		Throughput:          j.sConsumed / dt,
+		OutputRate:          j.sOutput / dt,
+		Capacity:            j.capacity(),
+		Lag:                 math.Max(0, arrived-j.topic.Consumed),
+		EndOffset:           arrived,
+		CommittedOffset:     j.topic.Committed,
+		CheckpointIntervalS: j.ci,
+		Parallelism:         int32(j.par),
+		Backpressure:        j.sBackpressure / dt,
+		JobState:            j.state,
+		Recovering:          len(j.pending) > 0,
+	}
+	s.LatencyMeanMs, s.LatencyP50Ms, s.LatencyP99Ms = j.latency()
+	var busySum, busyMax float64
+	for tm := range j.tms {
+		if j.tms[tm].alive {
+			s.Workers++
+			b := 0.0
+			if tm < j.graph.TaskManagers {
+				b = math.Min(1, (j.graph.TaskManagerBusy(tm, j.sXdt)+j.sOverheadDt)/dt)
+			}
+			busySum += b
+			busyMax = math.Max(busyMax, b)
+		}
+	}
+	j.sXdt, j.sOverheadDt = 0, 0
+	if s.Workers > 0 {
+		s.CPUBusyMean = busySum / float64(s.Workers)
+	}
+	s.CPUBusyMax = busyMax
+	j.rec.Sample(s)
+	j.sStart, j.sArrived, j.sConsumed, j.sOutput, j.sBackpressure = now, arrived, 0, 0, 0
+	j.segs = j.segs[:0]
+}
+
+// latency returns mean, p50 and p99 in ms of the records that reached the
+// sinks in the interval. Queueing in Kafka is a mixture of uniforms (one per
+// segment, exact for a linearly moving backlog); the other parts are added
+// per quantile.
+func (j *Job) latency() (mean, p50, p99 float64) {
+	var w, m, e50, e99 float64
+	queued := false
+	for _, s := range j.segs {
+		w += s.w
+		m += s.w * ((s.lo+s.hi)/2 + s.extraMean)
+		e50 += s.w * s.extra50
+		e99 += s.w * s.extra99
+		queued = queued || s.hi > 0 || s.lo > 0
+	}
+	if w == 0 {
+		nan := math.NaN()
+		return nan, nan, nan
+	}
+	q50, q99 := 0.0, 0.0
+	if queued {
+		q50, q99 = mixtureQuantile(j.segs, w, 0.5), mixtureQuantile(j.segs, w, 0.99)
+	}
+	return 1000 * m / w, 1000 * (q50 + e50/w), 1000 * (q99 + e99/w)
+}
+
+func mixtureQuantile(segs []latencySegment, w, p float64) float64 {
+	lo, hi := math.Inf(1), 0.0
+	for _, s := range segs {
+		lo, hi = math.Min(lo, math.Min(s.lo, s.hi)), math.Max(hi, math.Max(s.lo, s.hi))
+	}
+	cdf := func(x float64) float64 {
+		var c float64
+		for _, s := range segs {
+			a, b := math.Min(s.lo, s.hi), math.Max(s.lo, s.hi)
+			switch {
+			case x >= b:
+				c += s.w
+			case x > a:
+				c += s.w * (x - a) / (b - a)
+			}
+		}
+		return c / w
+	}
+	for range 50 {
+		mid := (lo + hi) / 2
+		if cdf(mid) < p {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return (lo + hi) / 2
+}
+
+func (j *Job) event(e results.Event) {
+	e.TimeS = j.env.Now()
+	j.rec.Event(e)
+}
+
+func f64(v float64) *float64 { return &v }
+func i32(v int) *int32       { x := int32(v); return &x }
+func i64(v int64) *int64     { return &v }

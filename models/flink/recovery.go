@@ -1,0 +1,281 @@
+package flink
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/streamtwin/streamtwin/results"
+)
+
+// Crash kills TaskManager tm (SIGKILL of its JVM). The process comes back
+// after cluster.restart_delay, as a Kubernetes pod would. If it hosted
+// tasks of the job, the job fails: detection, restart-strategy delay,
+// waiting for slots, deploy and state restore, then reprocessing from the
+// last completed checkpoint's offsets while new input keeps arriving.
+func (j *Job) Crash(tm int, reason string) error {
+	if tm < 0 || tm >= len(j.tms) {
+		return fmt.Errorf("no TaskManager %d (the cluster has %d)", tm, len(j.tms))
+	}
+	j.advance()
+	now := j.env.Now()
+	j.faults++
+	if !j.tms[tm].alive {
+		j.event(results.Event{Kind: results.KindFault, TaskManager: i32(tm), Reason: reason + " (TaskManager already down)"})
+		return nil
+	}
+	j.event(results.Event{Kind: results.KindFault, TaskManager: i32(tm), Reason: reason})
+	j.tms[tm].alive = false
+	j.tms[tm].restart = j.env.After(float64(j.cfg.Cluster.RestartDelay), func() { j.taskManagerUp(tm) })
+	if tm >= j.graph.TaskManagers {
+		return nil // a spare TaskManager: no task of the job ran there
+	}
+	switch j.state {
+	case StateRunning, StateStopping, StateRestoring:
+		j.fail(now, "TaskManager "+fmt.Sprint(tm)+" lost")
+	case StateRestarting:
+		// Tasks are not deployed yet; the restart simply waits for slots.
+	}
+	return nil
+}
+
+// fail takes the job down and starts failure detection.
+func (j *Job) fail(now float64, cause string) {
+	lag := math.Max(0, j.in.Arrived(now)-j.topic.Consumed)
+	if j.state == StateRunning {
+		j.downSince = now
+	}
+	j.pending = append(j.pending, pendingRecovery{start: now, preLag: lag, reason: cause})
+	if j.state == StateStopping || j.state == StateStopped {
+		j.onSavepoint = nil // the stop-with-savepoint is lost with the tasks
+		j.event(results.Event{Kind: results.KindPolicyDecision, Reason: "reconfiguration abandoned: job failed during stop-with-savepoint"})
+	}
+	j.epoch++
+	j.abortCheckpoints("job failed: " + cause)
+	j.state = StateFailing
+	j.resumeKind = results.KindRunning
+	epoch := j.epoch
+	j.env.After(j.detectionDelay(), func() {
+		if epoch == j.epoch {
+			j.detected(cause)
+		}
+	})
+}
+
+// detectionDelay: peers of the dead TaskManager see their channels reset
+// almost at once; a TaskManager with no peers is noticed by the heartbeat
+// RPCs failing (interval × threshold) or, failing that, the timeout.
+func (j *Job) detectionDelay() float64 {
+	d := j.cfg.Detection
+	rpc := float64(d.HeartbeatInterval) * float64(d.RPCFailureThreshold)
+	switch d.Mode {
+	case "connection":
+		return float64(d.ConnectionLoss)
+	case "rpc":
+		return rpc
+	case "heartbeat":
+		return float64(d.HeartbeatTimeout)
+	}
+	if j.graph.distributed {
+		return float64(d.ConnectionLoss)
+	}
+	return math.Min(rpc, float64(d.HeartbeatTimeout))
+}
+
+func (j *Job) detected(cause string) {
+	j.advance()
+	j.state = StateRestarting
+	j.event(results.Event{Kind: results.KindDetected, Reason: cause})
+	delay, ok := j.restartDelay()
+	if !ok {
+		j.state = StateFailed
+		j.event(results.Event{Kind: results.KindDetected, Reason: "restart strategy " + j.cfg.Restart.Strategy + " exhausted: job FAILED"})
+		return
+	}
+	j.restarts++
+	epoch := j.epoch
+	j.env.After(delay, func() {
+		if epoch == j.epoch {
+			j.event(results.Event{Kind: results.KindRestart, DurationS: f64(delay), Reason: j.cfg.Restart.Strategy})
+			j.deployWhenSlots()
+		}
+	})
+}
+
+// restartDelay applies the restart strategy to one more failure.
+func (j *Job) restartDelay() (float64, bool) {
+	r := j.cfg.Restart
+	now := j.env.Now()
+	j.failureTimes = append(j.failureTimes, now)
+	switch r.Strategy {
+	case "none":
+		return 0, false
+	case "fixed-delay":
+		if r.Attempts > 0 && j.restarts >= r.Attempts {
+			return 0, false
+		}
+		return float64(r.Delay), true
+	case "failure-rate":
+		n := 0
+		for _, t := range j.failureTimes {
+			if now-t <= float64(r.FailureRateInterval) {
+				n++
+			}
+		}
+		if n > r.MaxFailures {
+			return 0, false
+		}
+		return float64(r.Delay), true
+	}
+	// exponential-delay: the backoff grows by the multiplier per failure and
+	// resets after ResetBackoffAfter of running without one.
+	if j.state == StateRestarting && j.runningSince >= 0 && j.downSince-j.runningSince >= float64(r.ResetBackoffAfter) {
+		j.backoffN = 0
+	}
+	d := math.Min(float64(r.InitialBackoff)*math.Pow(r.BackoffMultiplier, float64(j.backoffN)), float64(r.MaxBackoff))
+	j.backoffN++
+	d *= 1 + r.JitterFactor*(2*j.rng.Float64()-1)
+	return math.Max(0, d), true
+}
+
+// slotsReady reports whether every TaskManager the graph needs is alive.
+func (j *Job) slotsReady() bool {
+	for tm := 0; tm < j.graph.TaskManagers; tm++ {
+		if !j.tms[tm].alive {
+			return false
+		}
+	}
+	return true
+}
+
+// deployWhenSlots deploys now, or as soon as the last missing TaskManager
+// registers (the scheduler waits for slots rather than failing again).
+func (j *Job) deployWhenSlots() {
+	if !j.slotsReady() {
+		j.waitSlots = true
+		return
+	}
+	j.waitSlots = false
+	j.advance()
+	j.state = StateRestoring
+	c := j.cfg.Cluster
+	d := float64(c.Deploy) + float64(c.RestoreBase) + j.graph.StateSize()/float64(c.RestoreBandwidth)
+	epoch := j.epoch
+	j.env.After(d, func() {
+		if epoch == j.epoch {
+			j.resume()
+		}
+	})
+}
+
+func (j *Job) taskManagerUp(tm int) {
+	if tm >= len(j.tms) {
+		return
+	}
+	j.advance()
+	j.tms[tm].alive = true
+	j.event(results.Event{Kind: results.KindTaskManagerUp, TaskManager: i32(tm)})
+	if j.waitSlots && (j.state == StateRestarting || j.state == StateStopped) {
+		j.deployWhenSlots()
+	}
+}
+
+// resume puts the tasks back to work from the restore offsets.
+func (j *Job) resume() {
+	j.advance()
+	now := j.env.Now()
+	j.state = StateRunning
+	j.topic.Consumed = j.restoreAt
+	j.t0 = now
+	backlog := math.Max(0, j.in.Arrived(now)-j.topic.Consumed)
+	j.runningSince = now
+	if j.resumeKind == results.KindReconfigured {
+		j.event(results.Event{Kind: results.KindReconfigured, DurationS: f64(now - j.stopStart), Value: f64(backlog), Reason: j.resumeReason})
+	} else {
+		j.event(results.Event{Kind: results.KindRunning, DurationS: f64(now - j.downSince), Value: f64(backlog)})
+	}
+	j.resumeKind = results.KindRunning
+	j.scheduleFirstCheckpoint()
+	if q := j.queued; q != nil {
+		j.queued = nil
+		j.Reconfigure(q.ci, q.par, q.reason)
+	}
+}
+
+// recovered closes every pending recovery: lag is back at its pre-fault
+// level, so throughput follows the input again (Khaos's definition).
+func (j *Job) recovered(at float64) {
+	for _, p := range j.pending {
+		j.rec.Event(results.Event{TimeS: at, Kind: results.KindRecovered, DurationS: f64(at - p.start), Reason: p.reason})
+	}
+	j.pending = j.pending[:0]
+}
+
+// Reconfigure changes the checkpoint interval and/or parallelism the only
+// way Flink can: stop-with-savepoint, then resubmit from the savepoint. The
+// sources stop at the savepoint barrier, so nothing is reprocessed; the
+// backlog is the input that arrived during the downtime. A request while the
+// job is not RUNNING is applied once it runs again.
+func (j *Job) Reconfigure(ci float64, par int, reason string) error {
+	if ci <= 0 {
+		return fmt.Errorf("checkpoint interval must be positive, got %gs", ci)
+	}
+	if par < 1 || par > j.cfg.MaxParallelism {
+		return fmt.Errorf("parallelism %d is outside 1..max_parallelism (%d)", par, j.cfg.MaxParallelism)
+	}
+	if j.state != StateRunning {
+		j.queued = &reconfig{ci: ci, par: par, reason: reason}
+		return nil
+	}
+	g, err := BuildGraph(j.cfg, par, j.topic.SourceShares)
+	if err != nil {
+		return err
+	}
+	j.advance()
+	now := j.env.Now()
+	lag := math.Max(0, j.in.Arrived(now)-j.topic.Consumed)
+	j.epoch++
+	j.abortCheckpoints("job stopping with savepoint")
+	j.state = StateStopping
+	j.stopStart, j.downSince = now, now
+	j.pending = append(j.pending, pendingRecovery{start: now, preLag: lag, reason: "reconfiguration: " + reason})
+	j.savepointReason = reason
+	j.onSavepoint = func(c *checkpoint) {
+		j.advance()
+		j.state = StateStopped
+		j.restoreAt = c.offset
+		j.topic.Committed = c.offset
+		j.ci, j.par, j.graph = ci, par, g
+		// grow the cluster first (new TaskManagers take restart_delay to
+		// register), shrink it once the old job is gone
+		if g.TaskManagers < len(j.tms) {
+			j.setTaskManagers(max(g.TaskManagers, j.cfg.Cluster.TaskManagers))
+		}
+		j.resumeKind, j.resumeReason = results.KindReconfigured, reason
+		epoch := j.epoch
+		j.env.After(float64(j.cfg.Cluster.Submit), func() {
+			if epoch == j.epoch {
+				j.deployWhenSlots()
+			}
+		})
+	}
+	if g.TaskManagers > len(j.tms) {
+		first := len(j.tms)
+		j.setTaskManagers(g.TaskManagers)
+		for tm := first; tm < len(j.tms); tm++ {
+			tm := tm
+			j.tms[tm].restart = j.env.After(float64(j.cfg.Cluster.RestartDelay), func() { j.taskManagerUp(tm) })
+		}
+	}
+	c := j.triggerCheckpoint(true)
+	c.offset = j.topic.Consumed
+	return nil
+}
+
+// TriggerSavepoint takes a savepoint while the job keeps running.
+func (j *Job) TriggerSavepoint(reason string) {
+	if j.state != StateRunning {
+		return
+	}
+	j.savepointReason = reason
+	j.triggerCheckpoint(true)
+}

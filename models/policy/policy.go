@@ -1,0 +1,102 @@
+package policy
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"time"
+
+	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
+	"github.com/streamtwin/streamtwin/results"
+)
+
+// Policy is a controller. Step must be deterministic given its inputs and
+// the random stream it was built with.
+type Policy interface {
+	Name() string
+	Interval() time.Duration                          // how often the backend calls Step
+	Step(now time.Duration, obs Observation) []Action // now: time since the run started
+}
+
+// Observation is what a policy sees: the recent per-second metrics (the
+// same rows as timeseries.parquet, oldest first, up to one hour) and the
+// job's status. Window is only valid during the Step call: a policy that
+// keeps history copies what it needs.
+type Observation struct {
+	Window []results.Sample
+	Job    JobStatus
+}
+
+// JobStatus is the controller's view of the job.
+type JobStatus struct {
+	State              string        // RUNNING, RESTARTING, …
+	Uptime             time.Duration // since the job last became RUNNING (resets on restart and reconfiguration)
+	Parallelism        int
+	CheckpointInterval time.Duration
+	LastCheckpoint     *Checkpoint // nil before the first completed checkpoint
+	Restarts           int
+	Faults             int
+}
+
+// Checkpoint describes the last completed checkpoint.
+type Checkpoint struct {
+	ID          int64
+	CompletedAt time.Duration
+	Duration    time.Duration
+	SizeBytes   float64
+}
+
+// ActionKind names what an Action asks the backend to do.
+type ActionKind string
+
+const (
+	SetCheckpointInterval ActionKind = "set_checkpoint_interval" // stop-with-savepoint + resubmit with a new CI
+	Rescale               ActionKind = "rescale"                 // change the parallelism
+	TriggerSavepoint      ActionKind = "trigger_savepoint"       // savepoint while running
+)
+
+// Action is one request of a policy, with the reason it is taken.
+type Action struct {
+	Kind        ActionKind
+	Interval    time.Duration // for SetCheckpointInterval
+	Parallelism int           // for Rescale
+	Reason      string
+}
+
+// Factory builds a policy from its scenario section (a YAML mapping with a
+// name key) and a random stream derived from the run's root seed.
+type Factory func(node ast.Node, rng *rand.Rand) (Policy, error)
+
+var registry = map[string]Factory{}
+
+// Register makes a policy available to scenarios under name.
+func Register(name string, f Factory) { registry[name] = f }
+
+// Names lists the registered policies.
+func Names() []string {
+	var out []string
+	for n := range registry {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// New builds the named policy.
+func New(name string, node ast.Node, rng *rand.Rand) (Policy, error) {
+	f, ok := registry[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown policy %q; choose one of %v", name, Names())
+	}
+	return f(node, rng)
+}
+
+// Decode strictly decodes a policy section into cfg (which must have a
+// `name` field so the key is accepted).
+func Decode(node ast.Node, cfg any) error {
+	if node == nil {
+		return nil
+	}
+	return yaml.NodeToValue(node, cfg, yaml.Strict())
+}

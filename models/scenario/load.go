@@ -1,0 +1,277 @@
+package scenario
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/parser"
+	"github.com/goccy/go-yaml/token"
+	"github.com/streamtwin/streamtwin/sim"
+)
+
+// File is a loaded scenario file: the base scenario and, if it has
+// variants, one resolved scenario per variant.
+type File struct {
+	Path     string
+	Base     Scenario
+	Variants []Scenario
+}
+
+// Runs returns the scenarios to run: the variants, or the base alone.
+func (f *File) Runs() []Scenario {
+	if len(f.Variants) > 0 {
+		return f.Variants
+	}
+	return []Scenario{f.Base}
+}
+
+// Problem is one thing wrong with a scenario file, at a line.
+type Problem struct {
+	File  string
+	Line  int
+	Field string
+	Msg   string
+}
+
+func (p Problem) Error() string {
+	if p.Field == "" {
+		return fmt.Sprintf("%s:%d: %s", p.File, p.Line, p.Msg)
+	}
+	return fmt.Sprintf("%s:%d: %s: %s", p.File, p.Line, p.Field, p.Msg)
+}
+
+// Problems is every problem found, in line order.
+type Problems []Problem
+
+func (ps Problems) Error() string {
+	var b strings.Builder
+	for i, p := range ps {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(p.Error())
+	}
+	return b.String()
+}
+
+// Load reads and resolves a scenario file.
+func Load(path string) (*File, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, data)
+}
+
+var variantName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+// Parse resolves a scenario from its bytes; path names it in errors.
+func Parse(path string, data []byte) (*File, error) {
+	base, _, err := decode(path, data, -1)
+	if err != nil {
+		return nil, err
+	}
+	f := &File{Path: path, Base: base}
+	seen := map[string]bool{}
+	var problems Problems
+	for i, v := range base.Variants {
+		line := v.node.GetToken().Position.Line
+		switch {
+		case !variantName.MatchString(v.Name):
+			problems = append(problems, Problem{path, line, fmt.Sprintf("variants[%d].name", i), fmt.Sprintf("%q is not a usable name (letters, digits, . _ -; it names the output folder)", v.Name)})
+			continue
+		case seen[v.Name]:
+			problems = append(problems, Problem{path, line, fmt.Sprintf("variants[%d].name", i), fmt.Sprintf("duplicate variant name %q", v.Name)})
+			continue
+		}
+		seen[v.Name] = true
+		sc, _, err := decode(path, data, i)
+		if err != nil {
+			var ps Problems
+			if errors.As(err, &ps) {
+				problems = append(problems, ps...)
+				continue
+			}
+			return nil, err
+		}
+		sc.Variant, sc.Variants = v.Name, nil
+		f.Variants = append(f.Variants, sc)
+	}
+	if len(problems) > 0 {
+		return nil, problems
+	}
+	return f, nil
+}
+
+// decode parses data and decodes it over the defaults; with variant ≥ 0 the
+// variant's keys are merged over the base first. Decoding and validation
+// problems come back as Problems with lines.
+func decode(path string, data []byte, variant int) (Scenario, *ast.File, error) {
+	file, err := parser.ParseBytes(data, 0)
+	if err != nil {
+		return Scenario{}, nil, Problems{fromYAMLError(path, nil, err)}
+	}
+	if len(file.Docs) != 1 || file.Docs[0].Body == nil {
+		return Scenario{}, nil, Problems{{path, 1, "", "expected one YAML document with the scenario"}}
+	}
+	root, ok := file.Docs[0].Body.(*ast.MappingNode)
+	if !ok {
+		return Scenario{}, nil, Problems{{path, 1, "", "the scenario must be a mapping (name:, duration:, workload:, job: …)"}}
+	}
+	if variant >= 0 {
+		var vnode *ast.MappingNode
+		kept := root.Values[:0:0]
+		for _, kv := range root.Values {
+			if kv.Key.String() == "variants" {
+				vnode = kv.Value.(*ast.SequenceNode).Values[variant].(*ast.MappingNode)
+				continue
+			}
+			kept = append(kept, kv)
+		}
+		root.Values = kept
+		for _, kv := range vnode.Values {
+			if kv.Key.String() != "name" {
+				mergeInto(root, kv)
+			}
+		}
+	}
+	sc := Default()
+	if err := yaml.NodeToValue(root, &sc, yaml.Strict()); err != nil {
+		return Scenario{}, nil, Problems{fromYAMLError(path, file, err)}
+	}
+	if sc.Name == "" {
+		sc.Name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	}
+	if ps := validate(path, file, sc); len(ps) > 0 {
+		return Scenario{}, nil, ps
+	}
+	return sc, file, nil
+}
+
+// mergeInto overlays kv on m: mappings merge key by key, anything else
+// replaces the value.
+func mergeInto(m *ast.MappingNode, kv *ast.MappingValueNode) {
+	for _, have := range m.Values {
+		if have.Key.String() != kv.Key.String() {
+			continue
+		}
+		dst, ok1 := have.Value.(*ast.MappingNode)
+		src, ok2 := kv.Value.(*ast.MappingNode)
+		if ok1 && ok2 {
+			for _, sub := range src.Values {
+				mergeInto(dst, sub)
+			}
+		} else {
+			have.Value = kv.Value
+		}
+		return
+	}
+	m.Values = append(m.Values, kv)
+}
+
+// fromYAMLError turns a decoder error into a Problem with line and field.
+func fromYAMLError(path string, file *ast.File, err error) Problem {
+	var pe *sim.PosError
+	if errors.As(err, &pe) {
+		return Problem{path, pe.Line, sim.FieldName(pe.Path), pe.Msg}
+	}
+	var ye yaml.Error
+	if errors.As(err, &ye) {
+		tk := ye.GetToken()
+		p := Problem{File: path, Msg: ye.GetMessage()}
+		if tk != nil {
+			p.Line = tk.Position.Line
+			p.Field = sim.FieldName(pathOfToken(file, tk))
+		}
+		p.Msg = cleanMessage(p.Msg)
+		return p
+	}
+	return Problem{path, 1, "", err.Error()}
+}
+
+// cleanMessage drops Go type names from decoder messages.
+func cleanMessage(msg string) string {
+	if i := strings.Index(msg, " into Go struct field "); i >= 0 {
+		if j := strings.LastIndex(msg, " of type "); j > i {
+			return msg[:i] + " into " + strings.TrimPrefix(msg[j:], " of type ")
+		}
+	}
+	return msg
+}
+
+// pathOfToken finds the YAML path of the node that owns tk.
+func pathOfToken(file *ast.File, tk *token.Token) string {
+	if file == nil {
+		return ""
+	}
+	var found string
+	var walk func(n ast.Node)
+	walk = func(n ast.Node) {
+		if n == nil || found != "" {
+			return
+		}
+		switch n := n.(type) {
+		case *ast.MappingNode:
+			for _, kv := range n.Values {
+				if kv.Key.GetToken() == tk {
+					found = kv.Value.GetPath()
+					if found == "" || strings.HasSuffix(kv.Value.GetPath(), "$") {
+						found = n.GetPath() + "." + kv.Key.String()
+					}
+					return
+				}
+				walk(kv.Value)
+			}
+		case *ast.SequenceNode:
+			for _, v := range n.Values {
+				walk(v)
+			}
+		default:
+			if n.GetToken() == tk {
+				found = n.GetPath()
+			}
+		}
+	}
+	for _, d := range file.Docs {
+		walk(d.Body)
+	}
+	return found
+}
+
+// lineOf returns the line of the dotted field, or of its closest ancestor
+// present in the file (a missing key is reported where it belongs).
+func lineOf(file *ast.File, field string) int {
+	for f := field; ; {
+		if p, err := yaml.PathString("$." + f); err == nil && f != "" {
+			if n, err := p.FilterFile(file); err == nil && n != nil {
+				return n.GetToken().Position.Line
+			}
+		}
+		i := strings.LastIndexAny(f, ".[")
+		if i < 0 {
+			return 1
+		}
+		f = f[:i]
+	}
+}
+
+func problemsAt(path string, file *ast.File, errs map[string]string) Problems {
+	var ps Problems
+	for field, msg := range errs {
+		ps = append(ps, Problem{path, lineOf(file, field), field, msg})
+	}
+	sort.Slice(ps, func(i, j int) bool {
+		if ps[i].Line != ps[j].Line {
+			return ps[i].Line < ps[j].Line
+		}
+		return ps[i].Field < ps[j].Field
+	})
+	return ps
+}

@@ -1,0 +1,148 @@
+package scenario
+
+import (
+	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
+	"github.com/streamtwin/streamtwin/models/flink"
+	"github.com/streamtwin/streamtwin/models/kafka"
+	"github.com/streamtwin/streamtwin/sim"
+	"github.com/streamtwin/streamtwin/workloads"
+)
+
+// Scenario is one scenario file, resolved with defaults.
+type Scenario struct {
+	Name        string `yaml:"name"`
+	Description string `yaml:"description,omitempty"`
+	// Variant is set on the resolved scenario of one variant.
+	Variant string `yaml:"variant,omitempty"`
+	// Seed is the root of every random stream of the run (--seed overrides).
+	Seed uint64 `yaml:"seed"`
+	// Duration is the simulated (or replayed) time.
+	Duration sim.Duration `yaml:"duration"`
+	// MetricInterval is the length of one timeseries row (default 1s).
+	MetricInterval sim.Duration      `yaml:"metric_interval"`
+	Workload       *workloads.Config `yaml:"workload"`
+	Kafka          kafka.Config      `yaml:"kafka"`
+	Job            flink.JobConfig   `yaml:"job"`
+	Faults         []Fault           `yaml:"faults,omitempty"`
+	Actions        []Action          `yaml:"actions,omitempty"`
+	Policy         PolicySpec        `yaml:"policy"`
+	QoS            QoS               `yaml:"qos"`
+	Variants       []Variant         `yaml:"variants,omitempty"`
+}
+
+// Fault is one entry of the fault schedule. Exactly one of At (with or
+// without BeforeCheckpoint) and Random is set.
+type Fault struct {
+	// At is when the fault fires, or, with BeforeCheckpoint, when it is armed.
+	At *sim.Duration `yaml:"at,omitempty"`
+	// BeforeCheckpoint aligns the fault as Khaos does: it fires this long
+	// before the next checkpoint is due, at the first such moment after At.
+	BeforeCheckpoint *sim.Duration `yaml:"before_checkpoint,omitempty"`
+	// Random draws faults with exponential inter-arrival times.
+	Random *RandomFaults `yaml:"random,omitempty"`
+	// TaskManager is the index of the TaskManager to kill; Operator kills the
+	// one hosting subtask 0 of that operator (Khaos: the sink). Neither: 0,
+	// or a uniformly drawn one for random faults.
+	TaskManager *int   `yaml:"taskmanager,omitempty"`
+	Operator    string `yaml:"operator,omitempty"`
+}
+
+// RandomFaults is a Poisson fault process.
+type RandomFaults struct {
+	MTBF  sim.Duration `yaml:"mtbf"`            // mean time between faults
+	Start sim.Duration `yaml:"start,omitempty"` // first possible fault (default 0)
+	End   sim.Duration `yaml:"end,omitempty"`   // last possible fault (default: run end)
+}
+
+// Action is a reconfiguration forced at a point in time, regardless of the
+// policy. Exactly one of the fields after At is set.
+type Action struct {
+	At                 sim.Duration  `yaml:"at"`
+	CheckpointInterval *sim.Duration `yaml:"checkpoint_interval,omitempty"`
+	Parallelism        *int          `yaml:"parallelism,omitempty"`
+	Savepoint          bool          `yaml:"savepoint,omitempty"`
+}
+
+// QoS are the bounds violations are counted against (Khaos: L = 1 s,
+// R = 240 s in the logged runs).
+type QoS struct {
+	Latency  sim.Duration `yaml:"latency"`
+	Recovery sim.Duration `yaml:"recovery"`
+}
+
+// PolicySpec is the policy section: a name plus the policy's own keys,
+// decoded strictly by the policy itself.
+type PolicySpec struct {
+	Name string
+	Node ast.Node
+}
+
+func (p *PolicySpec) UnmarshalYAML(node ast.Node) error {
+	var head struct {
+		Name string `yaml:"name"`
+	}
+	if err := yaml.NodeToValue(node, &head); err != nil {
+		return err
+	}
+	if head.Name == "" {
+		tk := node.GetToken()
+		return &sim.PosError{Line: tk.Position.Line, Column: tk.Position.Column, Path: "$.policy.name", Msg: "missing; e.g. policy: {name: static}"}
+	}
+	p.Name, p.Node = head.Name, node
+	return nil
+}
+
+func (p PolicySpec) MarshalYAML() (any, error) {
+	if p.Node == nil {
+		return map[string]any{"name": p.Name}, nil
+	}
+	var v yaml.MapSlice
+	if err := yaml.NodeToValue(p.Node, &v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// Variant is one entry of variants: a name and keys that overlay the base
+// scenario (deep-merged mappings; lists and values replace).
+type Variant struct {
+	Name string
+	node *ast.MappingNode
+}
+
+func (v *Variant) UnmarshalYAML(node ast.Node) error {
+	m, ok := node.(*ast.MappingNode)
+	if !ok {
+		tk := node.GetToken()
+		return &sim.PosError{Line: tk.Position.Line, Column: tk.Position.Column, Path: node.GetPath(), Msg: "a variant is a mapping with a name and the keys it overrides"}
+	}
+	for _, kv := range m.Values {
+		if kv.Key.String() == "name" {
+			v.Name = kv.Value.String()
+		}
+	}
+	v.node = m
+	return nil
+}
+
+func (v Variant) MarshalYAML() (any, error) {
+	var out yaml.MapSlice
+	if err := yaml.NodeToValue(v.node, &out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Default returns a scenario with every default filled in except the parts
+// a scenario must state (duration, workload).
+func Default() Scenario {
+	return Scenario{
+		Seed:           1,
+		MetricInterval: 1,
+		Kafka:          kafka.DefaultConfig(),
+		Job:            flink.DefaultJob(),
+		Policy:         PolicySpec{Name: "static"},
+		QoS:            QoS{Latency: 1, Recovery: 240},
+	}
+}

@@ -1,0 +1,80 @@
+package scenario
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/streamtwin/streamtwin/sim"
+	"github.com/streamtwin/streamtwin/workloads"
+)
+
+// Schedule is a scenario resolved into a timeline: the per-second input
+// rates, every fault with its time and target, and the forced actions.
+// Random draws happen here, from streams of the root seed, so every variant
+// and both backends replay the same timeline.
+type Schedule struct {
+	Rates   *workloads.Schedule
+	Faults  []ScheduledFault
+	Actions []Action
+}
+
+// ScheduledFault is one fault of the timeline.
+type ScheduledFault struct {
+	At float64 // s; for an aligned fault, when it is armed
+	// BeforeCheckpoint ≥ 0 aligns the fault that long before the next
+	// checkpoint trigger after At; NaN fires at At.
+	BeforeCheckpoint float64
+	TaskManager      int     // ≥ 0: this TaskManager
+	Operator         string  // else: the one hosting subtask 0 of this operator
+	Pick             float64 // else, if ≥ 0: TaskManager ⌊Pick·n⌋ of n
+	Source           string  // which scenario entry produced it
+}
+
+// Resolve builds the schedule of sc.
+func (sc Scenario) Resolve() (*Schedule, error) {
+	rates, err := workloads.Build(*sc.Workload, sc.Duration)
+	if err != nil {
+		return nil, err
+	}
+	s := &Schedule{Rates: rates, Actions: append([]Action(nil), sc.Actions...)}
+	seeds := sim.Seeds{Root: sc.Seed}
+	for i, f := range sc.Faults {
+		base := ScheduledFault{BeforeCheckpoint: math.NaN(), TaskManager: -1, Operator: f.Operator, Pick: -1,
+			Source: fmt.Sprintf("faults[%d]", i)}
+		if f.TaskManager != nil {
+			base.TaskManager = *f.TaskManager
+		}
+		if f.At != nil {
+			sf := base
+			sf.At = float64(*f.At)
+			if f.BeforeCheckpoint != nil {
+				sf.BeforeCheckpoint = float64(*f.BeforeCheckpoint)
+			}
+			if sf.TaskManager < 0 && sf.Operator == "" {
+				sf.TaskManager = 0
+			}
+			s.Faults = append(s.Faults, sf)
+			continue
+		}
+		r := f.Random
+		end := float64(r.End)
+		if end == 0 || end > float64(sc.Duration) {
+			end = float64(sc.Duration)
+		}
+		rng := seeds.Stream(fmt.Sprintf("faults[%d].random", i))
+		for t := float64(r.Start) + rng.ExpFloat64()*float64(r.MTBF); t < end; t += rng.ExpFloat64() * float64(r.MTBF) {
+			sf := base
+			sf.At = t
+			sf.Source = fmt.Sprintf("faults[%d] (random, MTBF %v)", i, r.MTBF)
+			pick := rng.Float64() // drawn always, so a fixed target does not shift later times
+			if sf.TaskManager < 0 && sf.Operator == "" {
+				sf.Pick = pick
+			}
+			s.Faults = append(s.Faults, sf)
+		}
+	}
+	sort.SliceStable(s.Faults, func(i, j int) bool { return s.Faults[i].At < s.Faults[j].At })
+	sort.SliceStable(s.Actions, func(i, j int) bool { return s.Actions[i].At < s.Actions[j].At })
+	return s, nil
+}

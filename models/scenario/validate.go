@@ -1,0 +1,133 @@
+package scenario
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/goccy/go-yaml/ast"
+	"github.com/streamtwin/streamtwin/models/policy"
+	_ "github.com/streamtwin/streamtwin/models/policy/all"
+	"github.com/streamtwin/streamtwin/sim"
+)
+
+// validate checks values the decoder cannot: ranges, required sections and
+// references between sections.
+func validate(path string, file *ast.File, sc Scenario) Problems {
+	e := map[string]string{}
+	prefix := func(p string, m map[string]string) {
+		for k, v := range m {
+			e[p+"."+k] = v
+		}
+	}
+	dur := float64(sc.Duration)
+	switch {
+	case sc.Duration == 0:
+		e["duration"] = "missing; how long to run, e.g. duration: 2h"
+	case sc.Duration < 0 || math.IsNaN(dur):
+		e["duration"] = fmt.Sprintf("must be positive, got %v", sc.Duration)
+	case dur > 366*86400:
+		e["duration"] = fmt.Sprintf("%v is longer than a year; that is almost certainly a typo", sc.Duration)
+	}
+	if sc.MetricInterval <= 0 {
+		e["metric_interval"] = fmt.Sprintf("must be positive, got %v", sc.MetricInterval)
+	} else if dur > 0 && float64(sc.MetricInterval) > dur {
+		e["metric_interval"] = fmt.Sprintf("%v is longer than the run (%v)", sc.MetricInterval, sc.Duration)
+	}
+	if sc.Workload == nil {
+		e["workload"] = "missing; say what load to apply, e.g. workload: {shape: constant, rate: 20000/s}"
+	} else {
+		prefix("workload", sc.Workload.Validate())
+	}
+	prefix("kafka", sc.Kafka.Validate())
+	prefix("job", sc.Job.Validate())
+
+	tms := sc.Job.Cluster.TaskManagers
+	if need := (sc.Job.Parallelism + sc.Job.Cluster.Slots - 1) / max(1, sc.Job.Cluster.Slots); tms < need {
+		tms = need
+	}
+	ops := map[string]bool{}
+	for _, op := range sc.Job.Operators {
+		ops[op.Name] = true
+	}
+	for i, f := range sc.Faults {
+		at := fmt.Sprintf("faults[%d]", i)
+		switch {
+		case f.At == nil && f.Random == nil:
+			e[at] = "a fault needs `at` (a time) or `random` (an MTBF process)"
+		case f.At != nil && f.Random != nil:
+			e[at] = "give either `at` or `random`, not both"
+		}
+		if f.At != nil {
+			if *f.At < 0 {
+				e[at+".at"] = fmt.Sprintf("must not be negative, got %v", *f.At)
+			} else if dur > 0 && float64(*f.At) >= dur {
+				e[at+".at"] = fmt.Sprintf("%v is not before the end of the run (%v)", *f.At, sc.Duration)
+			}
+		}
+		if b := f.BeforeCheckpoint; b != nil && (*b < 0 || *b >= sc.Job.Checkpoint.Interval) {
+			e[at+".before_checkpoint"] = fmt.Sprintf("must be in [0, checkpoint interval %v), got %v", sc.Job.Checkpoint.Interval, *b)
+		}
+		if r := f.Random; r != nil {
+			if r.MTBF <= 0 {
+				e[at+".random.mtbf"] = fmt.Sprintf("must be positive, e.g. mtbf: 2h; got %v", r.MTBF)
+			}
+			if r.Start < 0 || r.End < 0 || (r.End > 0 && r.End <= r.Start) {
+				e[at+".random"] = "start and end must satisfy 0 ≤ start < end"
+			}
+			if f.BeforeCheckpoint != nil {
+				e[at+".before_checkpoint"] = "random faults cannot be checkpoint-aligned"
+			}
+		}
+		if f.TaskManager != nil && f.Operator != "" {
+			e[at] = "give either taskmanager or operator, not both"
+		}
+		if f.TaskManager != nil && (*f.TaskManager < 0 || *f.TaskManager >= tms) {
+			e[at+".taskmanager"] = fmt.Sprintf("the cluster has TaskManagers 0..%d, got %d", tms-1, *f.TaskManager)
+		}
+		if f.Operator != "" && !ops[f.Operator] {
+			e[at+".operator"] = fmt.Sprintf("no operator named %q in job.operators", f.Operator)
+		}
+	}
+	for i, a := range sc.Actions {
+		at := fmt.Sprintf("actions[%d]", i)
+		n := 0
+		if a.CheckpointInterval != nil {
+			n++
+			if *a.CheckpointInterval <= 0 {
+				e[at+".checkpoint_interval"] = fmt.Sprintf("must be positive, got %v", *a.CheckpointInterval)
+			}
+		}
+		if a.Parallelism != nil {
+			n++
+			if *a.Parallelism < 1 || *a.Parallelism > sc.Job.MaxParallelism {
+				e[at+".parallelism"] = fmt.Sprintf("must be in 1..max_parallelism (%d), got %d", sc.Job.MaxParallelism, *a.Parallelism)
+			}
+		}
+		if a.Savepoint {
+			n++
+		}
+		if n != 1 {
+			e[at] = "an action sets exactly one of checkpoint_interval, parallelism or savepoint"
+		}
+		if a.At < 0 || (dur > 0 && float64(a.At) >= dur) {
+			e[at+".at"] = fmt.Sprintf("must be within the run, got %v", a.At)
+		}
+	}
+	if sc.QoS.Latency <= 0 {
+		e["qos.latency"] = fmt.Sprintf("must be positive, got %v", sc.QoS.Latency)
+	}
+	if sc.QoS.Recovery <= 0 {
+		e["qos.recovery"] = fmt.Sprintf("must be positive, got %v", sc.QoS.Recovery)
+	}
+	ps := problemsAt(path, file, e)
+	if _, err := policy.New(sc.Policy.Name, sc.Policy.Node, nil); err != nil {
+		p := fromYAMLError(path, file, err)
+		var pe *sim.PosError
+		if p.Line == 1 && p.Field == "" && !errors.As(err, &pe) {
+			p.Line, p.Field = lineOf(file, "policy"), "policy"
+		}
+		ps = append(ps, p)
+	}
+	return ps
+}

@@ -1,0 +1,450 @@
+package results
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"image/color"
+	"io/fs"
+	"math"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// Figure file names inside a run folder.
+const (
+	FigurePNG = "figure.png"
+	FigureSVG = "figure.svg"
+)
+
+const (
+	figWidth  = 8 * vg.Inch
+	figHeight = 9 * vg.Inch
+	figDPI    = 150
+	// maxBuckets caps the points drawn per line: a 7-day 1-s run would
+	// otherwise put 600k points per line into the SVG. Each bucket keeps its
+	// min and max, so spikes survive the reduction.
+	maxBuckets = 1000
+	// strokePoints is the most points stroked as one path.
+	strokePoints = 200
+	// logRatio is the max/min latency ratio above which the latency panel
+	// switches to a log axis.
+	logRatio = 100
+)
+
+// plotColumns are the timeseries columns the figure reads, in plotData order.
+var plotColumns = []string{"time_s", "input_rate", "throughput", "lag", "latency_p50_ms", "latency_p99_ms", "checkpoint_interval_s"}
+
+// plotData holds those columns; only they are read, column by column, which
+// keeps a week-long run's figure cheap.
+type plotData struct {
+	t, in, thr, lag, p50, p99, ci []float64
+}
+
+// Styles: every pair of lines differs by dash pattern, not only colour, so
+// the figure survives black-and-white printing.
+var (
+	solid      = draw.LineStyle{Color: color.Black, Width: vg.Points(1.1)}
+	dashed     = draw.LineStyle{Color: color.RGBA{R: 0x1f, G: 0x5f, B: 0xbf, A: 0xff}, Width: vg.Points(1.1), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}
+	faultStyle = draw.LineStyle{Color: color.RGBA{R: 0xc0, G: 0x20, B: 0x20, A: 0xff}, Width: vg.Points(0.9), Dashes: []vg.Length{vg.Points(6), vg.Points(3)}}
+	reconStyle = draw.LineStyle{Color: color.RGBA{R: 0x20, G: 0x80, B: 0x40, A: 0xff}, Width: vg.Points(1.1), Dashes: []vg.Length{vg.Points(1), vg.Points(2.5)}}
+	gridStyle  = draw.LineStyle{Color: color.Gray{Y: 0xe0}, Width: vg.Points(0.4)}
+)
+
+// PlotRun draws runDir/figure.png and runDir/figure.svg: four stacked panels
+// on a shared time axis (rates, lag, latency, checkpoint interval) with
+// faults and reconfigurations marked as vertical lines.
+func PlotRun(runDir string) (pngPath, svgPath string, err error) {
+	defer func() {
+		if err != nil {
+			err = fmt.Errorf("results: plot %s: %w", runDir, err)
+		}
+	}()
+	cols, err := readFloatColumns(filepath.Join(runDir, TimeseriesFile), plotColumns...)
+	if err != nil {
+		return "", "", err
+	}
+	d := plotData{cols[0], cols[1], cols[2], cols[3], cols[4], cols[5], cols[6]}
+	if len(d.t) == 0 {
+		return "", "", errors.New("no samples in " + TimeseriesFile)
+	}
+	events, err := ReadEvents(filepath.Join(runDir, EventsFile))
+	if err != nil {
+		return "", "", err
+	}
+	// The title is a nicety: a folder without summary.json still plots.
+	title := filepath.Base(runDir)
+	if s, serr := ReadSummary(runDir); serr == nil {
+		title = s.Scenario
+		if s.Variant != "" {
+			title += " / " + s.Variant
+		}
+	} else if !errors.Is(serr, fs.ErrNotExist) {
+		return "", "", serr
+	}
+
+	plots := buildPanels(d, events, title)
+	pngPath = filepath.Join(runDir, FigurePNG)
+	svgPath = filepath.Join(runDir, FigureSVG)
+
+	img := vgimg.NewWith(vgimg.UseWH(figWidth, figHeight), vgimg.UseDPI(figDPI))
+	drawStack(plots, draw.New(img))
+	var buf bytes.Buffer
+	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(&buf); err != nil {
+		return "", "", err
+	}
+	if err := WriteFileAtomic(pngPath, buf.Bytes()); err != nil {
+		return "", "", err
+	}
+
+	svg := vgsvg.New(figWidth, figHeight)
+	drawStack(plots, draw.New(svg))
+	buf.Reset()
+	if _, err := svg.WriteTo(&buf); err != nil {
+		return "", "", err
+	}
+	if err := WriteFileAtomic(svgPath, buf.Bytes()); err != nil {
+		return "", "", err
+	}
+	return pngPath, svgPath, nil
+}
+
+func drawStack(plots []*plot.Plot, dc draw.Canvas) {
+	// Panels paint only their own tiles; the SVG would be transparent between.
+	dc.SetColor(color.White)
+	dc.Fill(dc.Rectangle.Path())
+	rows := make([][]*plot.Plot, len(plots))
+	for i, p := range plots {
+		rows[i] = []*plot.Plot{p}
+	}
+	tiles := draw.Tiles{Rows: len(plots), Cols: 1, PadTop: vg.Points(4), PadBottom: vg.Points(4),
+		PadLeft: vg.Points(4), PadRight: vg.Points(10), PadY: vg.Points(6)}
+	for i, cs := range plot.Align(rows, tiles, dc) {
+		rows[i][0].Draw(cs[0])
+	}
+}
+
+func buildPanels(d plotData, events []Event, title string) []*plot.Plot {
+	// Minutes keep short runs readable; hours keep week-long ones so.
+	span := d.t[len(d.t)-1]
+	scale, unit := 60.0, "min"
+	if span > 6*3600 {
+		scale, unit = 3600, "h"
+	}
+	t := make([]float64, len(d.t))
+	for i, v := range d.t {
+		t[i] = v / scale
+	}
+
+	rates := newPanel("records/s")
+	rates.Title.Text = title
+	addLine(rates, t, d.in, solid, "input rate", 0)
+	addLine(rates, t, d.thr, dashed, "throughput", 0)
+	linearRange(rates, 1.3)
+
+	lag := newPanel("lag (records)")
+	addLine(lag, t, d.lag, solid, "", 0)
+	linearRange(lag, 1.35)
+
+	lat := newPanel("latency (ms)")
+	p50, p99 := d.p50, d.p99
+	lo, hi := positiveRange(p50, p99)
+	if lo > 0 && hi/lo > logRatio {
+		// A log axis cannot show zero: those intervals are drawn as gaps.
+		lat.Y.Scale = plot.LogScale{}
+		lat.Y.Tick.Marker = siTicks{plot.LogTicks{Prec: -1}}
+		addLine(lat, t, p50, solid, "p50", math.SmallestNonzeroFloat64)
+		addLine(lat, t, p99, dashed, "p99", math.SmallestNonzeroFloat64)
+		lat.Y.Min, lat.Y.Max = lo/1.5, hi*4 // headroom for the legend
+	} else {
+		addLine(lat, t, p50, solid, "p50", 0)
+		addLine(lat, t, p99, dashed, "p99", 0)
+		linearRange(lat, 1.3)
+	}
+
+	ci := newPanel("checkpoint interval (s)")
+	for _, seg := range addLine(ci, t, d.ci, solid, "", 0) {
+		seg.StepStyle = plotter.PreStep // the value holds over the interval ending at TimeS
+	}
+	linearRange(ci, 1.15)
+	ci.X.Label.Text = "time (" + unit + ")"
+
+	panels := []*plot.Plot{rates, lag, lat, ci}
+	addEventMarkers(panels, events, scale, lag)
+	xMax := t[len(t)-1]
+	if !(xMax > 0) { // a lone sample at t=0 still needs a non-empty axis
+		xMax = 1
+	}
+	for i, p := range panels {
+		p.X.Min, p.X.Max = 0, xMax
+		if i < len(panels)-1 {
+			p.X.Tick.Marker = unlabelled{p.X.Tick.Marker}
+		}
+	}
+	return panels
+}
+
+func newPanel(ylabel string) *plot.Plot {
+	p := plot.New()
+	p.Title.TextStyle.Font.Size = vg.Points(12)
+	p.Y.Label.Text = ylabel
+	for _, ax := range []*plot.Axis{&p.X, &p.Y} {
+		ax.Label.TextStyle.Font.Size = vg.Points(10)
+		ax.Tick.Label.Font.Size = vg.Points(9)
+	}
+	p.Y.Tick.Marker = siTicks{niceTicks{}}
+	p.X.Tick.Marker = niceTicks{}
+	p.Legend.Top = true
+	p.Legend.TextStyle.Font.Size = vg.Points(9)
+	p.Legend.ThumbnailWidth = vg.Points(24)
+	p.Add(grid{})
+	return p
+}
+
+// addLine plots y(t) as one Line per run of usable values, so NaN (job down)
+// and, on log axes, values below floor break the line instead of failing NewLine.
+// Long series are reduced to min/max per bucket.
+func addLine(p *plot.Plot, t, y []float64, style draw.LineStyle, name string, floor float64) []*plotter.Line {
+	usable := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) && v >= floor }
+	var lines []*plotter.Line
+	for _, seg := range segments(t, y, usable) {
+		for len(seg) > 0 {
+			// The PNG rasterizer slows down quadratically on one long
+			// zig-zagging path (a noisy week took seconds), so long lines
+			// are stroked in pieces that share their end points.
+			n := min(len(seg), strokePoints)
+			l := &plotter.Line{XYs: seg[:n], LineStyle: style}
+			p.Add(l)
+			lines = append(lines, l)
+			if n == len(seg) {
+				break
+			}
+			seg = seg[n-1:]
+		}
+	}
+	if name != "" {
+		p.Legend.Add(name, &plotter.Line{LineStyle: style})
+	}
+	return lines
+}
+
+// segments splits the series at unusable values and, when it is longer than
+// 2*maxBuckets points, keeps each bucket's min and max in time order. A bucket
+// with no usable value is a gap.
+func segments(t, y []float64, usable func(float64) bool) []plotter.XYs {
+	k := (len(t) + maxBuckets - 1) / maxBuckets
+	if len(t) <= 2*maxBuckets {
+		k = 1
+	}
+	var out []plotter.XYs
+	var cur plotter.XYs
+	for start := 0; start < len(t); start += k {
+		end := min(start+k, len(t))
+		lo, hi := -1, -1
+		for i := start; i < end; i++ {
+			if !usable(y[i]) {
+				continue
+			}
+			if lo < 0 || y[i] < y[lo] {
+				lo = i
+			}
+			if hi < 0 || y[i] > y[hi] {
+				hi = i
+			}
+		}
+		if lo < 0 {
+			if len(cur) > 0 {
+				out = append(out, cur)
+				cur = nil
+			}
+			continue
+		}
+		first, second := min(lo, hi), max(lo, hi)
+		cur = append(cur, plotter.XY{X: t[first], Y: y[first]})
+		if second != first {
+			cur = append(cur, plotter.XY{X: t[second], Y: y[second]})
+		}
+	}
+	if len(cur) > 0 {
+		out = append(out, cur)
+	}
+	return out
+}
+
+// linearRange starts the y axis at zero and leaves headroom above the data
+// for the legend; an empty or flat-zero panel still gets a unit range.
+func linearRange(p *plot.Plot, headroom float64) {
+	p.Y.Min = 0
+	if p.Y.Max <= 0 || math.IsNaN(p.Y.Max) {
+		p.Y.Max = 1
+	}
+	p.Y.Max *= headroom
+}
+
+// positiveRange is the smallest and largest finite positive value of the
+// series, or 0, 0 if there is none.
+func positiveRange(series ...[]float64) (lo, hi float64) {
+	for _, ys := range series {
+		for _, v := range ys {
+			if v > 0 && !math.IsInf(v, 0) {
+				if lo == 0 || v < lo {
+					lo = v
+				}
+				hi = max(hi, v)
+			}
+		}
+	}
+	return lo, hi
+}
+
+// vline marks one event across the whole height of a panel. It reports no
+// data range, so markers never stretch an axis.
+type vline struct {
+	x     float64
+	style draw.LineStyle
+}
+
+func (v vline) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, _ := p.Transforms(&c)
+	x := trX(v.x)
+	if x < c.Min.X || x > c.Max.X {
+		return
+	}
+	c.StrokeLine2(v.style, x, c.Min.Y, x, c.Max.Y)
+}
+
+// addEventMarkers draws faults (dashed) and reconfigurations/savepoints
+// (dotted) in every panel; the legend for them goes on legendOn.
+func addEventMarkers(panels []*plot.Plot, events []Event, scale float64, legendOn *plot.Plot) {
+	var faults, recons bool
+	for _, e := range events {
+		var st draw.LineStyle
+		switch e.Kind {
+		case KindFault:
+			st, faults = faultStyle, true
+		case KindReconfigured, KindSavepoint:
+			st, recons = reconStyle, true
+		default:
+			continue
+		}
+		for _, p := range panels {
+			p.Add(vline{x: e.TimeS / scale, style: st})
+		}
+	}
+	if faults {
+		legendOn.Legend.Add("fault", &plotter.Line{LineStyle: faultStyle})
+	}
+	if recons {
+		legendOn.Legend.Add("savepoint / reconfigured", &plotter.Line{LineStyle: reconStyle})
+	}
+}
+
+// unlabelled keeps the tick marks (and grid) of the panels above the bottom
+// one but drops their labels, since the time axis is shared.
+type unlabelled struct{ plot.Ticker }
+
+func (u unlabelled) Ticks(min, max float64) []plot.Tick {
+	ts := u.Ticker.Ticks(min, max)
+	for i := range ts {
+		ts[i].Label = ""
+	}
+	return ts
+}
+
+// grid is plotter.Grid, except that it sees through unlabelled: a tick
+// without a label counts as minor, and Grid skips minor ticks.
+type grid struct{}
+
+func (grid) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	xt := p.X.Tick.Marker
+	if u, ok := xt.(unlabelled); ok {
+		xt = u.Ticker
+	}
+	for _, tk := range xt.Ticks(p.X.Min, p.X.Max) {
+		if x := trX(tk.Value); !tk.IsMinor() && x >= c.Min.X && x <= c.Max.X {
+			c.StrokeLine2(gridStyle, x, c.Min.Y, x, c.Max.Y)
+		}
+	}
+	for _, tk := range p.Y.Tick.Marker.Ticks(p.Y.Min, p.Y.Max) {
+		if y := trY(tk.Value); !tk.IsMinor() && y >= c.Min.Y && y <= c.Max.Y {
+			c.StrokeLine2(gridStyle, c.Min.X, y, c.Max.X, y)
+		}
+	}
+}
+
+// niceTicks puts about five labelled ticks at 1, 2 or 5 x 10^k steps, with a
+// minor tick between; plot.DefaultTicks labels only two or three, which is
+// too sparse to read values off a short panel.
+type niceTicks struct{}
+
+func (niceTicks) Ticks(min, max float64) []plot.Tick {
+	if !(max > min) {
+		return []plot.Tick{{Value: min, Label: strconv.FormatFloat(min, 'g', 4, 64)}}
+	}
+	raw := (max - min) / 5
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	step := mag
+	for _, m := range []float64{2, 5, 10} {
+		if raw/mag > m*0.75 {
+			step = m * mag
+		}
+	}
+	var ts []plot.Tick
+	for i := math.Ceil(min / step * 2); i*step/2 <= max*(1+1e-9); i++ {
+		v := i * step / 2
+		if math.Abs(v) < step*1e-9 {
+			v = 0
+		}
+		t := plot.Tick{Value: v}
+		if int64(i)%2 == 0 {
+			t.Label = strconv.FormatFloat(v, 'g', 6, 64)
+		}
+		ts = append(ts, t)
+	}
+	return ts
+}
+
+// siTicks relabels major ticks as 1.5k, 2M, ... so rates and lags in the
+// millions do not print as 1e+06.
+type siTicks struct{ plot.Ticker }
+
+func (s siTicks) Ticks(min, max float64) []plot.Tick {
+	ts := s.Ticker.Ticks(min, max)
+	for i := range ts {
+		if !ts[i].IsMinor() {
+			ts[i].Label = siLabel(ts[i].Value)
+		}
+	}
+	return ts
+}
+
+func siLabel(v float64) string {
+	a := math.Abs(v)
+	if a < 1 {
+		return strconv.FormatFloat(v, 'g', 3, 64) // log axes go below 1 ms
+	}
+	suffix, div := "", 1.0
+	switch {
+	case a >= 1e9:
+		suffix, div = "G", 1e9
+	case a >= 1e6:
+		suffix, div = "M", 1e6
+	case a >= 1e3:
+		suffix, div = "k", 1e3
+	}
+	s := strconv.FormatFloat(v/div, 'f', 3, 64)
+	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	if s == "-0" {
+		s = "0"
+	}
+	return s + suffix
+}

@@ -1,0 +1,55 @@
+package results
+
+// Sample is one row of timeseries.parquet: the state of the job over one
+// metric interval (default 1 s) that ends at TimeS. Rates are averages over
+// the interval; levels (lag, offsets, state) are taken at its end. A latency
+// is NaN when no record reached the sink in the interval (job down).
+type Sample struct {
+	TimeS               float64 `parquet:"time_s"`                // end of the interval, s since run start
+	InputRate           float64 `parquet:"input_rate"`            // records/s appended to the Kafka topic
+	Throughput          float64 `parquet:"throughput"`            // records/s consumed by the sources
+	OutputRate          float64 `parquet:"output_rate"`           // records/s written by the sinks
+	Capacity            float64 `parquet:"capacity"`              // records/s the sources could sustain now (bottleneck-bound)
+	Lag                 float64 `parquet:"lag"`                   // records: log-end minus consumed offsets, summed over partitions
+	EndOffset           float64 `parquet:"end_offset"`            // records: log-end offsets summed over partitions
+	CommittedOffset     float64 `parquet:"committed_offset"`      // records: offsets committed on the last completed checkpoint
+	LatencyMeanMs       float64 `parquet:"latency_mean_ms"`       // ms, end-to-end event latency, record-weighted mean
+	LatencyP50Ms        float64 `parquet:"latency_p50_ms"`        // ms
+	LatencyP99Ms        float64 `parquet:"latency_p99_ms"`        // ms
+	CheckpointIntervalS float64 `parquet:"checkpoint_interval_s"` // s, the CI in force
+	Parallelism         int32   `parquet:"parallelism"`           // job parallelism in force
+	Workers             int32   `parquet:"workers"`               // TaskManager processes alive at the end of the interval
+	CPUBusyMean         float64 `parquet:"cpu_busy_mean"`         // fraction 0..1, mean over live TaskManagers
+	CPUBusyMax          float64 `parquet:"cpu_busy_max"`          // fraction 0..1, busiest TaskManager
+	Backpressure        float64 `parquet:"backpressure"`          // fraction of the interval the sources were throttled by a bottleneck
+	JobState            string  `parquet:"job_state,dict"`        // RUNNING, FAILING, RESTARTING, RESTORING, STOPPING, STOPPED, FAILED
+	Recovering          bool    `parquet:"recovering"`            // a fault or reconfiguration is not yet caught up
+}
+
+// Event is one row of events.parquet. Columns that do not apply to a kind are
+// null (NaN / None in pandas).
+type Event struct {
+	TimeS        float64  `parquet:"time_s"`                 // s since run start
+	Kind         string   `parquet:"kind,dict"`              // see the Kind* constants
+	TaskManager  *int32   `parquet:"taskmanager,optional"`   // TaskManager index, for faults and TM starts
+	CheckpointID *int64   `parquet:"checkpoint_id,optional"` // for checkpoint events
+	DurationS    *float64 `parquet:"duration_s,optional"`    // checkpoint duration, downtime, recovery time
+	SizeBytes    *float64 `parquet:"size_bytes,optional"`    // checkpoint/savepoint upload size
+	Value        *float64 `parquet:"value,optional"`         // new CI (s) or parallelism for reconfigurations; backlog (records) for restores
+	Reason       string   `parquet:"reason"`                 // free text: why (policy reason, fault source, failure cause)
+}
+
+// Event kinds written to events.parquet.
+const (
+	KindFault               = "fault"                // a TaskManager process was killed
+	KindDetected            = "failure_detected"     // the JobManager noticed; job goes to RESTARTING
+	KindRestart             = "restart"              // the restart strategy's delay elapsed; tasks are (re)scheduled
+	KindTaskManagerUp       = "taskmanager_started"  // a (replacement) TaskManager registered
+	KindRunning             = "running"              // state restored, sources consuming again; Value = backlog (records)
+	KindRecovered           = "recovered"            // lag and throughput back to pre-fault behaviour; DurationS = recovery time
+	KindCheckpointCompleted = "checkpoint_completed" // DurationS = end-to-end duration, SizeBytes = uploaded bytes
+	KindCheckpointFailed    = "checkpoint_failed"    // timeout, or aborted by a failure
+	KindSavepoint           = "savepoint_completed"  // stop-with-savepoint finished; job STOPPED
+	KindReconfigured        = "reconfigured"         // resubmitted job is RUNNING again; DurationS = downtime
+	KindPolicyDecision      = "policy_decision"      // a policy asked for an action; Reason says why
+)

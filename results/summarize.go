@@ -1,0 +1,146 @@
+package results
+
+import (
+	"math"
+	"sort"
+)
+
+// Summarizer folds a run's samples and events, in time order, into its
+// Summary. It keeps one float per interval for the latency percentiles and
+// nothing else per row.
+type Summarizer struct {
+	s                   Summary
+	lastT, lastEnd      float64
+	latW, latSum        float64
+	steadyW, steadySum  float64
+	p50s, p99s          []float64
+	ciSum, cpuSum, cpuT float64
+	ckptDurSum          float64
+}
+
+// NewSummarizer starts a summary with the run's identity and QoS bounds;
+// samples is the number of intervals expected (sizes the percentile buffers
+// once instead of growing them).
+func NewSummarizer(scenario, variant, backend string, seed uint64, latencyBoundMs, recoveryBoundS float64, samples int) *Summarizer {
+	return &Summarizer{p50s: make([]float64, 0, samples), p99s: make([]float64, 0, samples), s: Summary{Scenario: scenario, Variant: variant, Backend: backend, Seed: seed,
+		RecoveryTimesS: []float64{}, QoS: QoSSummary{LatencyBoundMs: latencyBoundMs, RecoveryBoundS: recoveryBoundS}}}
+}
+
+// Sample adds one timeseries row.
+func (z *Summarizer) Sample(x Sample) {
+	dt := x.TimeS - z.lastT
+	z.lastT = x.TimeS
+	s := &z.s
+	s.RecordsProcessed += x.Throughput * dt
+	s.FinalLag = x.Lag
+	s.LagMax = math.Max(s.LagMax, x.Lag)
+	z.lastEnd = x.EndOffset
+	z.ciSum += x.CheckpointIntervalS * dt
+	s.WorkerSeconds += float64(x.Workers) * dt
+	if x.Workers > 0 {
+		z.cpuSum += x.CPUBusyMean * dt
+		z.cpuT += dt
+	}
+	if !math.IsNaN(x.LatencyMeanMs) && x.OutputRate > 0 {
+		w := x.Throughput * dt
+		z.latW += w
+		z.latSum += w * x.LatencyMeanMs
+		if !x.Recovering {
+			z.steadyW += w
+			z.steadySum += w * x.LatencyMeanMs
+		}
+		z.p50s = append(z.p50s, x.LatencyP50Ms)
+		z.p99s = append(z.p99s, x.LatencyP99Ms)
+		if x.LatencyP99Ms > s.QoS.LatencyBoundMs {
+			s.QoS.LatencyViolationSeconds++
+		}
+	}
+}
+
+// Event adds one event.
+func (z *Summarizer) Event(e Event) {
+	s := &z.s
+	switch e.Kind {
+	case KindFault:
+		s.Faults++
+	case KindRecovered:
+		if e.DurationS != nil && !isReconfiguration(e.Reason) {
+			s.Recoveries++
+			s.RecoveryTimesS = append(s.RecoveryTimesS, *e.DurationS)
+			if *e.DurationS > s.QoS.RecoveryBoundS {
+				s.QoS.RecoveryViolations++
+			}
+		}
+	case KindRunning, KindReconfigured:
+		if e.DurationS != nil {
+			s.DowntimeS += *e.DurationS
+		}
+		if e.Kind == KindReconfigured {
+			s.Reconfigurations++
+		}
+	case KindCheckpointCompleted:
+		s.CheckpointsCompleted++
+		if e.DurationS != nil {
+			z.ckptDurSum += *e.DurationS
+		}
+	case KindCheckpointFailed:
+		s.CheckpointsFailed++
+	}
+}
+
+func isReconfiguration(reason string) bool {
+	return len(reason) >= 16 && reason[:16] == "reconfiguration:"
+}
+
+// Summary returns the figures of the run so far.
+func (z *Summarizer) Summary(durationS, wallTimeS float64) Summary {
+	s := z.s
+	s.DurationS, s.WallTimeS = durationS, wallTimeS
+	s.RecordsIn = z.lastEnd
+	if z.lastT > 0 {
+		s.ThroughputMean = s.RecordsProcessed / z.lastT
+		s.CheckpointIntervalMeanS = z.ciSum / z.lastT
+	}
+	if z.cpuT > 0 {
+		s.CPUBusyMean = z.cpuSum / z.cpuT
+	}
+	s.LatencyMeanMs, s.LatencySteadyMeanMs = nanDiv(z.latSum, z.latW), nanDiv(z.steadySum, z.steadyW)
+	s.LatencyP50Ms, s.LatencyP99Ms = quantile(z.p50s, 0.5), quantile(z.p99s, 0.99)
+	if s.CheckpointsCompleted > 0 {
+		s.CheckpointMeanS = z.ckptDurSum / float64(s.CheckpointsCompleted)
+	}
+	s.RecoveryTimesS = append([]float64{}, s.RecoveryTimesS...)
+	if n := len(s.RecoveryTimesS); n > 0 {
+		sorted := append([]float64(nil), s.RecoveryTimesS...)
+		sort.Float64s(sorted)
+		for _, r := range sorted {
+			s.RecoveryMeanS += r / float64(n)
+		}
+		s.RecoveryMedianS = quantile(sorted, 0.5)
+		s.RecoveryMaxS = sorted[n-1]
+	}
+	return s
+}
+
+func nanDiv(a, b float64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return a / b
+}
+
+// quantile is the linear-interpolation quantile (numpy's default) of xs,
+// which it sorts in place.
+func quantile(xs []float64, p float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := xs
+	sort.Float64s(s)
+	h := p * float64(len(s)-1)
+	i := int(math.Floor(h))
+	if i+1 >= len(s) {
+		return s[len(s)-1]
+	}
+	return s[i] + (h-float64(i))*(s[i+1]-s[i])
+}

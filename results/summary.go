@@ -1,0 +1,53 @@
+package results
+
+// Summary is summary.json: the headline figures of one run. All durations are
+// in seconds, latencies in milliseconds, rates in records/s.
+type Summary struct {
+	Scenario string `json:"scenario"`
+	Variant  string `json:"variant"`
+	Seed     uint64 `json:"seed"`
+	Backend  string `json:"backend"` // "sim" or "live"
+
+	DurationS float64 `json:"duration_s"` // simulated (or replayed) time
+	// WallTimeS is the only field that differs between two runs of the same
+	// scenario and seed; comparisons and regression checks ignore it.
+	WallTimeS float64 `json:"wall_time_s"`
+
+	RecordsIn        float64 `json:"records_in"`        // appended to Kafka
+	RecordsProcessed float64 `json:"records_processed"` // consumed by the sources, reprocessing included
+	ThroughputMean   float64 `json:"throughput_mean"`
+	FinalLag         float64 `json:"final_lag"`
+	LagMax           float64 `json:"lag_max"`
+
+	LatencyMeanMs       float64 `json:"latency_mean_ms"`        // over all intervals with output
+	LatencyP50Ms        float64 `json:"latency_p50_ms"`         // median of the per-interval p50
+	LatencyP99Ms        float64 `json:"latency_p99_ms"`         // 99th percentile of the per-interval p99
+	LatencySteadyMeanMs float64 `json:"latency_steady_mean_ms"` // mean outside fault/reconfiguration recovery periods
+
+	Faults          int       `json:"faults"`
+	Recoveries      int       `json:"recoveries"`
+	RecoveryTimesS  []float64 `json:"recovery_times_s"`
+	RecoveryMeanS   float64   `json:"recovery_mean_s"`
+	RecoveryMedianS float64   `json:"recovery_median_s"`
+	RecoveryMaxS    float64   `json:"recovery_max_s"`
+	DowntimeS       float64   `json:"downtime_s"` // time with no source consuming
+
+	CheckpointsCompleted    int     `json:"checkpoints_completed"`
+	CheckpointsFailed       int     `json:"checkpoints_failed"`
+	CheckpointMeanS         float64 `json:"checkpoint_duration_mean_s"`
+	CheckpointIntervalMeanS float64 `json:"checkpoint_interval_mean_s"` // time-weighted
+
+	Reconfigurations int     `json:"reconfigurations"`
+	WorkerSeconds    float64 `json:"worker_seconds"` // TaskManager-seconds alive
+	CPUBusyMean      float64 `json:"cpu_busy_mean"`
+
+	QoS QoSSummary `json:"qos"`
+}
+
+// QoSSummary counts violations of the scenario's QoS bounds.
+type QoSSummary struct {
+	LatencyBoundMs          float64 `json:"latency_bound_ms"`
+	RecoveryBoundS          float64 `json:"recovery_bound_s"`
+	LatencyViolationSeconds int     `json:"latency_violation_seconds"` // intervals whose p99 exceeded the bound
+	RecoveryViolations      int     `json:"recovery_violations"`       // recoveries longer than the bound
+}
