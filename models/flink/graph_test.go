@@ -1,0 +1,81 @@
+package flink
+
+import (
+	"math"
+	"testing"
+)
+
+func even(p int) []float64 {
+	s := make([]float64, p)
+	for i := range s {
+		s[i] = 1 / float64(p)
+	}
+	return s
+}
+
+func TestGraphChainingAndCapacity(t *testing.T) {
+	ops := []Operator{
+		{Name: "source", Cost: 2e-6, Selectivity: 1, Partitioning: Forward},
+		{Name: "filter", Cost: 1e-6, Selectivity: 1.0 / 3, Partitioning: Forward},
+		{Name: "window", Cost: 6e-6, Selectivity: 0.1, Partitioning: Hash},
+		{Name: "sink", Cost: 10e-6, Selectivity: 1, Partitioning: Forward},
+	}
+	cases := []struct {
+		name     string
+		chaining bool
+		chains   int
+		capacity float64 // per hand: Σ cost·gain per source record on one TaskManager of p=2 (1 core)
+	}{
+		// per TM: ½·(2 + 1) + ½·(⅓·6) + ½·(⅓·0.1·10) µs = 1.5 + 1 + 0.1667 µs
+		{"chained", true, 2, 1 / ((1.5 + 1 + 1.0/6) * 1e-6)},
+		{"unchained", false, 4, 1 / ((1.5 + 1 + 1.0/6) * 1e-6)},
+	}
+	for _, c := range cases {
+		cfg := DefaultJob()
+		cfg.Operators, cfg.Chaining = ops, c.chaining
+		g, err := BuildGraph(cfg, 2, even)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(g.chains) != c.chains {
+			t.Errorf("%s: %d chains, want %d", c.name, len(g.chains), c.chains)
+		}
+		if math.Abs(g.Capacity(1)-c.capacity) > 1e-6 {
+			t.Errorf("%s: capacity %v, want %v", c.name, g.Capacity(1), c.capacity)
+		}
+		if math.Abs(g.OutputGain()-1.0/30) > 1e-12 {
+			t.Errorf("%s: output gain %v, want 1/30", c.name, g.OutputGain())
+		}
+	}
+	// a thread uses at most one core: with 4 cores per TaskManager, the
+	// busiest single task bounds the capacity instead
+	cfg := DefaultJob()
+	cfg.Operators, cfg.Chaining, cfg.Cluster.Cores = ops, false, 4
+	g, _ := BuildGraph(cfg, 2, even)
+	if want := 1 / (0.5 * 2e-6); math.Abs(g.Capacity(1)-want) > 1e-6 { // the source task: ½ · 2 µs
+		t.Errorf("thread-bound capacity %v, want %v", g.Capacity(1), want)
+	}
+	// forward across a parallelism change is rejected, as Flink does
+	bad := DefaultJob()
+	bad.Operators = []Operator{ops[0], {Name: "x", Cost: 1e-6, Selectivity: 1, Partitioning: Forward, Parallelism: 1}}
+	if _, err := BuildGraph(bad, 2, even); err == nil {
+		t.Error("forward edge between parallelism 2 and 1 accepted")
+	}
+}
+
+func TestBufferDelay(t *testing.T) {
+	cfg := DefaultJob()
+	g, _ := BuildGraph(cfg, 4, even)
+	lc := cfg.Latency
+	// at a trickle every hop waits for the 100 ms buffer timeout
+	if d := g.BufferDelay(10, lc); math.Abs(d-0.1*float64(len(g.hops))) > 1e-12 {
+		t.Errorf("low-rate buffer delay %v", d)
+	}
+	// flush-only-when-full: a 32 KiB buffer of 100 B records at 10 records/s
+	// per channel takes 32.768 s
+	lc.BufferTimeout = -1
+	x := 10 * g.hops[0].channels / g.hops[0].gain
+	if d := g.BufferDelay(x, lc); math.Abs(d-32.768) > 1e-9 {
+		t.Errorf("full-buffer delay %v, want 32.768", d)
+	}
+}

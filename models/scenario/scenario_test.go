@@ -1,0 +1,96 @@
+package scenario
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+const base = `name: s
+duration: 1h
+workload: {shape: constant, rate: 1000/s}
+job:
+  parallelism: 2
+  checkpoint: {interval: 30s, timeout: 5m}
+faults:
+  - {at: 10m}
+  - random: {mtbf: 20m}
+`
+
+func TestVariantsOverlayTheBase(t *testing.T) {
+	f, err := Parse("s.yaml", []byte(base+`variants:
+  - {name: a, job: {checkpoint: {interval: 10s}}}
+  - name: b
+    job: {parallelism: 4}
+    faults: []
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Variants) != 2 {
+		t.Fatalf("%d variants", len(f.Variants))
+	}
+	a, b := f.Variants[0], f.Variants[1]
+	if a.Job.Checkpoint.Interval != 10 || a.Job.Checkpoint.Timeout != 300 || a.Job.Parallelism != 2 {
+		t.Errorf("variant a: merged checkpoint %+v, parallelism %d", a.Job.Checkpoint, a.Job.Parallelism)
+	}
+	if b.Job.Parallelism != 4 || b.Job.Checkpoint.Interval != 30 || len(b.Faults) != 0 || len(a.Faults) != 2 {
+		t.Errorf("variant b: parallelism %d CI %v faults %d (a has %d)", b.Job.Parallelism, b.Job.Checkpoint.Interval, len(b.Faults), len(a.Faults))
+	}
+	if a.Variant != "a" || a.Name != "s" || a.Variants != nil {
+		t.Errorf("variant identity: %q %q %v", a.Name, a.Variant, a.Variants)
+	}
+	// the same timeline for every variant that does not change it
+	sa, _ := a.Resolve()
+	sb, _ := f.Base.Resolve()
+	if len(sa.Faults) != len(sb.Faults) || sa.Faults[1].At != sb.Faults[1].At {
+		t.Error("variants do not share the resolved fault schedule")
+	}
+}
+
+func TestProblemsNameFileLineField(t *testing.T) {
+	cases := []struct {
+		name, src, want string
+	}{
+		{"error inside a variant", base + "variants:\n  - {name: a, job: {checkpoint: {interval: -1s}}}\n",
+			"s.yaml:11: job.checkpoint.interval: must be positive"},
+		{"duplicate variant", base + "variants:\n  - {name: a}\n  - {name: a}\n", "s.yaml:12: variants[1].name: duplicate"},
+		{"unknown policy", base + "policy: {name: magic}\n", `s.yaml:10: policy: unknown policy "magic"`},
+		{"bad policy key", base + "policy: {name: static, intervall: 5s}\n", `s.yaml:10: policy.intervall: unknown field "intervall"`},
+		{"bad operator reference", base + "  - {at: 5m, operator: nope}\n", `s.yaml:10: faults[2].operator: no operator named "nope"`},
+		{"bad partitioning", strings.Replace(base, "  parallelism: 2\n", "  parallelism: 2\n  operators:\n    - {name: src, cost: 1us, partitioning: shuffle}\n", 1),
+			`s.yaml:7: job.operators[0].partitioning: must be forward, rebalance or hash`},
+		{"syntax", "name: [unclosed\n", "s.yaml:1:"},
+	}
+	for _, c := range cases {
+		_, err := Parse("s.yaml", []byte(c.src))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want %q", c.name, err, c.want)
+		}
+	}
+}
+
+func TestResolveRandomFaults(t *testing.T) {
+	f, err := Parse("s.yaml", []byte(base))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := f.Base.Resolve()
+	if s.Rates.Duration() != 3600 || s.Rates.Stats().Mean != 1000 {
+		t.Errorf("rates %v s, mean %v", s.Rates.Duration(), s.Rates.Stats().Mean)
+	}
+	var fixed, random int
+	for i, x := range s.Faults {
+		if i > 0 && x.At < s.Faults[i-1].At {
+			t.Error("faults out of time order")
+		}
+		if x.Pick >= 0 {
+			random++
+		} else if x.At == 600 && math.IsNaN(x.BeforeCheckpoint) {
+			fixed++
+		}
+	}
+	if fixed != 1 || random == 0 {
+		t.Errorf("%d fixed, %d random faults", fixed, random)
+	}
+}

@@ -1,0 +1,177 @@
+package twin
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/streamtwin/streamtwin/results"
+)
+
+// handJob is a job whose numbers can be worked out on paper: one source
+// operator of 10 µs per record on one single-core TaskManager, so the
+// capacity is exactly 100,000 records/s; checkpoints cost nothing but a
+// 0.5 s async phase; every recovery step has a fixed length.
+const handJob = `
+kafka: {partitions: 1}
+job:
+  parallelism: 1
+  operators:
+    - {name: source, cost: 10us}
+  checkpoint:
+    interval: 10s
+    initial_delay: interval   # triggers at 10 s, 20 s, 30 s, …
+    alignment: 0s
+    inflight_drain: 0s
+    sync_base: 0s
+    async_base: 500ms
+    cpu_overhead: 0
+  restart: {strategy: fixed-delay, delay: 2s, attempts: 0}
+  detection: {mode: connection, connection_loss: 1s}
+  cluster: {restart_delay: 10s, deploy: 2s, restore_base: 1s, submit: 2s}
+`
+
+func near(t *testing.T, what string, got, want, tol float64) {
+	t.Helper()
+	if math.Abs(got-want) > tol {
+		t.Errorf("%s = %.6g, want %.6g ± %g", what, got, want, tol)
+	}
+}
+
+func one(t *testing.T, m *memSink, kind string) results.Event {
+	t.Helper()
+	es := m.kind(kind)
+	if len(es) != 1 {
+		t.Fatalf("want one %s event, got %d: %+v", kind, len(es), es)
+	}
+	return es[0]
+}
+
+func TestConstantLoadBelowCapacity(t *testing.T) {
+	m, sum := runYAML(t, "duration: 10m\nworkload: {shape: constant, rate: 40000/s}\n"+handJob)
+	for _, s := range m.samples {
+		near(t, "throughput", s.Throughput, 40000, 1e-6)
+		near(t, "input", s.InputRate, 40000, 1e-6)
+		near(t, "lag", s.Lag, 0, 1e-3)
+		near(t, "capacity", s.Capacity, 100000, 1e-6)
+		near(t, "cpu busy", s.CPUBusyMax, 0.4, 1e-9) // 40k × 10 µs on one core
+	}
+	near(t, "records in", sum.RecordsIn, 40000*600, 1e-3)
+	near(t, "worker-seconds", sum.WorkerSeconds, 600, 1e-9)
+	if sum.CheckpointsCompleted != 59 { // 10 s … 590 s complete; 600 s is still uploading
+		t.Errorf("checkpoints completed = %d, want 59", sum.CheckpointsCompleted)
+	}
+}
+
+func TestLoadAboveCapacityGrowsLagAtTheExcess(t *testing.T) {
+	m, _ := runYAML(t, "duration: 5m\nworkload: {shape: constant, rate: 130000/s}\n"+handJob)
+	for _, s := range m.samples {
+		near(t, "throughput", s.Throughput, 100000, 1e-6)
+		near(t, "lag", s.Lag, 30000*s.TimeS, 1e-3) // (130k − 100k) per second
+		near(t, "backpressure", s.Backpressure, 1, 1e-9)
+	}
+	// FIFO queueing: the record read at t arrived when 100k·t records had
+	// arrived, i.e. at t·100/130, so its latency grows as t·30/130.
+	s := m.at(260)
+	near(t, "queueing latency at 260 s (ms)", s.LatencyP50Ms-50, 1000*259.5*30/130, 5) // + 50 ms base latency
+}
+
+func TestCrashBacklogAndRecoveryTime(t *testing.T) {
+	m, sum := runYAML(t, "duration: 5m\nworkload: {shape: constant, rate: 50000/s}\n"+handJob+
+		"faults:\n  - {at: 125s, taskmanager: 0}\n")
+	// Last completed checkpoint: triggered at 120 s. Fault 125 s, detected
+	// 126 s, restart after 2 s at 128 s, TaskManager back at 135 s, deploy
+	// 2 s + restore 1 s: RUNNING at 138 s. Downtime 13 s.
+	running := one(t, m, results.KindRunning)
+	near(t, "running at", running.TimeS, 138, 1e-9)
+	near(t, "downtime", *running.DurationS, 13, 1e-9)
+	// backlog = input since the checkpoint (5 s) + input during downtime (13 s)
+	near(t, "backlog", *running.Value, 50000*(5+13), 1e-3)
+	// recovery = downtime + backlog / (capacity − input) = 13 + 900k/50k
+	rec := one(t, m, results.KindRecovered)
+	near(t, "recovery time", *rec.DurationS, 13+900000.0/50000, 1)
+	near(t, "recovered at", rec.TimeS, 125+31, 1)
+	if sum.Recoveries != 1 || sum.Faults != 1 {
+		t.Errorf("summary: %d recoveries, %d faults", sum.Recoveries, sum.Faults)
+	}
+	for _, s := range m.samples {
+		switch {
+		case s.TimeS > 126 && s.TimeS <= 138:
+			if s.Throughput != 0 || !math.IsNaN(s.LatencyP99Ms) {
+				t.Errorf("t=%v: job down but throughput %v, latency %v", s.TimeS, s.Throughput, s.LatencyP99Ms)
+			}
+		case s.TimeS > 139 && s.TimeS < 156:
+			near(t, "catch-up throughput", s.Throughput, 100000, 1e-6)
+			if !s.Recovering {
+				t.Errorf("t=%v: recovering flag not set during catch-up", s.TimeS)
+			}
+		case s.TimeS > 157:
+			near(t, "throughput after recovery", s.Throughput, 50000, 1e-6)
+		}
+	}
+	// Reprocessing: the sources read the 250k records after the checkpoint twice.
+	near(t, "records processed", sum.RecordsProcessed, 50000*300+250000, 1)
+}
+
+func TestCheckpointIntervalChangeBySavepointAndResubmit(t *testing.T) {
+	m, sum := runYAML(t, "duration: 5m\nworkload: {shape: constant, rate: 50000/s}\n"+handJob+
+		"actions:\n  - {at: 100s, checkpoint_interval: 20s}\n")
+	// stop-with-savepoint 0.5 s (async phase, no state), submit 2 s, deploy
+	// 2 s, restore 1 s: downtime 5.5 s, no reprocessing.
+	sp := one(t, m, results.KindSavepoint)
+	near(t, "savepoint done", sp.TimeS, 100.5, 1e-9)
+	rc := one(t, m, results.KindReconfigured)
+	near(t, "downtime", *rc.DurationS, 5.5, 1e-9)
+	near(t, "backlog", *rc.Value, 50000*5.5, 1e-3)
+	rec := one(t, m, results.KindRecovered)
+	near(t, "catch-up done", rec.TimeS, 105.5+50000*5.5/50000, 1e-6)
+	if !strings.HasPrefix(rec.Reason, "reconfiguration") || sum.Recoveries != 0 || sum.Reconfigurations != 1 {
+		t.Errorf("reconfiguration booked as %q; %d recoveries, %d reconfigurations", rec.Reason, sum.Recoveries, sum.Reconfigurations)
+	}
+	near(t, "records processed", sum.RecordsProcessed, 50000*300, 1) // nothing read twice
+	near(t, "CI before", m.at(99).CheckpointIntervalS, 10, 0)
+	near(t, "CI after", m.at(200).CheckpointIntervalS, 20, 0)
+	// the new job checkpoints every 20 s from its start at 105.5 s
+	var after []float64
+	for _, e := range m.kind(results.KindCheckpointCompleted) {
+		if e.TimeS > 105.5 {
+			after = append(after, e.TimeS)
+		}
+	}
+	if len(after) < 2 {
+		t.Fatalf("no checkpoints after the resubmit")
+	}
+	near(t, "first checkpoint after resubmit", after[0], 105.5+20+0.5, 1e-6)
+	near(t, "spacing", after[1]-after[0], 20, 1e-6)
+}
+
+func TestHotKeyMakesItsSubtaskTheBottleneck(t *testing.T) {
+	job := func(hot string) string {
+		return `
+duration: 2m
+workload: {shape: constant, rate: 200000/s}
+kafka: {partitions: 4}
+job:
+  parallelism: 4
+  operators:
+    - {name: source, cost: 1us}
+    - {name: window, cost: 10us, partitioning: hash, hot_key_share: ` + hot + `}
+  checkpoint: {interval: 1h, cpu_overhead: 0}
+`
+	}
+	// Uniform keys: per TaskManager ¼·1 µs + ¼·10 µs per source record on
+	// one core ⇒ 363,636 records/s, enough for 200k.
+	m, _ := runYAML(t, job("0"))
+	near(t, "uniform capacity", m.at(60).Capacity, 1/(0.25e-6+2.5e-6), 1e-3)
+	near(t, "uniform lag", m.at(60).Lag, 0, 1e-3)
+	// Hot key with half the records: subtask 0 receives ½ + ½/4 = 0.625 of
+	// them ⇒ TaskManager 0 needs ¼·1 + 0.625·10 µs ⇒ 153,846 records/s.
+	m, _ = runYAML(t, job("0.5"))
+	capacity := 1 / (0.25e-6 + 6.25e-6)
+	s := m.at(60)
+	near(t, "hot-key capacity", s.Capacity, capacity, 1e-3)
+	near(t, "lag growth", s.Lag, (200000-capacity)*60, 1)
+	near(t, "bottleneck TaskManager busy", s.CPUBusyMax, 1, 1e-9)
+	// the other TaskManagers idle at ¼·1 + 0.125·10 µs per record
+	near(t, "mean busy", s.CPUBusyMean, (1+3*capacity*(0.25e-6+1.25e-6))/4, 1e-9)
+}
