@@ -74,7 +74,6 @@ func TestBadInput(t *testing.T) {
 	}
 }
 
-
 // TestDeterminism: the same scenario and seed give byte-identical parquet
 // files and summaries that differ only in wall time.
 func TestDeterminism(t *testing.T) {

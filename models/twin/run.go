@@ -58,8 +58,8 @@ func Run(sc scenario.Scenario, schedule *scenario.Schedule, sink Sink) (results.
 
 // recorder tees model output to the sink, the summary and the policy window.
 type recorder struct {
-	sink   Sink
-	sum    *results.Summarizer
+	sink Sink
+	sum  *results.Summarizer
 	// window holds the recent samples; it grows to twice WindowLength and
 	// then slides back, so the policy gets a contiguous slice without a copy
 	// per Step.
