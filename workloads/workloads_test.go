@@ -1,6 +1,7 @@
 package workloads
 
 import (
+	"github.com/streamtwin/streamtwin/sim"
 	"math"
 	"testing"
 )
@@ -36,7 +37,7 @@ func TestShapes(t *testing.T) {
 		{"sine", Config{Shape: "sine", Min: 100, Peak: 300, Period: 100}, map[int]float64{}},
 	}
 	for _, c := range cases {
-		s, err := Build(c.cfg, 100)
+		s, err := build(c.cfg, 100)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -46,7 +47,7 @@ func TestShapes(t *testing.T) {
 			}
 		}
 	}
-	sine, _ := Build(Config{Shape: "sine", Min: 100, Peak: 300, Period: 100}, 100)
+	sine, _ := build(Config{Shape: "sine", Min: 100, Peak: 300, Period: 100}, 100)
 	if st := sine.Stats(); math.Abs(st.Mean-200) > 1e-6 || st.Min < 100 || st.Max > 300 || st.Max < 299 {
 		t.Errorf("sine stats %+v", st)
 	}
@@ -55,7 +56,7 @@ func TestShapes(t *testing.T) {
 // TestDailyCurvePeaks: the IoT day has its morning peak at 07 h, its
 // evening peak at 18 h and is near zero at night.
 func TestDailyCurvePeaks(t *testing.T) {
-	s, err := Build(Config{Shape: "daily", Peak: 100000}, 86400)
+	s, err := build(Config{Shape: "daily", Peak: 100000}, 86400)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +83,7 @@ func TestDailyCurvePeaks(t *testing.T) {
 		t.Errorf("daily curve spans %v..%v, want ≈0..100k", st.Min, st.Max)
 	}
 	// compressed into 2 h, the same shape repeats with a 2 h period
-	c, _ := Build(Config{Shape: "daily", Peak: 100000, Period: 7200}, 7200)
+	c, _ := build(Config{Shape: "daily", Peak: 100000, Period: 7200}, 7200)
 	if got, want := c.Rates[int(7.5*300)], s.Rates[int(7.5*3600)]; math.Abs(got-want) > 500 {
 		t.Errorf("compressed day at 07:30 = %v, want ≈ %v", got, want)
 	}
@@ -103,4 +104,8 @@ func TestValidate(t *testing.T) {
 			t.Errorf("%+v: no problem reported for %s", c.cfg, c.field)
 		}
 	}
+}
+
+func build(c Config, d float64) (*Schedule, error) {
+	return Build(c, sim.Duration(d), "", sim.Seeds{Root: 1})
 }

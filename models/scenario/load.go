@@ -14,6 +14,7 @@ import (
 	"github.com/goccy/go-yaml/parser"
 	"github.com/goccy/go-yaml/token"
 	"github.com/streamtwin/streamtwin/sim"
+	"github.com/streamtwin/streamtwin/workloads"
 )
 
 // File is a loaded scenario file: the base scenario and, if it has
@@ -149,6 +150,9 @@ func decode(path string, data []byte, variant int) (Scenario, *ast.File, error) 
 	if sc.Name == "" {
 		sc.Name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	}
+	if sc.Workload != nil {
+		resolveFiles(sc.Workload, filepath.Dir(path))
+	}
 	if ps := validate(path, file, sc); len(ps) > 0 {
 		return Scenario{}, nil, ps
 	}
@@ -274,4 +278,14 @@ func problemsAt(path string, file *ast.File, errs map[string]string) Problems {
 		return ps[i].Field < ps[j].Field
 	})
 	return ps
+}
+
+// resolveFiles makes trace paths relative to the scenario file's folder.
+func resolveFiles(w *workloads.Config, dir string) {
+	if w.File != "" && !filepath.IsAbs(w.File) {
+		w.File = filepath.Join(dir, w.File)
+	}
+	for i := range w.Segments {
+		resolveFiles(&w.Segments[i].Config, dir)
+	}
 }

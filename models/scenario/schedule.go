@@ -33,12 +33,12 @@ type ScheduledFault struct {
 
 // Resolve builds the schedule of sc.
 func (sc Scenario) Resolve() (*Schedule, error) {
-	rates, err := workloads.Build(*sc.Workload, sc.Duration)
+	seeds := sim.Seeds{Root: sc.Seed}
+	rates, err := workloads.Build(*sc.Workload, sc.Duration, "", seeds)
 	if err != nil {
 		return nil, err
 	}
 	s := &Schedule{Rates: rates, Actions: append([]Action(nil), sc.Actions...)}
-	seeds := sim.Seeds{Root: sc.Seed}
 	for i, f := range sc.Faults {
 		base := ScheduledFault{BeforeCheckpoint: math.NaN(), TaskManager: -1, Operator: f.Operator, Pick: -1,
 			Source: fmt.Sprintf("faults[%d]", i)}

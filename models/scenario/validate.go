@@ -9,6 +9,7 @@ import (
 	"github.com/streamtwin/streamtwin/models/policy"
 	_ "github.com/streamtwin/streamtwin/models/policy/all"
 	"github.com/streamtwin/streamtwin/sim"
+	"github.com/streamtwin/streamtwin/workloads"
 )
 
 // validate checks values the decoder cannot: ranges, required sections and
@@ -121,6 +122,16 @@ func validate(path string, file *ast.File, sc Scenario) Problems {
 		e["qos.recovery"] = fmt.Sprintf("must be positive, got %v", sc.QoS.Recovery)
 	}
 	ps := problemsAt(path, file, e)
+	if len(ps) == 0 && sc.Workload != nil {
+		// render the workload now, so a bad trace file is an input error
+		if _, err := workloads.Build(*sc.Workload, sc.Duration, "", sim.Seeds{Root: sc.Seed}); err != nil {
+			field := "workload"
+			if sc.Workload.File != "" {
+				field = "workload.file"
+			}
+			ps = append(ps, Problem{path, lineOf(file, field), field, err.Error()})
+		}
+	}
 	if _, err := policy.New(sc.Policy.Name, sc.Policy.Node, nil); err != nil {
 		p := fromYAMLError(path, file, err)
 		var pe *sim.PosError
