@@ -30,10 +30,12 @@ test: vet build $(PYTHON)
 	$(BIN) run scenarios/demo.yaml --out runs/test-demo --plot
 	$(PYTHON) tests/python/check_outputs.py runs/test-demo
 
-# Simulated-seconds per wall-second for the standard days, and the peak
-# memory of a 7-day run.
+# Simulated-seconds per wall-second for the standard days, JSON events per
+# second of the event generators on one core, and the peak memory of a
+# 7-day run.
 bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 5x ./models/twin/
+	$(GO) test -run '^$$' -bench AppendSecond -cpu 1 -benchtime 2s ./workloads/ysb/ ./workloads/iot/
 	STREAMTWIN_BENCH=1 $(GO) test -count=1 -run TestWeekPeakMemory -v ./cmd/streamtwin/ | grep -E 'peak|ok|FAIL'
 
 clean:

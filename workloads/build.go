@@ -47,14 +47,18 @@ func (c Config) render(n int, baseDir string, seeds sim.Seeds, stream string) ([
 		if err != nil {
 			return nil, err
 		}
+		// compress, repeat to fill the run, add noise, then scale: so a
+		// peak of 28000/s is the highest rate, noise included
+		// (a run shorter than one cycle still scales by the whole cycle)
 		cfg := defaults.overlay(c)
 		series = compress(series, float64(cfg.Period))
-		scale(series, cfg.Scaling == "minmax", float64(cfg.Min), float64(cfg.Peak))
-		rates = make([]float64, n)
+		rates = make([]float64, max(n, len(series)))
 		for i := range rates {
 			rates[i] = series[i%len(series)]
 		}
-		c.Noise = cfg.Noise
+		addNoise(rates, cfg.Noise, seeds, stream)
+		scale(rates, cfg.Scaling == "minmax", float64(cfg.Min), float64(cfg.Peak))
+		return rates[:n], nil
 	default:
 		f, err := c.rateFunc(float64(n))
 		if err != nil {
@@ -65,13 +69,20 @@ func (c Config) render(n int, baseDir string, seeds sim.Seeds, stream string) ([
 			rates[i] = math.Max(0, f(float64(i)+0.5))
 		}
 	}
-	if c.Noise != nil && *c.Noise > 0 {
-		rng := seeds.Stream(stream + ".noise")
-		for i, r := range rates {
-			rates[i] = math.Max(0, r*(1+*c.Noise*rng.NormFloat64()))
-		}
-	}
+	addNoise(rates, c.Noise, seeds, stream)
 	return rates, nil
+}
+
+// addNoise multiplies every rate by 1 + noise·N(0,1) (clamped at 0), from
+// the stream's own random stream.
+func addNoise(rates []float64, noise *float64, seeds sim.Seeds, stream string) {
+	if noise == nil || *noise <= 0 {
+		return
+	}
+	rng := seeds.Stream(stream + ".noise")
+	for i, r := range rates {
+		rates[i] = math.Max(0, r*(1+*noise*rng.NormFloat64()))
+	}
 }
 
 // series returns the base per-second series of a trace or built-in, and

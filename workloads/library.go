@@ -34,7 +34,7 @@ var builtins = []Builtin{
 	{Name: "iot-weekend", Description: "IoT vehicles, one weekend day on the weekday scale (peak ≈ 30 % of a weekday's)",
 		defaults: Config{Noise: &twoPercent}, series: func() ([]float64, error) { return iotWeekendScaled(28000) }},
 	{Name: "iot-week", Description: "IoT vehicles, Monday to Sunday: 5 weekdays, 2 weekend days, weekday peak 28,000/s",
-		defaults: Config{Noise: &twoPercent}, series: iotWeek},
+		defaults: Config{Peak: 28000, Noise: &twoPercent}, series: iotWeek},
 	{Name: "iot-day-daedalus", Description: "IoT vehicles weekday compressed into 6 h and scaled to 100,000/s, as in Daedalus (tm_6h_100K_max)",
 		defaults: Config{Peak: 100000, Period: 6 * 3600, Noise: &twoPercent}, series: func() ([]float64, error) { return iotDays("weekday", 1) }},
 	{Name: "iot-21d", Description: "IoT vehicles, the whole 21-day message-rate trace (5-min means interpolated to 1 s, floor removed)",
@@ -166,16 +166,13 @@ func iotWeekendScaled(weekdayPeak float64) ([]float64, error) {
 	return we, nil
 }
 
+// iotWeek is Monday to Sunday on the trace's own scale (Peak rescales it).
 func iotWeek() ([]float64, error) {
 	wd, err := iotDays("weekday", 1)
 	if err != nil {
 		return nil, err
 	}
-	k := 28000 / maxOf(wd)
-	for i := range wd {
-		wd[i] *= k
-	}
-	we, err := iotWeekendScaled(28000)
+	we, err := iotDays("weekend", 1)
 	if err != nil {
 		return nil, err
 	}
@@ -208,4 +205,27 @@ func maxOf(xs []float64) float64 {
 		m = math.Max(m, x)
 	}
 	return m
+}
+
+// NaturalLength is how long a workload runs by itself (s): a built-in's or
+// trace's length (or its period, when compressed); 1 day for shapes.
+func NaturalLength(c Config, baseDir string) (float64, error) {
+	switch {
+	case len(c.Segments) > 0:
+		var d float64
+		for _, s := range c.Segments {
+			d += float64(s.Duration)
+		}
+		return d, nil
+	case c.Name != "" || c.Shape == "trace":
+		series, defaults, err := c.series(baseDir)
+		if err != nil {
+			return 0, err
+		}
+		if p := defaults.overlay(c).Period; p > 0 {
+			return float64(p), nil
+		}
+		return float64(len(series)), nil
+	}
+	return 86400, nil
 }

@@ -109,3 +109,5 @@ func TestValidate(t *testing.T) {
 func build(c Config, d float64) (*Schedule, error) {
 	return Build(c, sim.Duration(d), "", sim.Seeds{Root: 1})
 }
+
+func seeds(root uint64) sim.Seeds { return sim.Seeds{Root: root} }

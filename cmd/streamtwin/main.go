@@ -32,6 +32,7 @@ func main() {
 			scenarioCommand(),
 			resultsCommand(),
 			plotCommand(),
+			workloadCommand(),
 		},
 		ExitErrHandler: func(*cli.Context, error) {}, // main reports errors itself
 	}

@@ -155,6 +155,9 @@ type LatencyConfig struct {
 
 // JobConfig is the whole job: graph, parallelism, checkpointing, recovery.
 type JobConfig struct {
+	// Template names the job template the rest overrides (ysb,
+	// traffic-monitoring); the resolved scenario keeps it for reference.
+	Template       string           `yaml:"template,omitempty"`
 	Parallelism    int              `yaml:"parallelism"`
 	MaxParallelism int              `yaml:"max_parallelism"` // pipeline.max-parallelism (Flink default 128 for p ≤ 128)
 	Chaining       bool             `yaml:"chaining"`        // pipeline.operator-chaining (Flink default true; Khaos jobs false)

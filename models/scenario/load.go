@@ -13,6 +13,7 @@ import (
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
 	"github.com/goccy/go-yaml/token"
+	"github.com/streamtwin/streamtwin/models/flink"
 	"github.com/streamtwin/streamtwin/sim"
 	"github.com/streamtwin/streamtwin/workloads"
 )
@@ -143,6 +144,9 @@ func decode(path string, data []byte, variant int) (Scenario, *ast.File, error) 
 			}
 		}
 	}
+	if err := applyTemplate(root); err != nil {
+		return Scenario{}, nil, Problems{{path, lineOf(file, "job.template"), "job.template", err.Error()}}
+	}
 	sc := Default()
 	if err := yaml.NodeToValue(root, &sc, yaml.Strict()); err != nil {
 		return Scenario{}, nil, Problems{fromYAMLError(path, file, err)}
@@ -159,8 +163,8 @@ func decode(path string, data []byte, variant int) (Scenario, *ast.File, error) 
 	return sc, file, nil
 }
 
-// mergeInto overlays kv on m: mappings merge key by key, anything else
-// replaces the value.
+// mergeInto overlays kv on m: mappings merge key by key, operator lists
+// merge by operator name, anything else replaces the value.
 func mergeInto(m *ast.MappingNode, kv *ast.MappingValueNode) {
 	for _, have := range m.Values {
 		if have.Key.String() != kv.Key.String() {
@@ -168,16 +172,89 @@ func mergeInto(m *ast.MappingNode, kv *ast.MappingValueNode) {
 		}
 		dst, ok1 := have.Value.(*ast.MappingNode)
 		src, ok2 := kv.Value.(*ast.MappingNode)
-		if ok1 && ok2 {
+		dseq, ok3 := have.Value.(*ast.SequenceNode)
+		sseq, ok4 := kv.Value.(*ast.SequenceNode)
+		switch {
+		case ok1 && ok2:
 			for _, sub := range src.Values {
 				mergeInto(dst, sub)
 			}
-		} else {
+		case ok3 && ok4 && kv.Key.String() == "operators":
+			mergeByName(dseq, sseq)
+		default:
 			have.Value = kv.Value
 		}
 		return
 	}
 	m.Values = append(m.Values, kv)
+}
+
+// mergeByName overlays each named mapping of src on the one of dst with the
+// same name, appending those dst lacks.
+func mergeByName(dst, src *ast.SequenceNode) {
+	name := func(n ast.Node) string {
+		if m, ok := n.(*ast.MappingNode); ok {
+			for _, kv := range m.Values {
+				if kv.Key.String() == "name" {
+					return kv.Value.String()
+				}
+			}
+		}
+		return ""
+	}
+outer:
+	for _, s := range src.Values {
+		if n := name(s); n != "" {
+			for _, d := range dst.Values {
+				if name(d) == n {
+					for _, kv := range s.(*ast.MappingNode).Values {
+						mergeInto(d.(*ast.MappingNode), kv)
+					}
+					continue outer
+				}
+			}
+		}
+		dst.Values = append(dst.Values, s)
+	}
+}
+
+// applyTemplate expands job.template: the template's job mapping, with the
+// scenario's job keys merged over it, replaces the scenario's job.
+func applyTemplate(root *ast.MappingNode) error {
+	for _, kv := range root.Values {
+		job, ok := kv.Value.(*ast.MappingNode)
+		if kv.Key.String() != "job" || !ok {
+			continue
+		}
+		name := ""
+		for _, x := range job.Values {
+			if x.Key.String() == "template" {
+				name = x.Value.String()
+			}
+		}
+		if name == "" {
+			return nil
+		}
+		src, err := flink.Template(name)
+		if err != nil {
+			return err
+		}
+		tf, err := parser.ParseBytes(src, 0)
+		if err != nil {
+			return fmt.Errorf("template %s: %w", name, err)
+		}
+		var base *ast.MappingNode
+		for _, t := range tf.Docs[0].Body.(*ast.MappingNode).Values {
+			if t.Key.String() == "job" {
+				base = t.Value.(*ast.MappingNode)
+			}
+		}
+		for _, x := range job.Values {
+			mergeInto(base, x)
+		}
+		kv.Value = base
+	}
+	return nil
 }
 
 // fromYAMLError turns a decoder error into a Problem with line and field.

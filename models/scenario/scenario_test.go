@@ -94,3 +94,52 @@ func TestResolveRandomFaults(t *testing.T) {
 		t.Errorf("%d fixed, %d random faults", fixed, random)
 	}
 }
+
+func TestJobTemplates(t *testing.T) {
+	f, err := Parse("t.yaml", []byte(`duration: 10m
+workload: {name: ysb-day}
+job:
+  template: ysb
+  parallelism: 8
+  operators:
+    - {name: window, cost: 30us}
+    - {name: audit, cost: 1us, inputs: [sink]}
+  checkpoint: {interval: 10s}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := f.Base.Job
+	if j.Parallelism != 8 || j.Chaining || j.Checkpoint.Interval != 10 || j.Checkpoint.Timeout != 3600 {
+		t.Errorf("template settings not merged: %+v", j)
+	}
+	byName := map[string]int{}
+	for i, op := range j.Operators {
+		byName[op.Name] = i
+	}
+	w := j.Operators[byName["window"]]
+	if float64(w.Cost) != 30e-6 || w.Partitioning != "hash" || w.Selectivity != 0.00043 {
+		t.Errorf("window override lost template fields: %+v", w)
+	}
+	if j.Operators[byName["filter"]].Selectivity != 1.0/3 {
+		t.Errorf("YSB filter keeps %v, want 1/3 (views)", j.Operators[byName["filter"]].Selectivity)
+	}
+	if _, ok := byName["audit"]; !ok || len(j.Operators) != 8 {
+		t.Errorf("new operator not appended: %d operators", len(j.Operators))
+	}
+	tm, err := Parse("t.yaml", []byte("duration: 10m\nworkload: {name: iot-day}\njob: {template: traffic-monitoring}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keyed bool
+	for _, op := range tm.Base.Job.Operators {
+		keyed = keyed || op.Name == "window" && op.Partitioning == "hash"
+	}
+	if !keyed {
+		t.Error("traffic-monitoring window is not keyed (per vehicle)")
+	}
+	if _, err := Parse("t.yaml", []byte("duration: 10m\nworkload: {name: iot-day}\njob:\n  template: nope\n")); err == nil ||
+		!strings.Contains(err.Error(), `t.yaml:4: job.template: unknown job template "nope"`) {
+		t.Errorf("unknown template: %v", err)
+	}
+}
