@@ -1,0 +1,222 @@
+package results
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"os"
+	"reflect"
+	"strconv"
+
+	"github.com/parquet-go/parquet-go"
+)
+
+// RunsFile is the table of a sweep: one row per run.
+const RunsFile = "runs.parquet"
+
+// ParamValue is one swept parameter of one run. Numbers are in base units
+// (seconds, records/s, bytes); anything else is kept as text.
+type ParamValue struct {
+	Name     string
+	Text     string // as written in the sweep (10s, 25k/s, static)
+	Number   float64
+	IsNumber bool
+}
+
+// RunRecord is one row of runs.parquet.
+type RunRecord struct {
+	RunID       string
+	Index       int
+	Replication int
+	Seed        uint64
+	Params      []ParamValue
+	Summary     Summary
+}
+
+// Figures flattens a summary into its numeric figures, in a fixed order:
+// the JSON names, qos.* as qos_*, without the wall time (the one value that
+// differs between identical runs) and without the list of recovery times.
+func Figures(s Summary) ([]string, []float64) {
+	var names []string
+	var values []float64
+	var walk func(prefix string, v reflect.Value, t reflect.Type)
+	walk = func(prefix string, v reflect.Value, t reflect.Type) {
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			name := prefix + jsonName(f)
+			switch f.Type.Kind() {
+			case reflect.Struct:
+				walk(name+"_", v.Field(i), f.Type)
+			case reflect.Float64:
+				if name != "wall_time_s" {
+					names, values = append(names, name), append(values, v.Field(i).Float())
+				}
+			case reflect.Int:
+				names, values = append(names, name), append(values, float64(v.Field(i).Int()))
+			}
+		}
+	}
+	walk("", reflect.ValueOf(s), reflect.TypeOf(s))
+	return names, values
+}
+
+func jsonName(f reflect.StructField) string {
+	tag := f.Tag.Get("json")
+	for i := range tag {
+		if tag[i] == ',' {
+			return tag[:i]
+		}
+	}
+	if tag == "" {
+		return f.Name
+	}
+	return tag
+}
+
+// WriteRunsTable writes runs.parquet atomically. Columns: run_id,
+// run_index, replication, seed, one per parameter (double, or string when
+// any run's value is not a number), then every summary figure. Rows are
+// written in the order given (callers sort by run_index), so the file
+// depends only on the runs, not on the order they finished in.
+func WriteRunsTable(path string, rows []RunRecord) error {
+	figNames, _ := Figures(Summary{})
+	var params []string
+	numeric := map[string]bool{}
+	if len(rows) > 0 {
+		for _, p := range rows[0].Params {
+			params = append(params, p.Name)
+			numeric[p.Name] = true
+		}
+	}
+	for _, r := range rows {
+		for _, p := range r.Params {
+			numeric[p.Name] = numeric[p.Name] && p.IsNumber
+		}
+	}
+	fields := []reflect.StructField{
+		{Name: "RunID", Type: reflect.TypeOf(""), Tag: `parquet:"run_id"`},
+		{Name: "RunIndex", Type: reflect.TypeOf(int64(0)), Tag: `parquet:"run_index"`},
+		{Name: "Replication", Type: reflect.TypeOf(int64(0)), Tag: `parquet:"replication"`},
+		{Name: "Seed", Type: reflect.TypeOf(int64(0)), Tag: `parquet:"seed"`},
+	}
+	for i, p := range params {
+		t := reflect.TypeOf(0.0)
+		if !numeric[p] {
+			t = reflect.TypeOf("")
+		}
+		fields = append(fields, reflect.StructField{Name: "P" + strconv.Itoa(i), Type: t, Tag: reflect.StructTag(`parquet:"` + p + `"`)})
+	}
+	for i, f := range figNames {
+		fields = append(fields, reflect.StructField{Name: "F" + strconv.Itoa(i), Type: reflect.TypeOf(0.0), Tag: reflect.StructTag(`parquet:"` + f + `"`)})
+	}
+	rowType := reflect.StructOf(fields)
+	var buf bytes.Buffer
+	w := parquet.NewWriter(&buf, append(writerOptions(), parquet.SchemaOf(reflect.New(rowType).Interface()))...)
+	for _, r := range rows {
+		v := reflect.New(rowType).Elem()
+		v.Field(0).SetString(r.RunID)
+		v.Field(1).SetInt(int64(r.Index))
+		v.Field(2).SetInt(int64(r.Replication))
+		v.Field(3).SetInt(int64(r.Seed))
+		for i, p := range r.Params {
+			if numeric[p.Name] {
+				v.Field(4 + i).SetFloat(p.Number)
+			} else {
+				v.Field(4 + i).SetString(p.Text)
+			}
+		}
+		_, values := Figures(r.Summary)
+		for i, x := range values {
+			v.Field(4 + len(params) + i).SetFloat(x)
+		}
+		if err := w.Write(v.Addr().Interface()); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return WriteFileAtomic(path, buf.Bytes())
+}
+
+// Table is a parquet file read column by column: numeric columns as
+// float64 (nulls NaN), the others as strings.
+type Table struct {
+	Names   []string
+	Floats  map[string][]float64
+	Strings map[string][]string
+	Rows    int
+}
+
+// ReadTable reads any flat parquet file (runs.parquet, timeseries.parquet).
+func ReadTable(path string) (*Table, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	pf, err := parquet.OpenFile(f, st.Size())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	t := &Table{Floats: map[string][]float64{}, Strings: map[string][]string{}, Rows: int(pf.NumRows())}
+	var numericNames []string
+	for _, field := range pf.Schema().Fields() {
+		name := field.Name()
+		t.Names = append(t.Names, name)
+		switch field.Type().Kind() {
+		case parquet.ByteArray, parquet.FixedLenByteArray:
+			t.Strings[name] = make([]string, 0, t.Rows)
+		default:
+			numericNames = append(numericNames, name)
+		}
+	}
+	cols, err := readFloatColumns(path, numericNames...)
+	if err != nil {
+		return nil, err
+	}
+	for i, n := range numericNames {
+		t.Floats[n] = cols[i]
+	}
+	if len(t.Strings) > 0 {
+		rows := make([]parquet.Row, 256)
+		leafIndex := map[int]string{}
+		for name := range t.Strings {
+			leaf, _ := pf.Schema().Lookup(name)
+			leafIndex[leaf.ColumnIndex] = name
+		}
+		r := parquet.NewReader(f, pf.Schema())
+		for {
+			n, err := r.ReadRows(rows)
+			for _, row := range rows[:n] {
+				for _, v := range row {
+					if name, ok := leafIndex[v.Column()]; ok {
+						t.Strings[name] = append(t.Strings[name], v.String())
+					}
+				}
+			}
+			if err != nil {
+				break
+			}
+		}
+	}
+	return t, nil
+}
+
+// Column returns a numeric column, or nil.
+func (t *Table) Column(name string) []float64 { return t.Floats[name] }
+
+// Value formats row i of a column for printing.
+func (t *Table) Value(name string, i int) string {
+	if c, ok := t.Floats[name]; ok {
+		if math.IsNaN(c[i]) {
+			return ""
+		}
+		return strconv.FormatFloat(c[i], 'g', 6, 64)
+	}
+	return t.Strings[name][i]
+}
