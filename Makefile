@@ -4,7 +4,7 @@ VENV    := .venv
 PYTHON  := $(VENV)/bin/python
 BIN     := bin/streamtwin
 
-.PHONY: demo test bench build vet clean
+.PHONY: demo test bench build vet clean reference
 
 build:
 	$(GO) build -o $(BIN) ./cmd/streamtwin
@@ -37,6 +37,12 @@ bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 5x ./models/twin/
 	$(GO) test -run '^$$' -bench AppendSecond -cpu 1 -benchtime 2s ./workloads/ysb/ ./workloads/iot/
 	STREAMTWIN_BENCH=1 $(GO) test -count=1 -run TestWeekPeakMemory -v ./cmd/streamtwin/ | grep -E 'peak|ok|FAIL'
+	STREAMTWIN_BENCH=1 $(GO) test -count=1 -run TestSweepScaling -v -timeout 20m ./models/sweep/ | grep -E 'runs|speedup|ok|FAIL'
+
+# Rewrite results/reference/ from fresh runs of scenarios/*.yaml. Only after
+# a deliberate model change: review `git diff results/reference` first.
+reference:
+	$(GO) test -count=1 ./cmd/streamtwin -run TestReferences -update-references
 
 clean:
 	rm -rf bin runs

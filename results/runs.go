@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strconv"
 
@@ -79,7 +80,6 @@ func jsonName(f reflect.StructField) string {
 // written in the order given (callers sort by run_index), so the file
 // depends only on the runs, not on the order they finished in.
 func WriteRunsTable(path string, rows []RunRecord) error {
-	figNames, _ := Figures(Summary{})
 	var params []string
 	numeric := map[string]bool{}
 	if len(rows) > 0 {
@@ -93,6 +93,21 @@ func WriteRunsTable(path string, rows []RunRecord) error {
 			numeric[p.Name] = numeric[p.Name] && p.IsNumber
 		}
 	}
+	i := 0
+	return StreamRunsTable(path, params, numeric, func() (RunRecord, bool, error) {
+		if i == len(rows) {
+			return RunRecord{}, false, nil
+		}
+		i++
+		return rows[i-1], true, nil
+	})
+}
+
+// StreamRunsTable writes runs.parquet from an iterator, holding one row at
+// a time: a sweep of any size collects in flat memory. params and numeric
+// give the parameter columns and their types.
+func StreamRunsTable(path string, params []string, numeric map[string]bool, next func() (RunRecord, bool, error)) error {
+	figNames, _ := Figures(Summary{})
 	fields := []reflect.StructField{
 		{Name: "RunID", Type: reflect.TypeOf(""), Tag: `parquet:"run_id"`},
 		{Name: "RunIndex", Type: reflect.TypeOf(int64(0)), Tag: `parquet:"run_index"`},
@@ -110,10 +125,23 @@ func WriteRunsTable(path string, rows []RunRecord) error {
 		fields = append(fields, reflect.StructField{Name: "F" + strconv.Itoa(i), Type: reflect.TypeOf(0.0), Tag: reflect.StructTag(`parquet:"` + f + `"`)})
 	}
 	rowType := reflect.StructOf(fields)
-	var buf bytes.Buffer
-	w := parquet.NewWriter(&buf, append(writerOptions(), parquet.SchemaOf(reflect.New(rowType).Interface()))...)
-	for _, r := range rows {
-		v := reflect.New(rowType).Elem()
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	defer tmp.Close()
+	w := parquet.NewWriter(tmp, append(writerOptions(), parquet.SchemaOf(reflect.New(rowType).Interface()))...)
+	v := reflect.New(rowType).Elem()
+	for {
+		r, ok, err := next()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			break
+		}
+		v.SetZero()
 		v.Field(0).SetString(r.RunID)
 		v.Field(1).SetInt(int64(r.Index))
 		v.Field(2).SetInt(int64(r.Replication))
@@ -136,7 +164,13 @@ func WriteRunsTable(path string, rows []RunRecord) error {
 	if err := w.Close(); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	return WriteFileAtomic(path, buf.Bytes())
+	if err := tmp.Sync(); err != nil {
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
 }
 
 // Table is a parquet file read column by column: numeric columns as
@@ -219,4 +253,19 @@ func (t *Table) Value(name string, i int) string {
 		return strconv.FormatFloat(c[i], 'g', 6, 64)
 	}
 	return t.Strings[name][i]
+}
+
+// writeReflectRows writes rows (a slice of the struct type rt) atomically.
+func writeReflectRows(path string, rt reflect.Type, rows reflect.Value) error {
+	var buf bytes.Buffer
+	w := parquet.NewWriter(&buf, append(writerOptions(), parquet.SchemaOf(reflect.New(rt).Interface()))...)
+	for i := 0; i < rows.Len(); i++ {
+		if err := w.Write(rows.Index(i).Addr().Interface()); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return WriteFileAtomic(path, buf.Bytes())
 }

@@ -29,10 +29,12 @@ func main() {
 		Usage: "a discrete-event twin of Flink + Kafka deployments",
 		Commands: []*cli.Command{
 			runCommand(),
+			sweepCommand(),
 			scenarioCommand(),
 			resultsCommand(),
 			plotCommand(),
 			workloadCommand(),
+			compareCommand(),
 		},
 		ExitErrHandler: func(*cli.Context, error) {}, // main reports errors itself
 	}

@@ -13,7 +13,7 @@ func resultsCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "results",
 		Usage: "inspect result files",
-		Subcommands: []*cli.Command{{
+		Subcommands: []*cli.Command{mergeCommand(), summarizeCommand(), {
 			Name:      "cat",
 			Usage:     "print a parquet file as a table, or as CSV",
 			ArgsUsage: "FILE.parquet",
@@ -39,6 +39,7 @@ func plotCommand() *cli.Command {
 		ArgsUsage: "RUN_DIR",
 		Description: "RUN_DIR is a folder written by `streamtwin run`; for a scenario with variants,\n" +
 			"give the parent folder to plot every variant.",
+		Subcommands: figureCommands(),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return badInput(fmt.Errorf("plot needs one run folder, e.g. streamtwin plot runs/demo"))

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/goccy/go-yaml"
 	"github.com/streamtwin/streamtwin/models/scenario"
 	"github.com/streamtwin/streamtwin/models/twin"
 	"github.com/streamtwin/streamtwin/results"
@@ -71,30 +70,10 @@ func runCommand() *cli.Command {
 	}
 }
 
-// runOne simulates one resolved scenario into dir, atomically.
+// runOne simulates one resolved scenario into dir, atomically. Loading
+// already rendered the workload, so an error here is the run's own.
 func runOne(sc scenario.Scenario, dir string) (results.Summary, error) {
-	sched, err := sc.Resolve()
-	if err != nil {
-		return results.Summary{}, badInput(err)
-	}
-	resolved, err := yaml.Marshal(sc)
-	if err != nil {
-		return results.Summary{}, err
-	}
-	w, err := results.CreateRun(dir)
-	if err != nil {
-		return results.Summary{}, err
-	}
-	sum, err := twin.Run(sc, sched, w)
-	if err != nil {
-		w.Abort()
-		return results.Summary{}, err
-	}
-	if err := w.Commit(sum, resolved); err != nil {
-		w.Abort()
-		return results.Summary{}, err
-	}
-	return sum, nil
+	return twin.RunToDir(sc, dir)
 }
 
 func loadScenario(c *cli.Context) (*scenario.File, error) {

@@ -76,7 +76,7 @@ var variantName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
 // Parse resolves a scenario from its bytes; path names it in errors.
 func Parse(path string, data []byte) (*File, error) {
-	base, _, err := decode(path, data, -1)
+	base, _, err := decode(path, data, -1, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -94,7 +94,7 @@ func Parse(path string, data []byte) (*File, error) {
 			continue
 		}
 		seen[v.Name] = true
-		sc, _, err := decode(path, data, i)
+		sc, _, err := decode(path, data, i, nil)
 		if err != nil {
 			var ps Problems
 			if errors.As(err, &ps) {
@@ -115,7 +115,7 @@ func Parse(path string, data []byte) (*File, error) {
 // decode parses data and decodes it over the defaults; with variant ≥ 0 the
 // variant's keys are merged over the base first. Decoding and validation
 // problems come back as Problems with lines.
-func decode(path string, data []byte, variant int) (Scenario, *ast.File, error) {
+func decode(path string, data []byte, variant int, sets []Set) (Scenario, *ast.File, error) {
 	file, err := parser.ParseBytes(data, 0)
 	if err != nil {
 		return Scenario{}, nil, Problems{fromYAMLError(path, nil, err)}
@@ -146,6 +146,11 @@ func decode(path string, data []byte, variant int) (Scenario, *ast.File, error) 
 	}
 	if err := applyTemplate(root); err != nil {
 		return Scenario{}, nil, Problems{{path, lineOf(file, "job.template"), "job.template", err.Error()}}
+	}
+	for _, set := range sets {
+		if err := setPath(root, set.Path, set.Value); err != nil {
+			return Scenario{}, nil, &SetError{Path: set.Path, Err: err}
+		}
 	}
 	sc := Default()
 	if err := yaml.NodeToValue(root, &sc, yaml.Strict()); err != nil {

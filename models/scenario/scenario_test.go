@@ -143,3 +143,28 @@ job:
 		t.Errorf("unknown template: %v", err)
 	}
 }
+
+func TestParseRunSets(t *testing.T) {
+	src := []byte(base + "variants:\n  - {name: a, job: {checkpoint: {interval: 10s}}}\n")
+	sc, err := ParseRun("s.yaml", src, "a", []Set{
+		{"job.parallelism", "8"}, {"faults[0].at", "20m"}, {"job.restart.delay", "3s"}, {"qos.recovery", "2m"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.Job.Parallelism != 8 || float64(*sc.Faults[0].At) != 1200 || sc.Job.Restart.Delay != 3 || sc.QoS.Recovery != 120 ||
+		sc.Job.Checkpoint.Interval != 10 || sc.Variant != "a" {
+		t.Errorf("sets not applied: %+v", sc)
+	}
+	for _, c := range []struct{ path, value, want string }{
+		{"job.checkpoint.intervall", "5s", `unknown field "intervall"`},
+		{"faults[5].at", "1m", "faults has no element 5"},
+		{"job.parallelism", "many", "cannot unmarshal"},
+		{"job..x", "1", "not a field name"},
+	} {
+		_, err := ParseRun("s.yaml", src, "", []Set{{c.path, c.value}})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("set %s=%s: %v, want %q", c.path, c.value, err, c.want)
+		}
+	}
+}

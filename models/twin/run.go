@@ -2,6 +2,7 @@ package twin
 
 import (
 	"fmt"
+	"github.com/goccy/go-yaml"
 	"math"
 	"time"
 
@@ -16,6 +17,29 @@ import (
 type Sink interface {
 	WriteSample(results.Sample) error
 	WriteEvent(results.Event) error
+}
+
+// RunToDir simulates sc into the run folder dir, atomically: the folder
+// appears complete or not at all.
+func RunToDir(sc scenario.Scenario, dir string) (results.Summary, error) {
+	sched, err := sc.Resolve()
+	if err != nil {
+		return results.Summary{}, err
+	}
+	resolved, err := yaml.Marshal(sc)
+	if err != nil {
+		return results.Summary{}, err
+	}
+	w, err := results.CreateRun(dir)
+	if err != nil {
+		return results.Summary{}, err
+	}
+	defer w.Abort()
+	sum, err := Run(sc, sched, w)
+	if err != nil {
+		return results.Summary{}, err
+	}
+	return sum, w.Commit(sum, resolved)
 }
 
 // WindowLength is how many recent samples a policy sees (1 h at 1 s).

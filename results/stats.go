@@ -1,0 +1,146 @@
+package results
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// FigureStat is one figure of one group of runs, across its replications.
+type FigureStat struct {
+	Group  []string // values of the --by parameters, as text
+	Figure string
+	N      int
+	Mean   float64
+	Std    float64 // sample standard deviation (n − 1)
+	CILow  float64 // 95 % confidence interval of the mean (Student t)
+	CIHigh float64
+	Min    float64
+	Max    float64
+}
+
+// MeanCI returns the mean and the half-width of its 95 % confidence
+// interval (Student t with n − 1 degrees of freedom; 0 for one value).
+func MeanCI(xs []float64) (mean, half, std float64) {
+	mean = stat.Mean(xs, nil)
+	if len(xs) < 2 {
+		return mean, 0, 0
+	}
+	std = stat.StdDev(xs, nil)
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(len(xs) - 1)}.Quantile(0.975)
+	return mean, t * std / math.Sqrt(float64(len(xs))), std
+}
+
+// SummarizeRuns groups the rows of a runs table by the given parameter
+// columns and describes every summary figure in each group.
+func SummarizeRuns(t *Table, by []string) ([]FigureStat, error) {
+	for _, b := range by {
+		if _, ok := t.Floats[b]; !ok {
+			if _, ok := t.Strings[b]; !ok {
+				return nil, fmt.Errorf("no column %q; columns: %s", b, strings.Join(t.Names, ", "))
+			}
+		}
+	}
+	figs, _ := Figures(Summary{})
+	groups := map[string][]int{}
+	var order []string
+	for i := 0; i < t.Rows; i++ {
+		var key []string
+		for _, b := range by {
+			key = append(key, t.Value(b, i))
+		}
+		k := strings.Join(key, "\x00")
+		if _, ok := groups[k]; !ok {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], i)
+	}
+	sort.SliceStable(order, func(a, b int) bool {
+		return lessGroup(strings.Split(order[a], "\x00"), strings.Split(order[b], "\x00"))
+	})
+	var out []FigureStat
+	for _, k := range order {
+		rows := groups[k]
+		for _, f := range figs {
+			col, ok := t.Floats[f]
+			if !ok {
+				continue
+			}
+			xs := make([]float64, 0, len(rows))
+			for _, i := range rows {
+				if !math.IsNaN(col[i]) {
+					xs = append(xs, col[i])
+				}
+			}
+			if len(xs) == 0 {
+				continue
+			}
+			mean, half, std := MeanCI(xs)
+			lo, hi := xs[0], xs[0]
+			for _, x := range xs {
+				lo, hi = math.Min(lo, x), math.Max(hi, x)
+			}
+			group := []string{}
+			if len(by) > 0 {
+				group = strings.Split(k, "\x00")
+			}
+			out = append(out, FigureStat{Group: group, Figure: f, N: len(xs), Mean: mean, Std: std,
+				CILow: mean - half, CIHigh: mean + half, Min: lo, Max: hi})
+		}
+	}
+	return out, nil
+}
+
+// lessGroup orders groups numerically where the values are numbers.
+func lessGroup(a, b []string) bool {
+	for i := range a {
+		if a[i] == b[i] {
+			continue
+		}
+		x, e1 := strconv.ParseFloat(a[i], 64)
+		y, e2 := strconv.ParseFloat(b[i], 64)
+		if e1 == nil && e2 == nil {
+			return x < y
+		}
+		return a[i] < b[i]
+	}
+	return false
+}
+
+// WriteStats writes the statistics as a long table (the --by columns,
+// figure, n, mean, std, ci95_low, ci95_high, min, max) to a parquet file.
+func WriteStats(path string, by []string, stats []FigureStat) error {
+	fields := []reflect.StructField{}
+	for i, b := range by {
+		fields = append(fields, reflect.StructField{Name: "G" + strconv.Itoa(i), Type: reflect.TypeOf(""), Tag: reflect.StructTag(`parquet:"` + b + `"`)})
+	}
+	str, flt, in := reflect.TypeOf(""), reflect.TypeOf(0.0), reflect.TypeOf(int64(0))
+	for _, f := range []struct {
+		n string
+		t reflect.Type
+	}{{"figure", str}, {"n", in}, {"mean", flt}, {"std", flt}, {"ci95_low", flt}, {"ci95_high", flt}, {"min", flt}, {"max", flt}} {
+		fields = append(fields, reflect.StructField{Name: strings.ToUpper(f.n[:1]) + strings.ReplaceAll(f.n[1:], "95_", "95"), Type: f.t, Tag: reflect.StructTag(`parquet:"` + f.n + `"`)})
+	}
+	rt := reflect.StructOf(fields)
+	rows := reflect.MakeSlice(reflect.SliceOf(rt), 0, len(stats))
+	for _, s := range stats {
+		v := reflect.New(rt).Elem()
+		for i, g := range s.Group {
+			v.Field(i).SetString(g)
+		}
+		k := len(by)
+		v.Field(k).SetString(s.Figure)
+		v.Field(k + 1).SetInt(int64(s.N))
+		for j, x := range []float64{s.Mean, s.Std, s.CILow, s.CIHigh, s.Min, s.Max} {
+			v.Field(k + 2 + j).SetFloat(x)
+		}
+		rows = reflect.Append(rows, v)
+	}
+	return writeReflectRows(path, rt, rows)
+}
