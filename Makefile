@@ -22,13 +22,16 @@ $(PYTHON): requirements.txt
 vet:
 	$(GO) vet ./...
 
-# Unit and model tests, then an end-to-end CLI run whose files must open in
-# pandas/pyarrow and DuckDB.
+# Unit and model tests; end-to-end CLI runs whose files must open in
+# pandas/pyarrow and DuckDB; the notebooks executed headless on them.
 test: vet build $(PYTHON)
 	$(GO) test -count=1 ./...
-	rm -rf runs/test-demo
-	$(BIN) run scenarios/demo.yaml --out runs/test-demo --plot
-	$(PYTHON) tests/python/check_outputs.py runs/test-demo
+	rm -rf runs/test
+	$(BIN) run scenarios/demo.yaml --out runs/test/demo --plot
+	$(BIN) run scenarios/ci-variants.yaml --out runs/test/variants
+	$(BIN) sweep scenarios/sweeps/recovery-vs-ci.yaml --out runs/test/sweep
+	$(PYTHON) tests/python/check_outputs.py runs/test/demo runs/test/variants/* runs/test/sweep/runs/r000000
+	$(PYTHON) tests/python/run_notebooks.py --run runs/test/demo --sweep runs/test/sweep --variants runs/test/variants
 
 # Simulated-seconds per wall-second for the standard days, JSON events per
 # second of the event generators on one core, and the peak memory of a

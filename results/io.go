@@ -38,12 +38,23 @@ var zstdCodec = &zstd.Codec{Level: zstd.SpeedDefault, Concurrency: 1}
 // deterministic for a given input and level; parquet-go writes no timestamps
 // and sorts key/value metadata, so equal rows give equal bytes.
 func writerOptions() []parquet.WriterOption {
-	return []parquet.WriterOption{
+	opts := []parquet.WriterOption{
 		createdBy("streamtwin"),
 		parquet.Compression(zstdCodec),
 		parquet.MaxRowsPerRowGroup(rowGroupRows),
 	}
+	// parquet-go leaves NaN out of min/max statistics, and DuckDB then
+	// trusts them to mean "no NaN here" (isnan() counts 0, filters break).
+	// The latency columns are NaN while the job is down, so they carry no
+	// bounds at all.
+	for _, c := range nanColumns {
+		opts = append(opts, parquet.SkipPageBounds(c), parquet.SkipPageStatistics(c))
+	}
+	return opts
 }
+
+// nanColumns are the timeseries columns that hold NaN.
+var nanColumns = []string{"latency_mean_ms", "latency_p50_ms", "latency_p99_ms"}
 
 // createdBy sets the footer's created_by verbatim; parquet.CreatedBy forces
 // the "<app> version <v>(build <b>)" form.

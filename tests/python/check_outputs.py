@@ -144,6 +144,13 @@ def check_timeseries(con, path):
         "FROM read_parquet(?, file_row_number = true)) WHERE d <= 0", [path]).fetchone()
     if n_bad:
         raise CheckError(f"{path}: DuckDB finds {n_bad} rows where time_s does not increase")
+    # NaN latencies (job down) must be seen as NaN by DuckDB too: wrong
+    # column statistics make DuckDB's optimizer assume there are none.
+    for col in ("latency_mean_ms", "latency_p50_ms", "latency_p99_ms"):
+        (n_nan,) = con.execute(
+            f"SELECT count(*) FROM read_parquet(?) WHERE isnan({col})", [path]).fetchone()
+        if n_nan != int(df[col].isna().sum()):
+            raise CheckError(f"{path}: {col}: DuckDB counts {n_nan} NaN, pandas {int(df[col].isna().sum())}")
     return len(df)
 
 
