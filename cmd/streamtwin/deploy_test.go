@@ -51,7 +51,7 @@ func TestIndexedJobManifest(t *testing.T) {
 				Spec struct {
 					Containers []struct {
 						Env  []struct{ Name, Value string } `yaml:"env"`
-						Args []string                        `yaml:"args"`
+						Args []string                       `yaml:"args"`
 					} `yaml:"containers"`
 				} `yaml:"spec"`
 			} `yaml:"template"`

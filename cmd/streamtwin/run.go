@@ -73,7 +73,7 @@ func runCommand() *cli.Command {
 // runOne simulates one resolved scenario into dir, atomically. Loading
 // already rendered the workload, so an error here is the run's own.
 func runOne(sc scenario.Scenario, dir string) (results.Summary, error) {
-	return twin.RunToDir(sc, dir)
+	return twin.RunToDir(sc, dir, true)
 }
 
 func loadScenario(c *cli.Context) (*scenario.File, error) {

@@ -20,9 +20,9 @@ type Policy interface {
 }
 
 // Observation is what a policy sees: the recent per-second metrics (the
-// same rows as timeseries.parquet, oldest first, up to one hour) and the
-// job's status. Window is only valid during the Step call: a policy that
-// keeps history copies what it needs.
+// same rows as timeseries.parquet, oldest first; 10 minutes unless the
+// policy is a WindowUser) and the job's status. Window is only valid during
+// the Step call: a policy that keeps history copies what it needs.
 type Observation struct {
 	Window []results.Sample
 	Job    JobStatus
@@ -45,6 +45,12 @@ type Checkpoint struct {
 	CompletedAt time.Duration
 	Duration    time.Duration
 	SizeBytes   float64
+}
+
+// WindowUser is implemented by a policy that needs more than the default
+// 10 minutes of samples in Observation.Window.
+type WindowUser interface {
+	WindowSamples() int
 }
 
 // ActionKind names what an Action asks the backend to do.

@@ -31,12 +31,12 @@ func (e *SetError) Unwrap() error { return e.Err }
 // decoded and validated like any scenario. A set of an unknown field fails
 // the strict decoding, so typos in paths are caught.
 func ParseRun(path string, data []byte, variant string, sets []Set) (Scenario, error) {
-	base, _, err := decode(path, data, -1, nil)
-	if err != nil {
-		return Scenario{}, err
-	}
 	idx := -1
 	if variant != "" {
+		base, _, err := decode(path, data, -1, nil)
+		if err != nil {
+			return Scenario{}, err
+		}
 		var names []string
 		for i, v := range base.Variants {
 			if v.Name == variant {

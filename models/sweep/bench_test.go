@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"testing"
 )
 
@@ -42,6 +43,7 @@ func TestSweepScaling(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer debug.SetGCPercent(debug.SetGCPercent(400)) // as the sweep command does
 	var wall [3]float64
 	for _, w := range []int{1, 2} {
 		rep, err := Execute(context.Background(), spec, Options{Out: filepath.Join(t.TempDir(), "s"), Workers: w})

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -125,6 +126,9 @@ feed:
 		bar.Finish()
 		fmt.Fprintln(opt.Progress)
 	}
+	// the run folders were written without fsync; one sync makes them and
+	// runs.parquet durable together
+	syscall.Sync()
 	if err := Collect(filepath.Join(opt.Out, results.RunsFile), []string{opt.Out}); err != nil {
 		return rep, err
 	}
@@ -151,7 +155,7 @@ func runOne(s *Spec, runsDir string, r Run) error {
 		return err
 	}
 	dir := filepath.Join(runsDir, r.ID)
-	if _, err := twin.RunToDir(sc, dir); err != nil {
+	if _, err := twin.RunToDir(sc, dir, false); err != nil {
 		return err
 	}
 	b, err := json.MarshalIndent(paramsJSON{r.ID, r.Index, r.Replication, r.Seed, r.Params}, "", "  ")
@@ -175,14 +179,14 @@ func complete(runsDir string, r Run) (bool, error) {
 	}
 	var p paramsJSON
 	if err := json.Unmarshal(b, &p); err != nil {
-		return false, nil
+		return false, nil // unreadable (e.g. cut short by a power loss): run it again
 	}
 	want, _ := json.Marshal(paramsJSON{r.ID, r.Index, r.Replication, r.Seed, r.Params})
 	got, _ := json.Marshal(p)
 	if string(want) != string(got) {
 		return false, fmt.Errorf("%s was run with other parameters (%s); the sweep file changed since — use a new --out", dir, got)
 	}
-	_, err = os.Stat(filepath.Join(dir, results.SummaryFile))
+	_, err = results.ReadSummary(dir)
 	return err == nil, nil
 }
 

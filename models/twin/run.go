@@ -20,8 +20,9 @@ type Sink interface {
 }
 
 // RunToDir simulates sc into the run folder dir, atomically: the folder
-// appears complete or not at all.
-func RunToDir(sc scenario.Scenario, dir string) (results.Summary, error) {
+// appears complete or not at all. durable also fsyncs it (off for sweep
+// runs, which a resume re-runs if they are unreadable).
+func RunToDir(sc scenario.Scenario, dir string, durable bool) (results.Summary, error) {
 	sched, err := sc.Resolve()
 	if err != nil {
 		return results.Summary{}, err
@@ -35,6 +36,9 @@ func RunToDir(sc scenario.Scenario, dir string) (results.Summary, error) {
 		return results.Summary{}, err
 	}
 	defer w.Abort()
+	if !durable {
+		w.SkipSync()
+	}
 	sum, err := Run(sc, sched, w)
 	if err != nil {
 		return results.Summary{}, err
@@ -42,8 +46,9 @@ func RunToDir(sc scenario.Scenario, dir string) (results.Summary, error) {
 	return sum, w.Commit(sum, resolved)
 }
 
-// WindowLength is how many recent samples a policy sees (1 h at 1 s).
-const WindowLength = 3600
+// WindowLength is how many recent samples a policy sees by default (10 min
+// at 1 s); a policy that needs more implements policy.WindowUser.
+const WindowLength = 600
 
 // Run simulates sc on schedule and streams its rows to sink. It returns the
 // run's summary (wall time included).
@@ -51,7 +56,7 @@ func Run(sc scenario.Scenario, schedule *scenario.Schedule, sink Sink) (results.
 	start := time.Now()
 	env := sim.NewEnv()
 	seeds := sim.Seeds{Root: sc.Seed}
-	r := &recorder{sink: sink, window: make([]results.Sample, 0, 2*WindowLength), sum: results.NewSummarizer(sc.Name, sc.Variant, "sim", sc.Seed,
+	r := &recorder{sink: sink, sum: results.NewSummarizer(sc.Name, sc.Variant, "sim", sc.Seed,
 		1000*float64(sc.QoS.Latency), float64(sc.QoS.Recovery), int(float64(sc.Duration)/float64(sc.MetricInterval))+1)}
 	job, err := flink.NewJob(env, sc.Job, sc.Kafka, schedule.Rates, seeds, r,
 		flink.Options{MetricInterval: float64(sc.MetricInterval), Duration: float64(sc.Duration)})
@@ -62,6 +67,11 @@ func Run(sc scenario.Scenario, schedule *scenario.Schedule, sink Sink) (results.
 	if err != nil {
 		return results.Summary{}, err
 	}
+	r.windowLen = WindowLength
+	if w, ok := pol.(policy.WindowUser); ok {
+		r.windowLen = max(1, w.WindowSamples())
+	}
+	r.window = make([]results.Sample, 0, 2*r.windowLen)
 	c := &controller{env: env, job: job, rec: r}
 	c.scheduleFaults(schedule.Faults)
 	c.scheduleActions(schedule.Actions)
@@ -87,14 +97,15 @@ type recorder struct {
 	// window holds the recent samples; it grows to twice WindowLength and
 	// then slides back, so the policy gets a contiguous slice without a copy
 	// per Step.
-	window []results.Sample
-	err    error
+	window    []results.Sample
+	windowLen int
+	err       error
 }
 
 func (r *recorder) Sample(s results.Sample) {
 	r.sum.Sample(s)
-	if len(r.window) == 2*WindowLength {
-		r.window = r.window[:copy(r.window, r.window[WindowLength:])]
+	if len(r.window) == 2*r.windowLen {
+		r.window = r.window[:copy(r.window, r.window[r.windowLen:])]
 	}
 	r.window = append(r.window, s)
 	if err := r.sink.WriteSample(s); err != nil && r.err == nil {
@@ -109,10 +120,10 @@ func (r *recorder) Event(e results.Event) {
 	}
 }
 
-// recent returns up to WindowLength samples, oldest first. The slice is
-// only valid during the Step it is passed to.
+// recent returns up to windowLen samples, oldest first. The slice is only
+// valid during the Step it is passed to.
 func (r *recorder) recent() []results.Sample {
-	return r.window[max(0, len(r.window)-WindowLength):]
+	return r.window[max(0, len(r.window)-r.windowLen):]
 }
 
 type controller struct {
