@@ -15,19 +15,11 @@ import (
 // reflection, which is ~7x slower than writing; the figure of a week-long
 // run only needs a few flat columns. Nulls read as NaN.
 func readFloatColumns(path string, names ...string) ([][]float64, error) {
-	f, err := os.Open(path)
+	f, pf, err := openParquet(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	pf, err := parquet.OpenFile(f, st.Size())
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
 	out := make([][]float64, len(names))
 	for i, name := range names {
 		leaf, ok := pf.Schema().Lookup(name)
@@ -108,4 +100,22 @@ func toFloat(v parquet.Value) float64 {
 	default:
 		return math.NaN()
 	}
+}
+
+// openParquet opens a parquet file for column access; the caller closes f.
+func openParquet(path string) (*os.File, *parquet.File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := f.Stat()
+	if err == nil {
+		var pf *parquet.File
+		if pf, err = parquet.OpenFile(f, st.Size()); err == nil {
+			return f, pf, nil
+		}
+		err = fmt.Errorf("%s: %w", path, err)
+	}
+	f.Close()
+	return nil, nil, err
 }

@@ -14,7 +14,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/parquet-go/parquet-go"
 	"gonum.org/v1/gonum/stat/distuv"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/palette"
@@ -855,19 +854,11 @@ func runInputs(runDirs, labels []string) ([]runInput, error) {
 
 // parquetColumnNames lists the leaf columns of a parquet file.
 func parquetColumnNames(path string) ([]string, error) {
-	f, err := os.Open(path)
+	f, pf, err := openParquet(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	pf, err := parquet.OpenFile(f, st.Size())
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
 	var names []string
 	for _, c := range pf.Schema().Columns() {
 		names = append(names, strings.Join(c, "."))

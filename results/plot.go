@@ -1,7 +1,6 @@
 package results
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"image/color"
@@ -15,8 +14,6 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 // Figure file names inside a run folder.
@@ -59,7 +56,7 @@ var (
 	gridStyle  = draw.LineStyle{Color: color.Gray{Y: 0xe0}, Width: vg.Points(0.4)}
 )
 
-// PlotRun draws runDir/figure.png and runDir/figure.svg: four stacked panels
+// PlotRun draws runDir/figure.png, .svg and .pdf: four stacked panels
 // on a shared time axis (rates, lag, latency, checkpoint interval) with
 // faults and reconfigurations marked as vertical lines.
 func PlotRun(runDir string) (pngPath, svgPath string, err error) {
@@ -92,29 +89,11 @@ func PlotRun(runDir string) (pngPath, svgPath string, err error) {
 	}
 
 	plots := buildPanels(d, events, title)
-	pngPath = filepath.Join(runDir, FigurePNG)
-	svgPath = filepath.Join(runDir, FigureSVG)
-
-	img := vgimg.NewWith(vgimg.UseWH(figWidth, figHeight), vgimg.UseDPI(figDPI))
-	drawStack(plots, draw.New(img))
-	var buf bytes.Buffer
-	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(&buf); err != nil {
+	base := filepath.Join(runDir, strings.TrimSuffix(FigurePNG, ".png"))
+	if _, err := writeFigure(base, figWidth, figHeight, func(dc draw.Canvas) { drawStack(plots, dc) }); err != nil {
 		return "", "", err
 	}
-	if err := WriteFileAtomic(pngPath, buf.Bytes()); err != nil {
-		return "", "", err
-	}
-
-	svg := vgsvg.New(figWidth, figHeight)
-	drawStack(plots, draw.New(svg))
-	buf.Reset()
-	if _, err := svg.WriteTo(&buf); err != nil {
-		return "", "", err
-	}
-	if err := WriteFileAtomic(svgPath, buf.Bytes()); err != nil {
-		return "", "", err
-	}
-	return pngPath, svgPath, nil
+	return base + ".png", base + ".svg", nil
 }
 
 func drawStack(plots []*plot.Plot, dc draw.Canvas) {

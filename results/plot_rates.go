@@ -1,20 +1,17 @@
 package results
 
 import (
-	"bytes"
 	"fmt"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 // PlotRates draws a workload's per-second rates: the rate over time and,
 // below it, the mean rate per hour (by hour of day when the schedule spans
-// more than two days). It writes base+".png" and base+".svg".
+// more than two days). It writes base+".png", ".svg" and ".pdf".
 func PlotRates(base, title string, rates []float64) (pngPath, svgPath string, err error) {
 	if len(rates) == 0 {
 		return "", "", fmt.Errorf("results: plot %s: no rates", base)
@@ -37,8 +34,35 @@ func PlotRates(base, title string, rates []float64) (pngPath, svgPath string, er
 	addLine(top, t, rates, solid, "", 0)
 	top.Y.Min = 0
 
-	byHourOfDay := n > 2*86400
-	hours := (n + 3599) / 3600
+	means, byHourOfDay := HourlyProfile(rates)
+	hours := len(means)
+	prof := newPanel("mean rate (records/s)")
+	prof.X.Label.Text = "hour since start"
+	if byHourOfDay {
+		prof.X.Label.Text = "hour of day (mean over days)"
+	}
+	bars := plotter.Values(means)
+	b, err := plotter.NewBarChart(bars, vg.Points(300/float64(hours+1)))
+	if err != nil {
+		return "", "", err
+	}
+	b.LineStyle = solid
+	b.Color = gridStyle.Color
+	prof.Add(b)
+	prof.Y.Min = 0
+
+	plots := []*plot.Plot{top, prof}
+	if _, err := writeFigure(base, figWidth, 6*vg.Inch, func(dc draw.Canvas) { drawStack(plots, dc) }); err != nil {
+		return "", "", err
+	}
+	return base + ".png", base + ".svg", nil
+}
+
+// HourlyProfile is the mean rate per hour since the start or, for more
+// than two days, per hour of day averaged over the days (byHourOfDay).
+func HourlyProfile(rates []float64) (means []float64, byHourOfDay bool) {
+	byHourOfDay = len(rates) > 2*86400
+	hours := (len(rates) + 3599) / 3600
 	if byHourOfDay {
 		hours = 24
 	}
@@ -51,41 +75,8 @@ func PlotRates(base, title string, rates []float64) (pngPath, svgPath string, er
 		sum[h] += r
 		cnt[h]++
 	}
-	prof := newPanel("mean rate (records/s)")
-	prof.X.Label.Text = "hour since start"
-	if byHourOfDay {
-		prof.X.Label.Text = "hour of day (mean over days)"
+	for h := range sum {
+		sum[h] /= cnt[h]
 	}
-	bars := make(plotter.Values, hours)
-	for h := range bars {
-		bars[h] = sum[h] / cnt[h]
-	}
-	b, err := plotter.NewBarChart(bars, vg.Points(300/float64(hours+1)))
-	if err != nil {
-		return "", "", err
-	}
-	b.LineStyle = solid
-	b.Color = gridStyle.Color
-	prof.Add(b)
-	prof.Y.Min = 0
-
-	pngPath, svgPath = base+".png", base+".svg"
-	plots := []*plot.Plot{top, prof}
-	h := 6 * vg.Inch
-	img := vgimg.NewWith(vgimg.UseWH(figWidth, h), vgimg.UseDPI(figDPI))
-	drawStack(plots, draw.New(img))
-	var buf bytes.Buffer
-	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(&buf); err != nil {
-		return "", "", err
-	}
-	if err := WriteFileAtomic(pngPath, buf.Bytes()); err != nil {
-		return "", "", err
-	}
-	svg := vgsvg.New(figWidth, h)
-	drawStack(plots, draw.New(svg))
-	buf.Reset()
-	if _, err := svg.WriteTo(&buf); err != nil {
-		return "", "", err
-	}
-	return pngPath, svgPath, WriteFileAtomic(svgPath, buf.Bytes())
+	return sum, byHourOfDay
 }

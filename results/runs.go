@@ -184,19 +184,11 @@ type Table struct {
 
 // ReadTable reads any flat parquet file (runs.parquet, timeseries.parquet).
 func ReadTable(path string) (*Table, error) {
-	f, err := os.Open(path)
+	f, pf, err := openParquet(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	pf, err := parquet.OpenFile(f, st.Size())
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
 	t := &Table{Floats: map[string][]float64{}, Strings: map[string][]string{}, Rows: int(pf.NumRows())}
 	var numericNames []string
 	for _, field := range pf.Schema().Fields() {

@@ -290,31 +290,17 @@ func showRates(label string, rates []float64) {
 	fmt.Printf("  rate (records/s): min %.0f  mean %.0f  max %.0f\n", sorted[0], total/float64(len(rates)), sorted[len(sorted)-1])
 	fmt.Printf("  percentiles: p5 %.0f  p25 %.0f  p50 %.0f  p75 %.0f  p95 %.0f  p99 %.0f\n", q(.05), q(.25), q(.5), q(.75), q(.95), q(.99))
 	fmt.Printf("  total events: %.0f\n", total)
-	byDay := len(rates) > 2*86400
-	hours := (len(rates) + 3599) / 3600
-	if byDay {
-		hours = 24
-	}
-	sum, cnt := make([]float64, hours), make([]float64, hours)
-	for i, r := range rates {
-		h := i / 3600
-		if byDay {
-			h %= 24
-		}
-		sum[h] += r
-		cnt[h]++
-	}
+	means, byDay := results.HourlyProfile(rates)
 	if byDay {
 		fmt.Println("  hourly profile (mean records/s by hour of day over all days):")
 	} else {
 		fmt.Println("  hourly profile (mean records/s per hour since start):")
 	}
 	peak := 0.0
-	for h := range sum {
-		peak = math.Max(peak, sum[h]/cnt[h])
+	for _, m := range means {
+		peak = math.Max(peak, m)
 	}
-	for h := range sum {
-		m := sum[h] / cnt[h]
+	for h, m := range means {
 		bar := ""
 		if peak > 0 {
 			bar = strings.Repeat("█", int(math.Round(40*m/peak)))
