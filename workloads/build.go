@@ -86,7 +86,7 @@ func addNoise(rates []float64, noise *float64, seeds sim.Seeds, stream string) {
 }
 
 // series returns the base per-second series of a trace or built-in, and
-// the built-in's default settings.
+// the built-in's default settings. The series may be shared: never modify it.
 func (c Config) series(baseDir string) ([]float64, Config, error) {
 	if c.Name != "" {
 		b, ok := builtin(c.Name)

@@ -48,10 +48,32 @@ var builtins = []Builtin{
 func builtin(name string) (Builtin, bool) {
 	for _, b := range builtins {
 		if b.Name == name {
-			return b, true
+			return Builtin{Name: b.Name, Description: b.Description, defaults: b.defaults,
+				series: func() ([]float64, error) { return cachedSeries(b.Name, b.series) }}, true
 		}
 	}
 	return Builtin{}, false
+}
+
+// Built-in series are parsed from embedded traces once per process and
+// shared read-only: a scenario with variants loads its workload once per
+// variant, twice (validation, then the schedule).
+var (
+	seriesMu    sync.Mutex
+	seriesCache = map[string][]float64{}
+)
+
+func cachedSeries(name string, build func() ([]float64, error)) ([]float64, error) {
+	seriesMu.Lock()
+	defer seriesMu.Unlock()
+	if s, ok := seriesCache[name]; ok {
+		return s, nil
+	}
+	s, err := build()
+	if err == nil {
+		seriesCache[name] = s
+	}
+	return s, err
 }
 
 // Names lists the built-in workloads.
