@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"container/heap"
 	"math"
 
 	"github.com/fschuetz04/simgo"
@@ -10,13 +11,25 @@ import (
 // start of the run.
 type Env struct {
 	s *simgo.Simulation
+	// pending holds the fire times of every armed timer except the clocks,
+	// so a clock can tell how far it may run ahead without an event.
+	pending timeHeap
+	// virtual is the time of the clock tick being run inside a batch
+	// (NaN outside one); Now reports it.
+	virtual float64
+	horizon float64 // RunUntil's end: no clock tick runs at or after it
 }
 
 // NewEnv returns an empty simulation at time 0.
-func NewEnv() *Env { return &Env{s: simgo.NewSimulation()} }
+func NewEnv() *Env { return &Env{s: simgo.NewSimulation(), virtual: math.NaN(), horizon: math.Inf(1)} }
 
 // Now is the current simulated time in seconds.
-func (e *Env) Now() float64 { return e.s.Now() }
+func (e *Env) Now() float64 {
+	if !math.IsNaN(e.virtual) {
+		return e.virtual
+	}
+	return e.s.Now()
+}
 
 // Timer is a scheduled callback that can be cancelled before it fires.
 type Timer struct {
@@ -24,6 +37,7 @@ type Timer struct {
 	at       float64
 	period   float64
 	canceled bool
+	entry    *timeEntry
 }
 
 // At is the time the timer fires next.
@@ -38,9 +52,27 @@ func (t *Timer) Cancel() {
 		return
 	}
 	t.canceled = true
+	if t.entry != nil {
+		t.entry.done = true
+	}
 	if t.ev != nil && t.ev.Pending() {
 		t.ev.Abort()
 	}
+}
+
+// schedule arms a simgo event at absolute time at. Delays are taken from
+// simgo's own clock, which lags Now during a clock batch.
+func (e *Env) schedule(at float64, fn func()) *simgo.Event {
+	ev := e.s.Timeout(math.Max(0, at-e.s.Now()))
+	ev.AddHandler(func(*simgo.Event) { fn() })
+	return ev
+}
+
+// track records a pending fire time for the clocks to respect.
+func (e *Env) track(at float64) *timeEntry {
+	en := &timeEntry{at: at}
+	heap.Push(&e.pending, en)
+	return en
 }
 
 // After runs fn once, delay seconds from now. A negative delay is clamped to
@@ -50,8 +82,9 @@ func (e *Env) After(delay float64, fn func()) *Timer {
 		delay = 0
 	}
 	t := &Timer{at: e.Now() + delay}
-	t.ev = e.s.Timeout(delay)
-	t.ev.AddHandler(func(*simgo.Event) {
+	t.entry = e.track(t.at)
+	t.ev = e.schedule(t.at, func() {
+		t.entry.done = true
 		if !t.canceled {
 			fn()
 		}
@@ -71,8 +104,9 @@ func (e *Env) Every(start, period float64, fn func()) *Timer {
 	var arm func()
 	arm = func() {
 		t.at = start + k*period
-		t.ev = e.s.Timeout(math.Max(0, t.at-e.Now()))
-		t.ev.AddHandler(func(*simgo.Event) {
+		t.entry = e.track(t.at)
+		t.ev = e.schedule(t.at, func() {
+			t.entry.done = true
 			if t.canceled {
 				return
 			}
@@ -85,6 +119,63 @@ func (e *Env) Every(start, period float64, fn func()) *Timer {
 	return t
 }
 
+// Clock is Every for the model's own heartbeat (rate changes, metric
+// samples): when it fires it keeps running its ticks inline, each at its
+// own Now, for as long as no other timer is due before the next tick. So a
+// run costs one simgo event per stretch between other events rather than
+// one per tick, and every tick still sees the exact time and the same
+// order of events. fn must not cancel the clock.
+func (e *Env) Clock(start, period float64, fn func()) {
+	var k float64
+	var fire func()
+	fire = func() {
+		for {
+			e.virtual = start + k*period
+			fn()
+			k++
+			next := start + k*period
+			if next >= e.horizon || next >= e.nextPending() {
+				break
+			}
+		}
+		e.virtual = math.NaN()
+		e.schedule(start+k*period, fire)
+	}
+	e.schedule(start, fire)
+}
+
+// nextPending is the earliest fire time of a live non-clock timer.
+func (e *Env) nextPending() float64 {
+	for len(e.pending) > 0 && e.pending[0].done {
+		heap.Pop(&e.pending)
+	}
+	if len(e.pending) == 0 {
+		return math.Inf(1)
+	}
+	return e.pending[0].at
+}
+
 // RunUntil processes every event scheduled before end and leaves the clock at
 // end. Events at exactly end are not processed.
-func (e *Env) RunUntil(end float64) { e.s.RunUntil(end) }
+func (e *Env) RunUntil(end float64) {
+	e.horizon = end
+	e.s.RunUntil(end)
+}
+
+type timeEntry struct {
+	at   float64
+	done bool
+}
+
+type timeHeap []*timeEntry
+
+func (h timeHeap) Len() int           { return len(h) }
+func (h timeHeap) Less(i, j int) bool { return h[i].at < h[j].at }
+func (h timeHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *timeHeap) Push(x any)        { *h = append(*h, x.(*timeEntry)) }
+func (h *timeHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}

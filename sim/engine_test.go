@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -67,3 +69,28 @@ func TestSeedStreams(t *testing.T) {
 		t.Error("different names or roots gave the same first number")
 	}
 }
+
+// TestClockBatchesBetweenEvents: a clock runs its ticks inline between
+// other timers, each tick seeing its own Now, in the same order as
+// separate events would, and timers created inside a tick stop the batch.
+func TestClockBatchesBetweenEvents(t *testing.T) {
+	env := NewEnv()
+	var log []string
+	env.At(3.5, func() { log = append(log, "event@3.5") })
+	env.Clock(1, 1, func() {
+		now := env.Now()
+		log = append(log, "tick@"+ftoa(now))
+		if now == 5 {
+			env.After(0.25, func() { log = append(log, "after@"+ftoa(env.Now())) })
+		}
+	})
+	env.RunUntil(7.5)
+	want := "tick@1 tick@2 tick@3 event@3.5 tick@4 tick@5 after@5.25 tick@6 tick@7"
+	if got := joinStrings(log); got != want {
+		t.Errorf("order:\n got %s\nwant %s", got, want)
+	}
+}
+
+func ftoa(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+
+func joinStrings(s []string) string { return strings.Join(s, " ") }

@@ -187,12 +187,12 @@ func NewJob(env *sim.Env, cfg JobConfig, topicCfg kafka.Config, in Arrivals, see
 // Start schedules the rate ticks, metric samples and the first checkpoint.
 func (j *Job) Start() {
 	j.lambda = j.in.RateAt(0)
-	// One timer per simulated second applies the new rate and closes a metric
-	// interval when one is due: every simgo event costs a heap entry and a
-	// finalizer, so the clock is shared.
+	// One clock ticks every simulated second: it applies the new rate and
+	// closes a metric interval when one is due. It batches its ticks between
+	// other events: every simgo event costs a heap entry and a finalizer.
 	every := max(1, int(math.Round(j.opt.MetricInterval)))
 	var k int
-	j.env.Every(1, 1, func() {
+	j.env.Clock(1, 1, func() {
 		k++
 		j.tick()
 		if k%every == 0 {
