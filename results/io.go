@@ -138,7 +138,8 @@ type RunWriter struct {
 // SkipSync makes Commit skip the fsyncs: the folder still appears whole or
 // not at all to any process (the rename is atomic), but a power loss may
 // leave it truncated. Sweeps use it, since fsyncs were a third of a short
-// run's cost and a resumed sweep re-runs a folder it cannot read.
+// run's cost and a resumed sweep re-runs a folder it cannot read
+// (runs.parquet itself is always synced).
 func (w *RunWriter) SkipSync() { w.volatile = true }
 
 // CreateRun prepares a run folder. Everything is written into a sibling temp

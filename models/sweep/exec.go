@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"sort"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -126,9 +125,6 @@ feed:
 		bar.Finish()
 		fmt.Fprintln(opt.Progress)
 	}
-	// the run folders were written without fsync; one sync makes them and
-	// runs.parquet durable together
-	syscall.Sync()
 	if err := Collect(filepath.Join(opt.Out, results.RunsFile), []string{opt.Out}); err != nil {
 		return rep, err
 	}
