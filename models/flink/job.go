@@ -152,7 +152,12 @@ type Job struct {
 	// interval accumulators
 	sStart, sArrived, sConsumed, sOutput, sBackpressure float64
 	sXdt, sOverheadDt                                   float64 // ∫x dt and ∫overhead dt over the interval
-	segs                                                []latencySegment
+	// live TaskManagers: count, how many host tasks, Σ and max of their
+	// CPU seconds per source record per core; refreshed when tmDirty
+	tmAlive, tmHosting   int
+	tmCostSum, tmCostMax float64
+	tmDirty              bool
+	segs                 []latencySegment
 }
 
 type reconfig struct {
@@ -178,6 +183,7 @@ func NewJob(env *sim.Env, cfg JobConfig, topicCfg kafka.Config, in Arrivals, see
 	for i := range j.tms {
 		j.tms[i].alive = true
 	}
+	j.tmDirty = true
 	// Separate streams, so restart jitter and checkpoint start delays never
 	// shift each other's numbers.
 	j.ckRng = seeds.Stream("flink.checkpoint-initial-delay")
@@ -240,7 +246,26 @@ func (j *Job) Status() Status {
 		NextCheckpointDue: due, LastCheckpoint: j.lastCkpt, Restarts: j.restarts, Faults: j.faults, TaskManagers: alive}
 }
 
+// refreshTaskManagers recomputes the live-TaskManager sums sample uses.
+func (j *Job) refreshTaskManagers() {
+	j.tmAlive, j.tmHosting, j.tmCostSum, j.tmCostMax = 0, 0, 0, 0
+	for tm := range j.tms {
+		if !j.tms[tm].alive {
+			continue
+		}
+		j.tmAlive++
+		if tm < j.graph.TaskManagers {
+			c := j.graph.TaskManagerBusy(tm, 1)
+			j.tmHosting++
+			j.tmCostSum += c
+			j.tmCostMax = math.Max(j.tmCostMax, c)
+		}
+	}
+	j.tmDirty = false
+}
+
 func (j *Job) setTaskManagers(n int) {
+	j.tmDirty = true
 	for len(j.tms) < n {
 		j.tms = append(j.tms, taskManager{})
 	}
@@ -402,23 +427,19 @@ func (j *Job) sample() {
 		Recovering:          len(j.pending) > 0,
 	}
 	s.LatencyMeanMs, s.LatencyP50Ms, s.LatencyP99Ms = j.latency()
-	var busySum, busyMax float64
-	for tm := range j.tms {
-		if j.tms[tm].alive {
-			s.Workers++
-			b := 0.0
-			if tm < j.graph.TaskManagers {
-				b = math.Min(1, (j.graph.TaskManagerBusy(tm, j.sXdt)+j.sOverheadDt)/dt)
-			}
-			busySum += b
-			busyMax = math.Max(busyMax, b)
-		}
+	if j.tmDirty {
+		j.refreshTaskManagers()
+	}
+	s.Workers = int32(j.tmAlive)
+	if j.tmAlive > 0 {
+		// busy is linear in ∫x dt (see segment), so the sums over live
+		// TaskManagers are kept per graph instead of looping every second
+		s.CPUBusyMean = math.Min(1, (j.sXdt*j.tmCostSum+float64(j.tmHosting)*j.sOverheadDt)/dt/float64(j.tmAlive))
+	}
+	if j.tmHosting > 0 {
+		s.CPUBusyMax = math.Min(1, (j.sXdt*j.tmCostMax+j.sOverheadDt)/dt)
 	}
 	j.sXdt, j.sOverheadDt = 0, 0
-	if s.Workers > 0 {
-		s.CPUBusyMean = busySum / float64(s.Workers)
-	}
-	s.CPUBusyMax = busyMax
 	j.rec.Sample(s)
 	j.sStart, j.sArrived, j.sConsumed, j.sOutput, j.sBackpressure = now, arrived, 0, 0, 0
 	j.segs = j.segs[:0]

@@ -25,6 +25,7 @@ func (j *Job) Crash(tm int, reason string) error {
 	}
 	j.event(results.Event{Kind: results.KindFault, TaskManager: i32(tm), Reason: reason})
 	j.tms[tm].alive = false
+	j.tmDirty = true
 	j.tms[tm].restart = j.env.After(float64(j.cfg.Cluster.RestartDelay), func() { j.taskManagerUp(tm) })
 	if tm >= j.graph.TaskManagers {
 		return nil // a spare TaskManager: no task of the job ran there
@@ -173,6 +174,7 @@ func (j *Job) taskManagerUp(tm int) {
 	}
 	j.advance()
 	j.tms[tm].alive = true
+	j.tmDirty = true
 	j.event(results.Event{Kind: results.KindTaskManagerUp, TaskManager: i32(tm)})
 	if j.waitSlots && (j.state == StateRestarting || j.state == StateStopped) {
 		j.deployWhenSlots()
@@ -245,6 +247,7 @@ func (j *Job) Reconfigure(ci float64, par int, reason string) error {
 		j.restoreAt = c.offset
 		j.topic.Committed = c.offset
 		j.ci, j.par, j.graph = ci, par, g
+		j.tmDirty = true
 		// grow the cluster first (new TaskManagers take restart_delay to
 		// register), shrink it once the old job is gone
 		if g.TaskManagers < len(j.tms) {
