@@ -146,8 +146,6 @@ type Job struct {
 	backoffN     int
 	queued       *reconfig
 	stopStart    float64
-	newPar       int
-	newCI        float64
 
 	// interval accumulators
 	sStart, sArrived, sConsumed, sOutput, sBackpressure float64
