@@ -127,6 +127,11 @@ func decode(path string, data []byte, variant int, sets []Set) (Scenario, *ast.F
 	if !ok {
 		return Scenario{}, nil, Problems{{path, 1, "", "the scenario must be a mapping (name:, duration:, workload:, job: …)"}}
 	}
+	for _, kv := range root.Values {
+		if kv.Key.String() == "parameters" {
+			return Scenario{}, nil, Problems{{path, kv.Key.GetToken().Position.Line, "", "this is a sweep file (it has parameters:); run it with streamtwin sweep"}}
+		}
+	}
 	if variant >= 0 {
 		var vnode *ast.MappingNode
 		kept := root.Values[:0:0]

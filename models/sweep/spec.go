@@ -91,6 +91,11 @@ func Load(path string) (*Spec, error) {
 	if !ok {
 		return nil, fail(1, "", "a sweep file is a mapping with scenario, parameters, replications …")
 	}
+	for _, kv := range root.Values {
+		if k := kv.Key.String(); k == "workload" || k == "job" || k == "duration" {
+			return nil, fail(kv.Key.GetToken().Position.Line, "", "this is a scenario file (it has %s:); a sweep file names one with scenario: and lists parameters: (see README, Sweeps)", k)
+		}
+	}
 	var raw rawSpec
 	if err := yaml.NodeToValue(root, &raw, yaml.Strict()); err != nil {
 		var ye yaml.Error
