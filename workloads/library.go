@@ -30,13 +30,13 @@ type Builtin struct {
 
 var builtins = []Builtin{
 	{Name: "iot-day", Description: "IoT vehicles, one weekday at 1 s: the 21-day trace's traffic curve (floor removed, local time), peaks 07 h and 18 h; Khaos peak 28,000/s, 2 % seeded noise",
-		defaults: Config{Peak: 28000, Noise: &twoPercent}, series: func() ([]float64, error) { return iotDays("weekday", 1) }},
+		defaults: Config{Peak: 28000, Noise: &twoPercent}, series: func() ([]float64, error) { return iotDay("weekday") }},
 	{Name: "iot-weekend", Description: "IoT vehicles, one weekend day on the weekday scale (peak ≈ 30 % of a weekday's)",
 		defaults: Config{Noise: &twoPercent}, series: func() ([]float64, error) { return iotWeekendScaled(28000) }},
 	{Name: "iot-week", Description: "IoT vehicles, Monday to Sunday: 5 weekdays, 2 weekend days, weekday peak 28,000/s",
 		defaults: Config{Peak: 28000, Noise: &twoPercent}, series: iotWeek},
 	{Name: "iot-day-daedalus", Description: "IoT vehicles weekday compressed into 6 h and scaled to 100,000/s, as in Daedalus (tm_6h_100K_max)",
-		defaults: Config{Peak: 100000, Period: 6 * 3600, Noise: &twoPercent}, series: func() ([]float64, error) { return iotDays("weekday", 1) }},
+		defaults: Config{Peak: 100000, Period: 6 * 3600, Noise: &twoPercent}, series: func() ([]float64, error) { return iotDay("weekday") }},
 	{Name: "iot-21d", Description: "IoT vehicles, the whole 21-day message-rate trace (5-min means interpolated to 1 s, floor removed)",
 		series: iot21d},
 	{Name: "ysb-day", Description: "YSB ad events, the 1-day trace of the Khaos experiments (55,252–91,196/s, mean 69,064/s)",
@@ -119,9 +119,9 @@ func iotTraffic() (*Trace, error) {
 var iotStart = time.Date(2019, 10, 6, 22, 0, 0, 0, time.UTC)
 var berlin = time.FixedZone("CEST", 2*3600)
 
-// iotDays averages the trace by 5-minute slot of the local day over all
-// weekdays or weekend days, and renders days copies at 1 s.
-func iotDays(kind string, days int) ([]float64, error) {
+// iotDay averages the trace by 5-minute slot of the local day over all
+// weekdays or weekend days, and renders that day at 1 s.
+func iotDay(kind string) ([]float64, error) {
 	tr, err := iotTraffic()
 	if err != nil {
 		return nil, err
@@ -148,12 +148,7 @@ func iotDays(kind string, days int) ([]float64, error) {
 		day.Times = append(day.Times, float64(s*300))
 		day.Values = append(day.Values, sum[s]/float64(cnt[s]))
 	}
-	one := cyclicPerSecond(day, 86400)
-	out := make([]float64, 0, days*86400)
-	for d := 0; d < days; d++ {
-		out = append(out, one...)
-	}
-	return out, nil
+	return cyclicPerSecond(day, 86400), nil
 }
 
 // cyclicPerSecond interpolates a 5-min day profile to 1 s between slot
@@ -172,29 +167,33 @@ func cyclicPerSecond(day *Trace, n int) []float64 {
 	return out
 }
 
-func iotWeekendScaled(weekdayPeak float64) ([]float64, error) {
-	wd, err := iotDays("weekday", 1)
-	if err != nil {
-		return nil, err
+// iotWeekdayWeekend returns the weekday and weekend profiles at 1 s, on
+// the trace's own scale.
+func iotWeekdayWeekend() (wd, we []float64, err error) {
+	if wd, err = iotDay("weekday"); err == nil {
+		we, err = iotDay("weekend")
 	}
-	we, err := iotDays("weekend", 1)
+	return wd, we, err
+}
+
+// iotWeekendScaled is the weekend day on the scale that gives the weekday
+// the given peak.
+func iotWeekendScaled(weekdayPeak float64) ([]float64, error) {
+	wd, we, err := iotWeekdayWeekend()
 	if err != nil {
 		return nil, err
 	}
 	k := weekdayPeak / maxOf(wd)
-	for i := range we {
-		we[i] *= k
+	out := make([]float64, len(we))
+	for i, v := range we {
+		out[i] = v * k
 	}
-	return we, nil
+	return out, nil
 }
 
 // iotWeek is Monday to Sunday on the trace's own scale (Peak rescales it).
 func iotWeek() ([]float64, error) {
-	wd, err := iotDays("weekday", 1)
-	if err != nil {
-		return nil, err
-	}
-	we, err := iotDays("weekend", 1)
+	wd, we, err := iotWeekdayWeekend()
 	if err != nil {
 		return nil, err
 	}
