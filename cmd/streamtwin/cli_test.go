@@ -181,3 +181,24 @@ func TestRunVariantsAndCat(t *testing.T) {
 		}
 	}
 }
+
+// TestRunReproducesFromItsFolder: a run folder's scenario.yaml (fully
+// resolved: template, variant, defaults) replays the very same run.
+func TestRunReproducesFromItsFolder(t *testing.T) {
+	dir := t.TempDir()
+	first := filepath.Join(dir, "first")
+	if _, stderr, code, _ := runCLI(t, "run", "../../scenarios/ci-variants.yaml", "--variant", "ci30", "--out", first); code != 0 {
+		t.Fatal(stderr)
+	}
+	again := filepath.Join(dir, "again")
+	if _, stderr, code, _ := runCLI(t, "run", filepath.Join(first, "ci30", "scenario.yaml"), "--out", again); code != 0 {
+		t.Fatal(stderr)
+	}
+	for _, name := range []string{"timeseries.parquet", "events.parquet", "scenario.yaml"} {
+		a, _ := os.ReadFile(filepath.Join(first, "ci30", name))
+		b, _ := os.ReadFile(filepath.Join(again, "ci30", name))
+		if len(a) == 0 || !bytes.Equal(a, b) {
+			t.Errorf("%s differs when replayed from the run folder", name)
+		}
+	}
+}
