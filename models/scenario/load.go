@@ -167,7 +167,7 @@ func decode(path string, data []byte, variant int, sets []Set) (Scenario, *ast.F
 	if sc.Workload != nil {
 		resolveFiles(sc.Workload, filepath.Dir(path))
 	}
-	if ps := validate(path, file, sc); len(ps) > 0 {
+	if ps := validate(path, file, &sc); len(ps) > 0 {
 		return Scenario{}, nil, ps
 	}
 	return sc, file, nil

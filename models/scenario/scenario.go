@@ -29,6 +29,16 @@ type Scenario struct {
 	Policy         PolicySpec        `yaml:"policy"`
 	QoS            QoS               `yaml:"qos"`
 	Variants       []Variant         `yaml:"variants,omitempty"`
+
+	// built is the workload schedule rendered during validation, reused by
+	// Resolve when the seed is unchanged (--seed and sweep replications
+	// change it).
+	built *builtRates
+}
+
+type builtRates struct {
+	seed  uint64
+	rates *workloads.Schedule
 }
 
 // Fault is one entry of the fault schedule. Exactly one of At (with or

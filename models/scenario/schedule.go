@@ -34,9 +34,14 @@ type ScheduledFault struct {
 // Resolve builds the schedule of sc.
 func (sc Scenario) Resolve() (*Schedule, error) {
 	seeds := sim.Seeds{Root: sc.Seed}
-	rates, err := workloads.Build(*sc.Workload, sc.Duration, "", seeds)
-	if err != nil {
-		return nil, err
+	var rates *workloads.Schedule
+	if sc.built != nil && sc.built.seed == sc.Seed {
+		rates = sc.built.rates // rendered while validating; read-only
+	} else {
+		var err error
+		if rates, err = workloads.Build(*sc.Workload, sc.Duration, "", seeds); err != nil {
+			return nil, err
+		}
 	}
 	s := &Schedule{Rates: rates, Actions: append([]Action(nil), sc.Actions...)}
 	for i, f := range sc.Faults {

@@ -14,7 +14,7 @@ import (
 
 // validate checks values the decoder cannot: ranges, required sections and
 // references between sections.
-func validate(path string, file *ast.File, sc Scenario) Problems {
+func validate(path string, file *ast.File, sc *Scenario) Problems {
 	e := map[string]string{}
 	prefix := func(p string, m map[string]string) {
 		for k, v := range m {
@@ -124,7 +124,11 @@ func validate(path string, file *ast.File, sc Scenario) Problems {
 	ps := problemsAt(path, file, e)
 	if len(ps) == 0 && sc.Workload != nil {
 		// render the workload now, so a bad trace file is an input error
-		if _, err := workloads.Build(*sc.Workload, sc.Duration, "", sim.Seeds{Root: sc.Seed}); err != nil {
+		// and keep the schedule: Resolve reuses it for the same seed
+		rates, err := workloads.Build(*sc.Workload, sc.Duration, "", sim.Seeds{Root: sc.Seed})
+		if err == nil {
+			sc.built = &builtRates{seed: sc.Seed, rates: rates}
+		} else {
 			field := "workload"
 			if sc.Workload.File != "" {
 				field = "workload.file"
