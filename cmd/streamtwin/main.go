@@ -35,6 +35,7 @@ func main() {
 			plotCommand(),
 			workloadCommand(),
 			compareCommand(),
+			calibrateCommand(),
 		},
 		ExitErrHandler: func(*cli.Context, error) {}, // main reports errors itself
 	}

@@ -129,6 +129,11 @@ type ClusterConfig struct {
 	// Submit is the time from a resubmit request until the JobManager has run
 	// the job's main() and created the job graph.
 	Submit sim.Duration `yaml:"submit"`
+	// Warmup is how long a restored job takes to reach full capacity: it
+	// ramps linearly from zero (cold RocksDB block cache, JIT, Kafka fetch
+	// sessions), so it costs Warmup/2 of full-speed catch-up. 0: full
+	// capacity as soon as the tasks run (default).
+	Warmup sim.Duration `yaml:"warmup"`
 }
 
 // LatencyConfig adds the parts of end-to-end latency that are not queueing
@@ -157,16 +162,19 @@ type LatencyConfig struct {
 type JobConfig struct {
 	// Template names the job template the rest overrides (ysb,
 	// traffic-monitoring); the resolved scenario keeps it for reference.
-	Template       string           `yaml:"template,omitempty"`
-	Parallelism    int              `yaml:"parallelism"`
-	MaxParallelism int              `yaml:"max_parallelism"` // pipeline.max-parallelism (Flink default 128 for p ≤ 128)
-	Chaining       bool             `yaml:"chaining"`        // pipeline.operator-chaining (Flink default true; Khaos jobs false)
-	Operators      []Operator       `yaml:"operators"`
-	Checkpoint     CheckpointConfig `yaml:"checkpoint"`
-	Restart        RestartConfig    `yaml:"restart"`
-	Detection      DetectionConfig  `yaml:"detection"`
-	Cluster        ClusterConfig    `yaml:"cluster"`
-	Latency        LatencyConfig    `yaml:"latency"`
+	Template       string `yaml:"template,omitempty"`
+	Parallelism    int    `yaml:"parallelism"`
+	MaxParallelism int    `yaml:"max_parallelism"` // pipeline.max-parallelism (Flink default 128 for p ≤ 128)
+	Chaining       bool   `yaml:"chaining"`        // pipeline.operator-chaining (Flink default true; Khaos jobs false)
+	// CostScale multiplies every operator's cost: the one knob that moves
+	// a template's costs to your hardware (calibration fits it). 1: as listed.
+	CostScale  float64          `yaml:"cost_scale"`
+	Operators  []Operator       `yaml:"operators"`
+	Checkpoint CheckpointConfig `yaml:"checkpoint"`
+	Restart    RestartConfig    `yaml:"restart"`
+	Detection  DetectionConfig  `yaml:"detection"`
+	Cluster    ClusterConfig    `yaml:"cluster"`
+	Latency    LatencyConfig    `yaml:"latency"`
 }
 
 // DefaultOperators is a generic keyed-window job: source → map → window →
@@ -187,6 +195,7 @@ func DefaultJob() JobConfig {
 	return JobConfig{
 		Parallelism:    4,
 		MaxParallelism: 128,
+		CostScale:      1,
 		Chaining:       true,
 		Operators:      DefaultOperators(),
 		Checkpoint: CheckpointConfig{
@@ -229,6 +238,9 @@ func (c JobConfig) Validate() map[string]string {
 		e["max_parallelism"] = fmt.Sprintf("must be in 1..32768, got %d", c.MaxParallelism)
 	} else if c.Parallelism > c.MaxParallelism {
 		e["parallelism"] = fmt.Sprintf("%d is above max_parallelism %d; raise job.max_parallelism or lower the parallelism", c.Parallelism, c.MaxParallelism)
+	}
+	if !(c.CostScale > 0) || math.IsInf(c.CostScale, 0) {
+		e["cost_scale"] = fmt.Sprintf("must be a positive factor (1 = the operator costs as listed), got %g", c.CostScale)
 	}
 	if len(c.Operators) == 0 {
 		e["operators"] = "the job needs at least one operator (the source)"
@@ -289,7 +301,8 @@ func (c JobConfig) Validate() map[string]string {
 		"detection.heartbeat_timeout": c.Detection.HeartbeatTimeout,
 		"cluster.restart_delay":       c.Cluster.RestartDelay, "cluster.deploy": c.Cluster.Deploy,
 		"cluster.restore_base": c.Cluster.RestoreBase, "cluster.submit": c.Cluster.Submit,
-		"latency.base": c.Latency.Base, "latency.window": c.Latency.Window, "latency.queueing": c.Latency.Queueing,
+		"cluster.warmup": c.Cluster.Warmup,
+		"latency.base":   c.Latency.Base, "latency.window": c.Latency.Window, "latency.queueing": c.Latency.Queueing,
 	}
 	for k, v := range positive {
 		if v <= 0 {

@@ -154,13 +154,17 @@ func BuildGraph(cfg JobConfig, p int, sourceShares func(int) []float64) (*Graph,
 	for i := range g.tmCores {
 		g.tmCores[i] = cores
 	}
+	scale := cfg.CostScale
+	if scale == 0 {
+		scale = 1 // configs built in code without DefaultJob
+	}
 	g.capacity = math.Inf(1)
 	for c, ops := range g.chains {
 		head := ops[0]
 		for j := 0; j < g.par[head]; j++ {
 			t := task{chain: c, slot: j}
 			for _, o := range ops {
-				t.cost += g.gain[o] * g.share[head][j] * float64(cfg.Operators[o].Cost)
+				t.cost += g.gain[o] * g.share[head][j] * float64(cfg.Operators[o].Cost) * scale
 			}
 			g.tasks = append(g.tasks, t)
 			g.tmCost[g.TaskManagerOfSlot(j, slots)] += t.cost

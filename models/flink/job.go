@@ -112,6 +112,7 @@ type Job struct {
 	t0        float64
 	lambda    float64
 	stallEnd  float64
+	warm      float64 // fraction of capacity reached since the last restore (1: warm)
 	asyncOn   int
 	processed float64
 	restoreAt float64 // source offset a restart resumes from
@@ -171,7 +172,7 @@ func NewJob(env *sim.Env, cfg JobConfig, topicCfg kafka.Config, in Arrivals, see
 	}
 	j := &Job{env: env, cfg: cfg, opt: opt, topic: kafka.New(topicCfg), in: in, rec: rec,
 		rng: seeds.Stream("flink.restart-jitter"), par: cfg.Parallelism, ci: float64(cfg.Checkpoint.Interval),
-		state: StateRunning, processedAtTrigger: map[int64]float64{}}
+		state: StateRunning, warm: 1, processedAtTrigger: map[int64]float64{}}
 	g, err := BuildGraph(cfg, j.par, j.topic.SourceShares)
 	if err != nil {
 		return nil, err
@@ -289,7 +290,7 @@ func (j *Job) capacity() float64 {
 	if !j.consuming() || j.env.Now() < j.stallEnd {
 		return 0
 	}
-	return j.graph.Capacity(j.cpuShare())
+	return j.graph.Capacity(j.cpuShare()) * j.warm
 }
 
 // advance integrates the fluid state from t0 to now under the rates in
@@ -309,7 +310,7 @@ func (j *Job) advance() {
 			if t0 < j.stallEnd {
 				end = math.Min(now, j.stallEnd)
 			} else {
-				mu = j.graph.Capacity(j.cpuShare())
+				mu = j.graph.Capacity(j.cpuShare()) * j.warm
 			}
 		}
 		switch {

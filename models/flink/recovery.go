@@ -196,10 +196,37 @@ func (j *Job) resume() {
 		j.event(results.Event{Kind: results.KindRunning, DurationS: f64(now - j.downSince), Value: f64(backlog)})
 	}
 	j.resumeKind = results.KindRunning
+	j.warmUp()
 	j.scheduleFirstCheckpoint()
 	if q := j.queued; q != nil {
 		j.queued = nil
 		j.Reconfigure(q.ci, q.par, q.reason)
+	}
+}
+
+// warmupSteps is how finely the warm-up ramp is cut into constant-capacity
+// pieces: the fluid model stays exact per piece, and midpoint levels keep
+// the lost work at exactly Warmup/2 of full capacity.
+const warmupSteps = 8
+
+// warmUp ramps the restored job's capacity from zero to full over
+// cluster.warmup; a new failure or stop (epoch change) abandons the ramp.
+func (j *Job) warmUp() {
+	w := float64(j.cfg.Cluster.Warmup)
+	if w <= 0 {
+		j.warm = 1
+		return
+	}
+	j.warm = 0.5 / warmupSteps
+	epoch := j.epoch
+	for k := 1; k <= warmupSteps; k++ {
+		level := math.Min(1, (float64(k)+0.5)/warmupSteps)
+		j.env.After(w*float64(k)/warmupSteps, func() {
+			if epoch == j.epoch {
+				j.advance()
+				j.warm = level
+			}
+		})
 	}
 }
 

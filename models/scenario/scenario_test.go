@@ -168,3 +168,38 @@ func TestParseRunSets(t *testing.T) {
 		}
 	}
 }
+
+func TestPatchKeepsTheFileAndAddsKeysInLine(t *testing.T) {
+	src := "# head comment\nname: p\nduration: 1h\nworkload: {shape: constant, rate: 1000/s}\njob:\n  parallelism: 2   # two slots\n  latency: {window: 0s}\n"
+	cases := []struct {
+		name string
+		sets []Set
+		want []string // lines the patched file must contain
+		err  string
+	}{
+		{"replace and add", []Set{{"job.parallelism", "3"}, {"job.cost_scale", "0.5"}, {"job.latency.base", "80ms"}, {"job.cluster.warmup", "12s"}},
+			[]string{"# head comment", "  parallelism: 3", "  cost_scale: 0.5", "  latency: {window: 0s, base: 80ms}", "  cluster: {warmup: 12s}"}, ""},
+		{"top level", []Set{{"name", "p-calibrated"}}, []string{"name: p-calibrated"}, ""},
+		{"unknown field", []Set{{"job.cost_scal", "0.5"}}, nil, `unknown field "cost_scal"`},
+		{"missing index", []Set{{"faults[0].at", "1s"}}, nil, "no list"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, err := Patch("p.yaml", []byte(src), c.sets)
+			if c.err != "" {
+				if err == nil || !strings.Contains(err.Error(), c.err) {
+					t.Fatalf("error %v, want %q", err, c.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(string(out), w+"\n") {
+					t.Errorf("patched file lacks %q:\n%s", w, out)
+				}
+			}
+		})
+	}
+}

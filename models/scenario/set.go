@@ -91,7 +91,7 @@ func setPath(root *ast.MappingNode, path, value string) error {
 			if indexText != "" {
 				return fmt.Errorf("%s has no list %q to index", strings.Join(parts[:pi], "."), key)
 			}
-			fresh, err := parseEntry(key, "{}")
+			fresh, err := parseEntryAt(key, "{}", blockColumn(mapping))
 			if err != nil {
 				return err
 			}
@@ -129,8 +129,20 @@ func setPath(root *ast.MappingNode, path, value string) error {
 	return nil
 }
 
-func parseEntry(key, value string) (*ast.MappingValueNode, error) {
-	f, err := parser.ParseBytes([]byte(key+": "+value+"\n"), 0)
+// blockColumn is where the keys of a block mapping start (1 for a flow
+// mapping or an empty one), so an added key prints in line with its
+// siblings when a patched file is written back.
+func blockColumn(m *ast.MappingNode) int {
+	if m.IsFlowStyle || len(m.Values) == 0 {
+		return 1
+	}
+	return m.Values[0].Key.GetToken().Position.Column
+}
+
+func parseEntry(key, value string) (*ast.MappingValueNode, error) { return parseEntryAt(key, value, 1) }
+
+func parseEntryAt(key, value string, column int) (*ast.MappingValueNode, error) {
+	f, err := parser.ParseBytes([]byte(strings.Repeat(" ", column-1)+key+": "+value+"\n"), 0)
 	if err != nil {
 		return nil, err
 	}
@@ -143,4 +155,32 @@ func parseValue(value string) (ast.Node, error) {
 		return nil, fmt.Errorf("value %q is not valid YAML: %v", value, err)
 	}
 	return kv.Value, nil
+}
+
+// Patch returns a scenario file with sets applied to its own top-level keys
+// (so they reach every variant that does not override them), keeping its
+// comments and layout; the result must still parse as a scenario. It is how
+// calibration writes the calibrated file.
+func Patch(path string, data []byte, sets []Set) ([]byte, error) {
+	file, err := parser.ParseBytes(data, parser.ParseComments)
+	if err != nil {
+		return nil, Problems{fromYAMLError(path, nil, err)}
+	}
+	if len(file.Docs) != 1 {
+		return nil, Problems{{path, 1, "", "expected one YAML document with the scenario"}}
+	}
+	root, ok := file.Docs[0].Body.(*ast.MappingNode)
+	if !ok {
+		return nil, Problems{{path, 1, "", "the scenario must be a mapping (name:, duration:, workload:, job: …)"}}
+	}
+	for _, s := range sets {
+		if err := setPath(root, s.Path, s.Value); err != nil {
+			return nil, &SetError{Path: s.Path, Err: err}
+		}
+	}
+	out := []byte(file.String() + "\n")
+	if _, err := Parse(path, out); err != nil {
+		return nil, fmt.Errorf("patched scenario does not parse: %w", err)
+	}
+	return out, nil
 }

@@ -113,6 +113,21 @@ func TestCrashBacklogAndRecoveryTime(t *testing.T) {
 	near(t, "records processed", sum.RecordsProcessed, 50000*300+250000, 1)
 }
 
+func TestWarmupCostsHalfItsLengthAtFullCapacity(t *testing.T) {
+	job := strings.Replace(handJob, "submit: 2s}", "submit: 2s, warmup: 16s}", 1)
+	m, _ := runYAML(t, "duration: 5m\nworkload: {shape: constant, rate: 50000/s}\n"+job+
+		"faults:\n  - {at: 125s, taskmanager: 0}\n")
+	// As in TestCrashBacklogAndRecoveryTime the job runs again at 138 s with
+	// a 900k backlog. The 16 s linear ramp consumes 100k·16/2 = 800k while
+	// 800k arrive, so the backlog is still 900k at 154 s and drains at
+	// 50k/s in 18 s more: recovered at 172 s, 47 s after the fault.
+	rec := one(t, m, results.KindRecovered)
+	near(t, "recovery time", *rec.DurationS, 13+16+900000.0/50000, 1e-6)
+	near(t, "throughput in the first ramp step", m.at(139).Throughput, 100000*0.5/8, 1e-6)
+	near(t, "throughput at full capacity", m.at(160).Throughput, 100000, 1e-6)
+	near(t, "lag at the end of the ramp", m.at(154).Lag, 900000, 1e-3)
+}
+
 func TestCheckpointIntervalChangeBySavepointAndResubmit(t *testing.T) {
 	m, sum := runYAML(t, "duration: 5m\nworkload: {shape: constant, rate: 50000/s}\n"+handJob+
 		"actions:\n  - {at: 100s, checkpoint_interval: 20s}\n")

@@ -1,0 +1,340 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/urfave/cli/v2"
+
+	"github.com/streamtwin/streamtwin/models/calibrate"
+	"github.com/streamtwin/streamtwin/models/scenario"
+	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/sim"
+)
+
+// defaultFit is what --fit means when it is not given: capacity and the two
+// downtime knobs move recovery; checkpoint overhead, queueing and the fixed
+// latency move latency (added only when the table has latency).
+var (
+	defaultFit        = []string{"cost_scale", "restart_delay", "warmup"}
+	defaultLatencyFit = []string{"cpu_overhead", "queueing", "latency_base"}
+)
+
+func calibrateCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "calibrate",
+		Usage: "fit scenario parameters to measured failures and report how well the twin predicts them",
+		Description: "Simulates every row of --measured (its throughput and checkpoint interval, one crash of the\n" +
+			"sink's TaskManager 3 s before a checkpoint, as Khaos injects them) and fits --fit by Nelder–Mead\n" +
+			"(gonum/optimize) to the measured recovery times and, if present, pre-failure latencies.\n" +
+			"Writes the calibrated scenario (--out) and a fit report folder (--report): fit.json, points.csv,\n" +
+			"report.md and recovery/latency residual figures. The measured table is CSV or Parquet with the\n" +
+			"columns throughput (records/s), checkpoint_interval_s, recovery_s and optionally latency_ms,\n" +
+			"label, fault_at_s; `calibrate convert` makes one from Khaos's failures.txt or a measured series.\n" +
+			"Parameters: " + strings.Join(calibrate.ParamNames(), ", "),
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "scenario", Usage: "base scenario file (its job, Kafka and QoS settings)"},
+			&cli.StringFlag{Name: "variant", Usage: "calibrate this variant of the scenario"},
+			&cli.StringFlag{Name: "measured", Usage: "measured table (.csv or .parquet)"},
+			&cli.StringFlag{Name: "fit", Usage: "comma-separated parameters to fit (default " + strings.Join(defaultFit, ",") + ", plus " + strings.Join(defaultLatencyFit, ",") + " when the table has latency_ms)"},
+			&cli.StringFlag{Name: "holdout", Usage: "checkpoint intervals to keep out of the fit and report separately, e.g. 10s,60s,120s"},
+			&cli.StringFlag{Name: "out", Usage: "calibrated scenario to write (default: next to the base, NAME-calibrated.yaml)"},
+			&cli.StringFlag{Name: "report", Usage: "fit report folder (default: OUT without .yaml, plus -fit)"},
+			&cli.IntFlag{Name: "workers", Usage: "points simulated in parallel (default: every core)"},
+			&cli.IntFlag{Name: "max-evaluations", Usage: "bound on loss evaluations (default 150 per fitted parameter)"},
+			&cli.StringFlag{Name: "latency", Value: "p99", Usage: "simulated latency compared with latency_ms: p99 (Flink latency markers), p50 or mean"},
+			&cli.StringFlag{Name: "before-checkpoint", Value: "3s", Usage: "how long before the next checkpoint each crash fires"},
+		},
+		Subcommands: []*cli.Command{convertCommand()},
+		Action:      runCalibrate,
+	}
+}
+
+func runCalibrate(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return badInput(fmt.Errorf("calibrate takes flags only (got %q); e.g. streamtwin calibrate --scenario base.yaml --measured failures.csv", c.Args().First()))
+	}
+	if !c.IsSet("scenario") || !c.IsSet("measured") {
+		return badInput(errors.New("calibrate needs --scenario BASE.yaml and --measured TABLE (.csv or .parquet; make one with `streamtwin calibrate convert`)"))
+	}
+	path := c.String("scenario")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return badInput(err)
+	}
+	base, err := scenario.ParseRun(path, data, c.String("variant"), nil)
+	if err != nil {
+		return badInput(err)
+	}
+	pts, err := calibrate.ReadTable(c.String("measured"))
+	if err != nil {
+		return badInput(err)
+	}
+	opt := calibrate.Options{Workers: c.Int("workers"), MaxEvaluations: c.Int("max-evaluations"), Latency: c.String("latency")}
+	switch opt.Latency {
+	case "p99", "p50", "mean":
+	default:
+		return badInput(fmt.Errorf("--latency must be p99, p50 or mean, got %q", opt.Latency))
+	}
+	bc, err := sim.ParseDuration(c.String("before-checkpoint"))
+	if err != nil || bc < 0 {
+		return badInput(fmt.Errorf("--before-checkpoint: want a duration ≥ 0 such as 3s, got %q", c.String("before-checkpoint")))
+	}
+	opt.BeforeCheckpoint = math.Max(float64(bc), 1e-9) // 0 would mean "default"
+	names := defaultFit
+	if c.IsSet("fit") {
+		names = strings.Split(c.String("fit"), ",")
+	} else if hasLatency(pts) {
+		names = append(append([]string(nil), defaultFit...), defaultLatencyFit...)
+	}
+	if opt.Fit, err = calibrate.LookupParams(names); err != nil {
+		return badInput(err)
+	}
+	holdout := c.String("holdout")
+	if holdout != "" {
+		if opt.Holdout, err = holdoutIntervals(holdout, pts); err != nil {
+			return badInput(err)
+		}
+	}
+	if err := opt.Check(pts); err != nil {
+		return badInput(err)
+	}
+	out := c.String("out")
+	if out == "" {
+		stem := strings.TrimSuffix(strings.TrimSuffix(path, filepath.Ext(path)), "-base")
+		out = stem + "-calibrated.yaml"
+	}
+	report := c.String("report")
+	if report == "" {
+		report = strings.TrimSuffix(out, filepath.Ext(out)) + "-fit"
+	}
+	if opt.MaxEvaluations == 0 {
+		opt.MaxEvaluations = 150 * len(opt.Fit)
+	}
+	// thousands of short runs that keep nothing: as in sweeps, a loose GC
+	// target keeps the collector off the second core (40 s → 21 s here)
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
+	var bar *progressbar.ProgressBar
+	if st, err := os.Stderr.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+		bar = progressbar.NewOptions(opt.MaxEvaluations, progressbar.OptionSetWriter(os.Stderr),
+			progressbar.OptionSetDescription("calibrating"), progressbar.OptionShowCount(),
+			progressbar.OptionThrottle(200*time.Millisecond), progressbar.OptionSetWidth(30), progressbar.OptionClearOnFinish())
+		opt.Progress = func(n int, best float64) {
+			bar.Describe(fmt.Sprintf("calibrating (loss %.4f)", best))
+			_ = bar.Set(n)
+		}
+	}
+	fmt.Fprintf(os.Stderr, "calibrate: %d points, fitting %s on %d of them\n", len(pts), strings.Join(names, ", "), countFitted(pts, opt.Holdout))
+	res, err := calibrate.Calibrate(base, pts, opt)
+	if bar != nil {
+		_ = bar.Finish()
+	}
+	if err != nil {
+		return err
+	}
+	sets := []scenario.Set{{Path: "name", Value: base.Name + "-calibrated"}}
+	for _, v := range res.Values {
+		sets = append(sets, scenario.Set{Path: v.Path, Value: v.Text(v.Fitted)})
+	}
+	patched, err := scenario.Patch(path, data, sets)
+	if err != nil {
+		return err
+	}
+	header := fmt.Sprintf("# Calibrated by `streamtwin calibrate` from %s on %s\n# (fit report: %s/%s). Fitted: %s.\n",
+		filepath.Base(path), filepath.Base(c.String("measured")), filepath.Base(report), calibrate.ReportText, fittedSummary(res))
+	if err := results.WriteFileAtomic(out, append([]byte(header), patched...)); err != nil {
+		return err
+	}
+	files, err := calibrate.WriteReport(report, res, calibrate.ReportInfo{Scenario: path, Measured: c.String("measured"), Holdout: holdout, Base: base})
+	if err != nil {
+		return err
+	}
+	printCalibration(res, out, files)
+	return nil
+}
+
+func hasLatency(pts []calibrate.Point) bool {
+	for _, p := range pts {
+		if !math.IsNaN(p.LatencyMs) {
+			return true
+		}
+	}
+	return false
+}
+
+// holdoutIntervals parses --holdout (checkpoint intervals) and checks each
+// matches some measured point, so a typo does not silently hold out nothing.
+func holdoutIntervals(list string, pts []calibrate.Point) (func(calibrate.Point) bool, error) {
+	var cis []float64
+	for _, s := range strings.Split(list, ",") {
+		d, err := sim.ParseDuration(strings.TrimSpace(s))
+		if err != nil || d <= 0 {
+			return nil, fmt.Errorf("--holdout: %q is not a checkpoint interval such as 60s", s)
+		}
+		found := false
+		for _, p := range pts {
+			found = found || sameCI(p.CheckpointIntervalS, float64(d))
+		}
+		if !found {
+			return nil, fmt.Errorf("--holdout: no measured point has a checkpoint interval of %v", d)
+		}
+		cis = append(cis, float64(d))
+	}
+	return func(p calibrate.Point) bool {
+		for _, ci := range cis {
+			if sameCI(p.CheckpointIntervalS, ci) {
+				return true
+			}
+		}
+		return false
+	}, nil
+}
+
+func sameCI(a, b float64) bool { return math.Abs(a-b) < 1e-6 }
+
+func countFitted(pts []calibrate.Point, held func(calibrate.Point) bool) int {
+	n := 0
+	for _, p := range pts {
+		if held == nil || !held(p) {
+			n++
+		}
+	}
+	return n
+}
+
+func fittedSummary(r *calibrate.Result) string {
+	var parts []string
+	for _, v := range r.Values {
+		parts = append(parts, v.Name+" "+v.Text(v.Fitted))
+	}
+	s := strings.Join(parts, ", ") + fmt.Sprintf("; recovery MAPE %.1f %% on the fitted points", r.Fit.RecoveryMAPE)
+	if r.Held.N > 0 {
+		s += fmt.Sprintf(", %.1f %% held out", r.Held.RecoveryMAPE)
+	}
+	return s
+}
+
+func printCalibration(r *calibrate.Result, out string, files []string) {
+	fmt.Printf("calibrated in %.1f s (%d evaluations, %s)\n", r.WallS, r.Evaluations, r.Status)
+	for _, v := range r.Values {
+		fmt.Printf("  %-18s %10.4g → %-10.4g %s\n", v.Name, v.Initial, v.Fitted, v.Unit)
+	}
+	line := func(name string, m calibrate.Metrics) {
+		fmt.Printf("  %-9s %2d points: recovery MAPE %5.1f %%, R² %.3f", name, m.N, m.RecoveryMAPE, m.RecoveryR2)
+		if m.LatencyN > 0 {
+			fmt.Printf("; latency MAPE %5.1f %%", m.LatencyMAPE)
+		}
+		fmt.Println()
+	}
+	line("fitted", r.Fit)
+	if r.Held.N > 0 {
+		line("held out", r.Held)
+	}
+	for _, iv := range r.Intervals {
+		set := "fitted"
+		if iv.HeldOut {
+			set = "held out"
+		}
+		fmt.Printf("  CI %5gs %-8s median recovery %6.1f s measured, %6.1f s twin (MAPE %4.1f %%)\n", iv.CheckpointIntervalS, set, iv.MeasuredMedianS, iv.PredictedMedianS, iv.RecoveryMAPE)
+	}
+	fmt.Println("→", out)
+	fmt.Println("→", strings.Join(files, " "))
+}
+
+func convertCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "convert",
+		Usage: "make a measured table from Khaos's failures.txt or from a measured series",
+		Description: "--khaos FILE: the FailureMetrics log of dos-group/khaos; rows of the profiling copies\n" +
+			"(jobId profile_<CI ms>) become points, the Khaos-managed job (its CI changed during the day) is skipped.\n" +
+			"--series FILE --fault-at T1,T2,… --ci CI: recovery times detected in a measured run (our\n" +
+			"timeseries.parquet, or a CSV time_s,throughput,lag[,latency_ms][,input_rate]) by the simulator's\n" +
+			"rule: the first of 15 consecutive samples with lag back at its pre-fault level and throughput\n" +
+			"following the input.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "khaos", Usage: "Khaos failures.txt"},
+			&cli.StringFlag{Name: "series", Usage: "measured series (timeseries.parquet or CSV)"},
+			&cli.StringFlag{Name: "fault-at", Usage: "fault times in the series, e.g. 600s,1800s"},
+			&cli.StringFlag{Name: "ci", Usage: "checkpoint interval of the measured run, e.g. 60s"},
+			&cli.StringFlag{Name: "label", Usage: "label for the series' rows"},
+			&cli.StringFlag{Name: "out", Usage: "table to write (.csv or .parquet)", Required: true},
+		},
+		Action: runConvert,
+	}
+}
+
+func runConvert(c *cli.Context) error {
+	var pts []calibrate.Point
+	switch {
+	case c.IsSet("khaos") == c.IsSet("series"):
+		return badInput(errors.New("convert needs exactly one of --khaos FILE or --series FILE"))
+	case c.IsSet("khaos"):
+		f, err := os.Open(c.String("khaos"))
+		if err != nil {
+			return badInput(err)
+		}
+		defer f.Close()
+		var skipped int
+		if pts, skipped, err = calibrate.ParseKhaosFailures(c.String("khaos"), f); err != nil {
+			return badInput(err)
+		}
+		if skipped > 0 {
+			fmt.Fprintf(os.Stderr, "convert: skipped %d rows of the Khaos-managed job (its CI changed during the run)\n", skipped)
+		}
+	default:
+		var err error
+		if pts, err = seriesPoints(c); err != nil {
+			return err
+		}
+	}
+	if err := calibrate.WriteTable(c.String("out"), pts); err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return badInput(err)
+		}
+		return err
+	}
+	fmt.Printf("%d points → %s\n", len(pts), c.String("out"))
+	return nil
+}
+
+func seriesPoints(c *cli.Context) ([]calibrate.Point, error) {
+	if !c.IsSet("fault-at") || !c.IsSet("ci") {
+		return nil, badInput(errors.New("--series needs --fault-at (the fault times in the series) and --ci (its checkpoint interval)"))
+	}
+	ci, err := sim.ParseDuration(c.String("ci"))
+	if err != nil || ci <= 0 {
+		return nil, badInput(fmt.Errorf("--ci: want a positive duration such as 60s, got %q", c.String("ci")))
+	}
+	samples, err := results.ReadMeasuredSeries(c.String("series"))
+	if err != nil {
+		return nil, badInput(err)
+	}
+	var pts []calibrate.Point
+	for _, s := range strings.Split(c.String("fault-at"), ",") {
+		at, err := sim.ParseDuration(strings.TrimSpace(s))
+		if err != nil {
+			return nil, badInput(fmt.Errorf("--fault-at: %q is not a time such as 600s", s))
+		}
+		r, err := results.DetectRecovery(samples, float64(at), results.RecoveryOptions{})
+		if err != nil {
+			return nil, badInput(fmt.Errorf("%s, fault at %v: %w", c.String("series"), at, err))
+		}
+		if math.IsNaN(r.RecoveryS) {
+			return nil, badInput(fmt.Errorf("%s: the fault at %v has not recovered by the end of the series; cut it off or measure longer", c.String("series"), at))
+		}
+		pts = append(pts, calibrate.Point{Label: c.String("label"), Throughput: r.PreThroughput, CheckpointIntervalS: float64(ci),
+			RecoveryS: r.RecoveryS, LatencyMs: r.PreLatencyMs, FaultAtS: float64(at)})
+	}
+	return pts, nil
+}

@@ -1,0 +1,503 @@
+package calibrate
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"gonum.org/v1/gonum/optimize"
+
+	"github.com/streamtwin/streamtwin/models/scenario"
+	"github.com/streamtwin/streamtwin/models/twin"
+	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/sim"
+	"github.com/streamtwin/streamtwin/workloads"
+)
+
+// Options steer a calibration; zero values take the defaults noted.
+type Options struct {
+	Fit []Param
+	// Holdout reports a point as held out of fitting (its error is reported
+	// separately). nil: every point is fitted.
+	Holdout func(Point) bool
+	// Workers simulate points in parallel (default: every core).
+	Workers int
+	// BeforeCheckpoint is how long before the next checkpoint each crash
+	// fires (default 3 s, Khaos's chkTolerance).
+	BeforeCheckpoint float64
+	// Settle is the steady load before the crash is armed (default 400 s: a
+	// full 300 s pre-fault window after start-up).
+	Settle float64
+	// Horizon is how long after the crash a point may take to recover; one
+	// that has not recovered by then predicts Horizon (default 1800 s).
+	Horizon float64
+	// Window is the pre-fault averaging window (default 300 s, Khaos's).
+	Window float64
+	// Latency is the simulated column compared with measured latency: p99
+	// (default; Flink latency markers, what Khaos recorded), p50 or mean.
+	Latency string
+	// LatencyWeight weighs the latency error against the recovery error in
+	// the loss when a latency parameter is fitted (default 1).
+	LatencyWeight float64
+	// MaxEvaluations bounds the optimiser (default 150 per fitted parameter).
+	MaxEvaluations int
+	// Progress, if set, is called after every loss evaluation.
+	Progress func(evaluations int, best float64)
+}
+
+func (o *Options) defaults() {
+	if o.Workers <= 0 {
+		o.Workers = runtime.GOMAXPROCS(0)
+	}
+	if o.BeforeCheckpoint == 0 {
+		o.BeforeCheckpoint = 3
+	}
+	if o.Settle == 0 {
+		o.Settle = 400
+	}
+	if o.Horizon == 0 {
+		o.Horizon = 1800
+	}
+	if o.Window == 0 {
+		o.Window = 300
+	}
+	if o.Latency == "" {
+		o.Latency = "p99"
+	}
+	if o.LatencyWeight == 0 {
+		o.LatencyWeight = 1
+	}
+	if o.MaxEvaluations == 0 {
+		o.MaxEvaluations = 150 * len(o.Fit)
+	}
+}
+
+// Prediction is what the twin gives for one measured point.
+type Prediction struct {
+	RecoveryS float64 // Horizon when it did not recover in time
+	LatencyMs float64 // mean over the pre-fault window; NaN with no output
+	Recovered bool
+}
+
+// PointResult pairs a measured point with its prediction.
+type PointResult struct {
+	Point
+	Prediction
+	HeldOut bool
+}
+
+// Value is one fitted parameter.
+type Value struct {
+	Param
+	Initial, Fitted float64 // in Unit
+}
+
+// Result is a finished calibration.
+type Result struct {
+	Values      []Value
+	Points      []PointResult // after the fit, in table order
+	Fit, Held   Metrics
+	Intervals   []IntervalMetrics
+	Loss        float64
+	Evaluations int
+	Status      string // the optimiser's stop reason
+	WallS       float64
+	Scenario    scenario.Scenario // the base with the fitted values
+	Options     Options
+}
+
+// Predict simulates one measured point on sc: constant input at the
+// point's throughput and CI, one crash of the sink's TaskManager aligned
+// BeforeCheckpoint before a checkpoint, as Khaos injects them.
+func Predict(sc scenario.Scenario, p Point, o Options) (Prediction, error) {
+	o.defaults()
+	sc.Job.Checkpoint.Interval = durationOf(p.CheckpointIntervalS)
+	sc.Policy = scenario.PolicySpec{Name: "static"}
+	sc.Faults, sc.Actions, sc.Variants = nil, nil, nil
+	end := o.Settle + p.CheckpointIntervalS + o.Horizon
+	sc.Duration = durationOf(end)
+	rates := make([]float64, int(math.Ceil(end))+1)
+	for i := range rates {
+		rates[i] = p.Throughput
+	}
+	fault := scenario.ScheduledFault{At: o.Settle, BeforeCheckpoint: o.BeforeCheckpoint, TaskManager: -1, Pick: -1,
+		Operator: sc.Job.Operators[len(sc.Job.Operators)-1].Name, Source: "calibration point"}
+	sink := &pointSink{column: o.Latency}
+	if _, err := twin.Run(sc, &scenario.Schedule{Rates: workloads.NewSchedule(rates), Faults: []scenario.ScheduledFault{fault}}, sink); err != nil {
+		return Prediction{}, err
+	}
+	if math.IsNaN(sink.faultAt) {
+		return Prediction{}, errors.New("the crash never fired (no checkpoint was due within the run)")
+	}
+	pr := Prediction{RecoveryS: o.Horizon, LatencyMs: sink.latencyBefore(sink.faultAt, o.Window)}
+	if !math.IsNaN(sink.recovery) {
+		pr.RecoveryS, pr.Recovered = sink.recovery, true
+	}
+	return pr, nil
+}
+
+// pointSink keeps what Predict needs of one run: the fault, its recovery and
+// the latency samples.
+type pointSink struct {
+	column            string
+	faultAt, recovery float64
+	started           bool
+	t, lat            []float64
+}
+
+func (s *pointSink) WriteSample(x results.Sample) error {
+	if !s.started {
+		s.started, s.faultAt, s.recovery = true, math.NaN(), math.NaN()
+	}
+	v := x.LatencyP99Ms
+	switch s.column {
+	case "p50":
+		v = x.LatencyP50Ms
+	case "mean":
+		v = x.LatencyMeanMs
+	}
+	s.t, s.lat = append(s.t, x.TimeS), append(s.lat, v)
+	return nil
+}
+
+func (s *pointSink) WriteEvent(e results.Event) error {
+	if !s.started {
+		s.started, s.faultAt, s.recovery = true, math.NaN(), math.NaN()
+	}
+	switch {
+	case e.Kind == results.KindFault && math.IsNaN(s.faultAt):
+		s.faultAt = e.TimeS
+	case e.Kind == results.KindRecovered && e.DurationS != nil && math.IsNaN(s.recovery):
+		s.recovery = *e.DurationS
+	}
+	return nil
+}
+
+func (s *pointSink) latencyBefore(at, window float64) float64 {
+	sum, n := 0.0, 0
+	for i, t := range s.t {
+		if t > at-window && t <= at && !math.IsNaN(s.lat[i]) {
+			sum += s.lat[i]
+			n++
+		}
+	}
+	if n == 0 {
+		return math.NaN()
+	}
+	return sum / float64(n)
+}
+
+// PredictAll simulates every point on sc with o.Workers goroutines.
+func PredictAll(sc scenario.Scenario, pts []Point, o Options) ([]Prediction, error) {
+	o.defaults()
+	out := make([]Prediction, len(pts))
+	errs := make([]error, len(pts))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < min(o.Workers, len(pts)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < len(pts); i = int(next.Add(1) - 1) {
+				out[i], errs[i] = Predict(sc, pts[i], o)
+			}
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("point at line %d (throughput %g/s, CI %gs): %w", pts[i].Line, pts[i].Throughput, pts[i].CheckpointIntervalS, err)
+		}
+	}
+	return out, nil
+}
+
+func (o Options) fitted(pts []Point) []Point {
+	var fit []Point
+	for _, p := range pts {
+		if o.Holdout == nil || !o.Holdout(p) {
+			fit = append(fit, p)
+		}
+	}
+	return fit
+}
+
+func (o Options) fitsLatency() bool {
+	for _, p := range o.Fit {
+		if p.Latency {
+			return true
+		}
+	}
+	return false
+}
+
+// Check reports what in the points and options makes a calibration
+// impossible: the user's to fix, so the CLI calls it before starting.
+func (o Options) Check(pts []Point) error {
+	if len(o.Fit) == 0 {
+		return errors.New("no parameter to fit")
+	}
+	fit := o.fitted(pts)
+	if len(fit) == 0 {
+		return errors.New("--holdout holds out every point; nothing is left to fit on")
+	}
+	if o.fitsLatency() {
+		for _, p := range fit {
+			if math.IsNaN(p.LatencyMs) {
+				return fmt.Errorf("line %d has no latency_ms, but a latency parameter is fitted; add the column or drop the latency parameters from --fit", p.Line)
+			}
+		}
+	}
+	return nil
+}
+
+// Calibrate fits o.Fit on the points not held out, minimising the mean
+// absolute percentage error of recovery time (plus that of latency, weighted,
+// when a latency parameter is fitted), with gonum's Nelder–Mead on a
+// logistic transform of each parameter's bounds.
+func Calibrate(base scenario.Scenario, pts []Point, o Options) (*Result, error) {
+	o.defaults()
+	if err := o.Check(pts); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	fit := o.fitted(pts)
+	useLat := o.fitsLatency()
+	x0 := make([]float64, len(o.Fit))
+	initial := make([]float64, len(o.Fit))
+	for i, p := range o.Fit {
+		initial[i] = p.Get(&base)
+		x0[i] = p.toFree(initial[i])
+	}
+	apply := func(x []float64) scenario.Scenario {
+		sc := base
+		for i, p := range o.Fit {
+			p.Set(&sc, p.fromFree(x[i]))
+		}
+		return sc
+	}
+	var evals atomic.Int64
+	var simErr error
+	var mu sync.Mutex
+	best := math.Inf(1)
+	loss := func(x []float64) float64 {
+		preds, err := PredictAll(apply(x), fit, o)
+		if err != nil {
+			mu.Lock()
+			if simErr == nil {
+				simErr = err
+			}
+			mu.Unlock()
+			return math.Inf(1)
+		}
+		l := lossOf(fit, preds, useLat, o.LatencyWeight)
+		n := evals.Add(1)
+		mu.Lock()
+		best = math.Min(best, l)
+		b := best
+		mu.Unlock()
+		if o.Progress != nil {
+			o.Progress(int(n), b)
+		}
+		return l
+	}
+	settings := &optimize.Settings{
+		FuncEvaluations: o.MaxEvaluations,
+		Converger:       &optimize.FunctionConverge{Absolute: 1e-5, Relative: 1e-4, Iterations: 8 * len(o.Fit)},
+	}
+	res, err := optimize.Minimize(optimize.Problem{Func: loss}, x0, settings, &optimize.NelderMead{SimplexSize: 0.6})
+	if simErr != nil {
+		return nil, simErr
+	}
+	if err != nil && res == nil {
+		return nil, fmt.Errorf("optimiser: %w", err)
+	}
+	r := &Result{Options: o, Evaluations: int(evals.Load()), Status: res.Status.String(), Loss: res.F}
+	r.Scenario = apply(res.X)
+	for i, p := range o.Fit {
+		r.Values = append(r.Values, Value{Param: p, Initial: initial[i], Fitted: p.fromFree(res.X[i])})
+	}
+	preds, err := PredictAll(r.Scenario, pts, o)
+	if err != nil {
+		return nil, err
+	}
+	for i, p := range pts {
+		r.Points = append(r.Points, PointResult{Point: p, Prediction: preds[i], HeldOut: o.Holdout != nil && o.Holdout(p)})
+	}
+	r.Fit, r.Held = metricsOf(r.Points, false), metricsOf(r.Points, true)
+	r.Intervals = intervals(r.Points)
+	r.WallS = time.Since(start).Seconds()
+	return r, nil
+}
+
+// lossOf is the mean absolute relative error of recovery, plus the
+// weighted one of latency.
+func lossOf(pts []Point, preds []Prediction, useLat bool, w float64) float64 {
+	var rec, lat float64
+	for i, p := range pts {
+		rec += math.Abs(preds[i].RecoveryS-p.RecoveryS) / p.RecoveryS
+		if useLat {
+			d := math.Abs(preds[i].LatencyMs-p.LatencyMs) / p.LatencyMs
+			if math.IsNaN(d) {
+				d = 1 // no output before the fault: as bad as 100 % off
+			}
+			lat += d
+		}
+	}
+	n := float64(len(pts))
+	return rec/n + w*lat/n
+}
+
+// toFree maps a bounded value to the optimiser's unbounded coordinate.
+func (p Param) toFree(v float64) float64 {
+	span := p.Hi - p.Lo
+	u := (v - p.Lo) / span
+	// a start on a bound (e.g. warmup 0) would pin the logit at ±∞
+	u = math.Min(math.Max(u, 0.01), 0.99)
+	return math.Log(u / (1 - u))
+}
+
+func (p Param) fromFree(x float64) float64 {
+	return p.Lo + (p.Hi-p.Lo)/(1+math.Exp(-x))
+}
+
+// Metrics are the errors on one set of points.
+type Metrics struct {
+	N              int
+	RecoveryMAPE   float64
+	RecoveryR2     float64
+	LatencyN       int
+	LatencyMAPE    float64
+	LatencyR2      float64
+	NotRecoveredIn int // predictions that hit the horizon
+}
+
+func metricsOf(pts []PointResult, held bool) Metrics {
+	var m Metrics
+	var rm, rp, lm, lp []float64
+	for _, p := range pts {
+		if p.HeldOut != held {
+			continue
+		}
+		m.N++
+		rm, rp = append(rm, p.Point.RecoveryS), append(rp, p.Prediction.RecoveryS)
+		if !p.Recovered {
+			m.NotRecoveredIn++
+		}
+		if !math.IsNaN(p.Point.LatencyMs) && !math.IsNaN(p.Prediction.LatencyMs) {
+			lm, lp = append(lm, p.Point.LatencyMs), append(lp, p.Prediction.LatencyMs)
+		}
+	}
+	m.RecoveryMAPE, m.RecoveryR2 = MAPE(rm, rp), R2(rm, rp)
+	m.LatencyN = len(lm)
+	m.LatencyMAPE, m.LatencyR2 = MAPE(lm, lp), R2(lm, lp)
+	return m
+}
+
+// MAPE is the mean absolute percentage error of predicted against measured
+// (NaN for no points).
+func MAPE(measured, predicted []float64) float64 {
+	if len(measured) == 0 {
+		return math.NaN()
+	}
+	s := 0.0
+	for i, m := range measured {
+		s += math.Abs(predicted[i]-m) / m
+	}
+	return 100 * s / float64(len(measured))
+}
+
+// R2 is the coefficient of determination of predicted against measured.
+func R2(measured, predicted []float64) float64 {
+	if len(measured) < 2 {
+		return math.NaN()
+	}
+	mean := 0.0
+	for _, m := range measured {
+		mean += m / float64(len(measured))
+	}
+	var res, tot float64
+	for i, m := range measured {
+		res += (m - predicted[i]) * (m - predicted[i])
+		tot += (m - mean) * (m - mean)
+	}
+	if tot == 0 {
+		return math.NaN()
+	}
+	return 1 - res/tot
+}
+
+// IntervalMetrics are the errors of the points of one checkpoint interval.
+type IntervalMetrics struct {
+	CheckpointIntervalS float64
+	HeldOut             bool
+	N                   int
+	RecoveryMAPE        float64
+	MeasuredMedianS     float64
+	PredictedMedianS    float64
+	MeasuredLatencyMs   float64
+	PredictedLatencyMs  float64
+}
+
+func intervals(pts []PointResult) []IntervalMetrics {
+	type key struct {
+		ci   float64
+		held bool
+	}
+	groups := map[key][]PointResult{}
+	var keys []key
+	for _, p := range pts {
+		k := key{math.Round(p.CheckpointIntervalS*1000) / 1000, p.HeldOut}
+		if _, ok := groups[k]; !ok {
+			keys = append(keys, k)
+		}
+		groups[k] = append(groups[k], p)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i].ci < keys[j].ci })
+	var out []IntervalMetrics
+	for _, k := range keys {
+		g := groups[k]
+		var rm, rp, lm, lp []float64
+		for _, p := range g {
+			rm, rp = append(rm, p.Point.RecoveryS), append(rp, p.Prediction.RecoveryS)
+			if !math.IsNaN(p.Point.LatencyMs) && !math.IsNaN(p.Prediction.LatencyMs) {
+				lm, lp = append(lm, p.Point.LatencyMs), append(lp, p.Prediction.LatencyMs)
+			}
+		}
+		out = append(out, IntervalMetrics{CheckpointIntervalS: k.ci, HeldOut: k.held, N: len(g),
+			RecoveryMAPE: MAPE(rm, rp), MeasuredMedianS: median(rm), PredictedMedianS: median(rp),
+			MeasuredLatencyMs: mean(lm), PredictedLatencyMs: mean(lp)})
+	}
+	return out
+}
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+func mean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := 0.0
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
+}
+
+func durationOf(s float64) sim.Duration { return sim.Duration(s) }

@@ -1,0 +1,177 @@
+package calibrate
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	_ "github.com/streamtwin/streamtwin/models/policy/all"
+	"github.com/streamtwin/streamtwin/models/scenario"
+)
+
+const synthetic = `
+name: synthetic
+duration: 1h
+workload: {shape: constant, rate: 50000/s}
+kafka: {partitions: 4}
+job:
+  template: ysb
+  restart: {strategy: fixed-delay, delay: 1s, attempts: 0}
+  latency: {window: 0s}
+`
+
+func baseScenario(t *testing.T) scenario.Scenario {
+	t.Helper()
+	sc, err := scenario.ParseRun("synthetic.yaml", []byte(synthetic), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+func params(t *testing.T, names ...string) []Param {
+	t.Helper()
+	ps, err := LookupParams(names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ps
+}
+
+// TestCalibrationRecoversKnownParameters simulates points with known
+// values, adds 2 % noise, fits from the template's defaults and must land
+// within 5 % of the truth.
+func TestCalibrationRecoversKnownParameters(t *testing.T) {
+	base := baseScenario(t)
+	fit := params(t, "cost_scale", "restart_delay", "latency_base")
+	truth := []float64{1.4, 25, 120} // ×, s, ms
+	truthSc := base
+	for i, p := range fit {
+		p.Set(&truthSc, truth[i])
+	}
+	var pts []Point
+	for _, ci := range []float64{10, 40, 80, 120} {
+		for _, thr := range []float64{40000, 55000, 70000} {
+			pts = append(pts, Point{Throughput: thr, CheckpointIntervalS: ci, Line: len(pts) + 2})
+		}
+	}
+	opt := Options{Fit: fit, Horizon: 900}
+	preds, err := PredictAll(truthSc, pts, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	noise := rand.New(rand.NewPCG(1, 2))
+	for i := range pts {
+		if !preds[i].Recovered {
+			t.Fatalf("truth point %d did not recover", i)
+		}
+		pts[i].RecoveryS = preds[i].RecoveryS * (1 + 0.02*(2*noise.Float64()-1))
+		pts[i].LatencyMs = preds[i].LatencyMs * (1 + 0.02*(2*noise.Float64()-1))
+	}
+	r, err := Calibrate(base, pts, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range r.Values {
+		if rel := math.Abs(v.Fitted-truth[i]) / truth[i]; rel > 0.05 {
+			t.Errorf("%s = %.4g, truth %.4g (%.1f %% off; started at %.4g)", v.Name, v.Fitted, truth[i], 100*rel, v.Initial)
+		}
+	}
+	if r.Fit.RecoveryMAPE > 2 {
+		t.Errorf("recovery MAPE %.2f %% on noise of ±2 %%", r.Fit.RecoveryMAPE)
+	}
+	for _, v := range r.Values {
+		t.Logf("%s %.4g%s", v.Name, v.Fitted, v.Unit)
+	}
+	t.Logf("%d evaluations (%s), %.1f s", r.Evaluations, r.Status, r.WallS)
+}
+
+// TestPredictFollowsThePhysics checks the direction of every prediction a
+// calibration relies on: a longer CI means more to reprocess, more load
+// less spare capacity to catch up with, a longer downtime a longer recovery.
+func TestPredictFollowsThePhysics(t *testing.T) {
+	base := baseScenario(t)
+	rec := func(sc scenario.Scenario, thr, ci float64) float64 {
+		t.Helper()
+		p, err := Predict(sc, Point{Throughput: thr, CheckpointIntervalS: ci}, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !p.Recovered {
+			t.Fatalf("thr %g CI %g did not recover", thr, ci)
+		}
+		return p.RecoveryS
+	}
+	slow := base
+	params(t, "restart_delay")[0].Set(&slow, 40)
+	cases := []struct {
+		name          string
+		shorter, more float64
+	}{
+		{"CI 10 s → 120 s", rec(base, 60000, 10), rec(base, 60000, 120)},
+		{"load 40k → 90k", rec(base, 40000, 60), rec(base, 90000, 60)},
+		{"restart delay 10 s → 40 s", rec(base, 60000, 60), rec(slow, 60000, 60)},
+	}
+	for _, c := range cases {
+		if !(c.more > c.shorter) {
+			t.Errorf("%s: recovery %.1f s → %.1f s, want it to grow", c.name, c.shorter, c.more)
+		}
+	}
+	// Past the job's capacity there is no recovery: the point predicts the horizon.
+	p, err := Predict(base, Point{Throughput: 200000, CheckpointIntervalS: 30}, Options{Horizon: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Recovered || p.RecoveryS != 300 {
+		t.Errorf("above capacity: %+v, want not recovered at the 300 s horizon", p)
+	}
+}
+
+func TestLookupParams(t *testing.T) {
+	cases := []struct {
+		names []string
+		err   string
+	}{
+		{[]string{"cost_scale", " warmup"}, ""},
+		{[]string{"capacity"}, `unknown parameter "capacity"; choose from`},
+		{[]string{"warmup", "warmup"}, "names warmup twice"},
+		{[]string{""}, "names no parameter"},
+	}
+	for _, c := range cases {
+		_, err := LookupParams(c.names)
+		switch {
+		case c.err == "" && err != nil:
+			t.Errorf("%v: %v", c.names, err)
+		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
+			t.Errorf("%v: error %v, want %q", c.names, err, c.err)
+		}
+	}
+}
+
+// TestParamsRoundTrip: every parameter reads back what it wrote, in its
+// unit, and its scenario text parses to the same value.
+func TestParamsRoundTrip(t *testing.T) {
+	for _, p := range Params {
+		sc := baseScenario(t)
+		v := p.Lo + 0.37*(p.Hi-p.Lo)
+		p.Set(&sc, v)
+		if got := p.Get(&sc); math.Abs(got-v) > 1e-9*math.Max(1, v) {
+			t.Errorf("%s: set %g, got %g", p.Name, v, got)
+		}
+		patched, err := scenario.Patch("s.yaml", []byte(synthetic), []scenario.Set{{Path: p.Path, Value: p.Text(v)}})
+		if err != nil {
+			t.Fatalf("%s: %v", p.Name, err)
+		}
+		back, err := scenario.ParseRun("s.yaml", patched, "", nil)
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", p.Name, err, patched)
+		}
+		if got := p.Get(&back); math.Abs(got-v) > 1e-5*math.Max(1, v) {
+			t.Errorf("%s: wrote %s, read back %g", p.Name, p.Text(v), got)
+		}
+		if got := p.fromFree(p.toFree(v)); math.Abs(got-v) > 1e-9*math.Max(1, v) {
+			t.Errorf("%s: free transform %g → %g", p.Name, v, got)
+		}
+	}
+}

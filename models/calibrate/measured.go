@@ -1,0 +1,407 @@
+package calibrate
+
+import (
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/streamtwin/streamtwin/results"
+)
+
+// Point is one measured failure.
+type Point struct {
+	Label               string  // free text, e.g. "profile_30000" (optional column)
+	Throughput          float64 // records/s: mean source throughput over the 300 s before the fault
+	CheckpointIntervalS float64 // s
+	RecoveryS           float64 // s, Khaos's definition: fault until throughput and lag are back to pre-fault behaviour
+	LatencyMs           float64 // ms, mean latency over the 300 s before the fault; NaN when the table has none
+	FaultAtS            float64 // s since the start of the measured run; NaN when unknown
+	Line                int     // line (CSV) or row+1 (Parquet) it came from, for messages
+}
+
+// Column names of the measured table, in the order WriteTable writes them.
+const (
+	colThroughput = "throughput"
+	colCI         = "checkpoint_interval_s"
+	colRecovery   = "recovery_s"
+	colLatency    = "latency_ms"
+	colLabel      = "label"
+	colFaultAt    = "fault_at_s"
+)
+
+var (
+	tableColumns    = []string{colThroughput, colCI, colRecovery, colLatency, colLabel, colFaultAt}
+	requiredColumns = tableColumns[:3]
+)
+
+// columnsHint ends the header errors: what a table must look like.
+const columnsHint = "the table needs throughput, checkpoint_interval_s, recovery_s; optional latency_ms, label, fault_at_s"
+
+// ReadTable reads a measured table, CSV or Parquet by extension.
+func ReadTable(path string) ([]Point, error) {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".csv":
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		return ParseCSV(path, f)
+	case ".parquet":
+		return readParquet(path)
+	}
+	return nil, fmt.Errorf("%s: unknown table format %q (use .csv or .parquet)", path, filepath.Ext(path))
+}
+
+// ParseCSV reads a CSV measured table from r; name is used in errors.
+// Comma separated, header first, `#` comment lines; empty optional cells are
+// NaN (numbers) or "" (label).
+func ParseCSV(name string, r io.Reader) ([]Point, error) {
+	cr := csv.NewReader(r)
+	cr.Comment = '#'
+	cr.FieldsPerRecord = -1 // checked below, with a better message
+	cr.TrimLeadingSpace = true
+	header, err := cr.Read()
+	if errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%s: no rows: the file is empty (%s, header first)", name, columnsHint)
+	}
+	if err != nil {
+		return nil, csvError(name, err)
+	}
+	line, _ := cr.FieldPos(0)
+	cols, err := headerColumns(name, line, header)
+	if err != nil {
+		return nil, err
+	}
+	var pts []Point
+	for {
+		rec, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, csvError(name, err)
+		}
+		line, _ := cr.FieldPos(0)
+		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
+			continue // a line of blanks
+		}
+		if len(rec) != len(cols) {
+			return nil, fmt.Errorf("%s:%d: %d fields, but the header has %d (%s)", name, line, len(rec), len(cols), strings.Join(cols, ","))
+		}
+		p, err := csvPoint(cols, rec, line)
+		if err == nil {
+			err = p.check()
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", name, line, err)
+		}
+		pts = append(pts, p)
+	}
+	if len(pts) == 0 {
+		return nil, fmt.Errorf("%s: no rows", name)
+	}
+	return pts, nil
+}
+
+func csvError(name string, err error) error {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s:%d: %v (comma-separated values; quote a label that holds commas or quotes)", name, pe.Line, pe.Err)
+	}
+	return fmt.Errorf("%s: %w", name, err)
+}
+
+// headerColumns checks the header: only known names, each once, the
+// required ones present. A typo must not silently drop a column.
+func headerColumns(name string, line int, header []string) ([]string, error) {
+	cols := make([]string, len(header))
+	for i, h := range header {
+		h = strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")) // spreadsheet BOM
+		if _, err := strconv.ParseFloat(h, 64); err == nil {
+			return nil, fmt.Errorf("%s:%d: the first line must be the header, got data %q (%s)", name, line, strings.Join(header, ","), columnsHint)
+		}
+		cols[i] = h
+	}
+	return cols, checkColumns(fmt.Sprintf("%s:%d", name, line), name, cols)
+}
+
+// checkColumns validates column names; pos locates the header in messages,
+// name the file (a missing column has no line).
+func checkColumns(pos, name string, cols []string) error {
+	for i, c := range cols {
+		switch {
+		case !slices.Contains(tableColumns, c):
+			return fmt.Errorf("%s: unknown column %q (known: %s; names are lower case)", pos, c, strings.Join(tableColumns, ", "))
+		case slices.Contains(cols[:i], c):
+			return fmt.Errorf("%s: column %s appears twice", pos, c)
+		}
+	}
+	for _, c := range requiredColumns {
+		if !slices.Contains(cols, c) {
+			return fmt.Errorf("%s: missing column %s (%s)", name, c, columnsHint)
+		}
+	}
+	return nil
+}
+
+func newPoint(line int) Point {
+	return Point{LatencyMs: math.NaN(), FaultAtS: math.NaN(), Line: line}
+}
+
+func csvPoint(cols, rec []string, line int) (Point, error) {
+	p := newPoint(line)
+	for i, c := range cols {
+		cell := strings.TrimSpace(rec[i])
+		if c == colLabel {
+			p.Label = cell
+			continue
+		}
+		v, err := parseCell(c, cell)
+		if err != nil {
+			return p, err
+		}
+		*p.field(c) = v
+	}
+	return p, nil
+}
+
+// parseCell parses a number; an empty cell is NaN for the optional columns.
+func parseCell(col, cell string) (float64, error) {
+	if cell == "" {
+		if slices.Contains(requiredColumns, col) {
+			return 0, fmt.Errorf("%s: empty cell; the column is required", col)
+		}
+		return math.NaN(), nil
+	}
+	v, err := strconv.ParseFloat(cell, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %q is not a number", col, cell)
+	}
+	return v, nil
+}
+
+// field maps a numeric column to its field.
+func (p *Point) field(col string) *float64 {
+	switch col {
+	case colThroughput:
+		return &p.Throughput
+	case colCI:
+		return &p.CheckpointIntervalS
+	case colRecovery:
+		return &p.RecoveryS
+	case colLatency:
+		return &p.LatencyMs
+	case colFaultAt:
+		return &p.FaultAtS
+	}
+	panic("calibrate: no numeric column " + col)
+}
+
+// valueError is a bad value in a named column.
+type valueError struct{ col, msg string }
+
+func (e *valueError) Error() string { return e.col + ": " + e.msg }
+
+// check validates a point's values; the error is a *valueError.
+func (p Point) check() error {
+	positive := func(v float64) bool { return v > 0 && !math.IsInf(v, 0) }
+	optional := func(v float64) bool { return math.IsNaN(v) || v >= 0 && !math.IsInf(v, 0) }
+	bad := func(col, format string, v float64) error { return &valueError{col, fmt.Sprintf(format, v)} }
+	switch {
+	case !positive(p.Throughput):
+		return bad(colThroughput, "must be a positive number of records/s, got %v", p.Throughput)
+	case !positive(p.CheckpointIntervalS):
+		return bad(colCI, "must be a positive number of seconds, got %v", p.CheckpointIntervalS)
+	case !positive(p.RecoveryS):
+		return bad(colRecovery, "must be a positive number of seconds, got %v", p.RecoveryS)
+	case !optional(p.LatencyMs):
+		return bad(colLatency, "must be a non-negative number of ms (or empty), got %v", p.LatencyMs)
+	case !optional(p.FaultAtS):
+		return bad(colFaultAt, "must be a non-negative number of seconds since the run start (or empty), got %v", p.FaultAtS)
+	}
+	return nil
+}
+
+// readParquet reads a Parquet table through its own schema, so any numeric
+// physical type (int32/64, float, double) works and nulls are NaN.
+func readParquet(path string) ([]Point, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	pf, err := parquet.OpenFile(f, st.Size())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	byIndex, err := parquetColumns(path, pf.Schema())
+	if err != nil {
+		return nil, err
+	}
+	r := parquet.NewReader(pf)
+	defer r.Close()
+	var pts []Point
+	rows := make([]parquet.Row, 256)
+	for {
+		n, rerr := r.ReadRows(rows)
+		for _, row := range rows[:n] {
+			p := newPoint(len(pts) + 1)
+			for _, v := range row {
+				if c, ok := byIndex[v.Column()]; ok {
+					setParquetValue(&p, c, v)
+				}
+			}
+			if err := p.check(); err != nil {
+				return nil, fmt.Errorf("%s: row %d: %w", path, p.Line, err)
+			}
+			pts = append(pts, p)
+		}
+		if errors.Is(rerr, io.EOF) {
+			break
+		}
+		if rerr != nil {
+			return nil, fmt.Errorf("%s: %w", path, rerr)
+		}
+	}
+	if len(pts) == 0 {
+		return nil, fmt.Errorf("%s: no rows", path)
+	}
+	return pts, nil
+}
+
+// parquetColumns checks names and types and maps leaf column indexes to
+// names.
+func parquetColumns(path string, schema *parquet.Schema) (map[int]string, error) {
+	var names []string
+	byIndex := map[int]string{}
+	for _, fld := range schema.Fields() {
+		name := fld.Name()
+		names = append(names, name)
+		if !fld.Leaf() || fld.Repeated() {
+			return nil, fmt.Errorf("%s: column %s is nested or repeated; the table needs flat columns", path, name)
+		}
+		leaf, _ := schema.Lookup(name)
+		byIndex[leaf.ColumnIndex] = name
+		kind := fld.Type().Kind()
+		text := kind == parquet.ByteArray || kind == parquet.FixedLenByteArray
+		numeric := kind == parquet.Int32 || kind == parquet.Int64 || kind == parquet.Float || kind == parquet.Double
+		switch {
+		case name == colLabel && !text:
+			return nil, fmt.Errorf("%s: column label is %v; it must be a string column", path, kind)
+		case name != colLabel && slices.Contains(tableColumns, name) && !numeric:
+			return nil, fmt.Errorf("%s: column %s is %v; it must be numeric (int or float)", path, name, kind)
+		}
+	}
+	return byIndex, checkColumns(path, path, names)
+}
+
+func setParquetValue(p *Point, col string, v parquet.Value) {
+	if col == colLabel {
+		if !v.IsNull() {
+			p.Label = string(v.ByteArray())
+		}
+		return
+	}
+	x := math.NaN()
+	switch {
+	case v.IsNull():
+	case v.Kind() == parquet.Double:
+		x = v.Double()
+	case v.Kind() == parquet.Float:
+		x = float64(v.Float())
+	case v.Kind() == parquet.Int32:
+		x = float64(v.Int32())
+	case v.Kind() == parquet.Int64:
+		x = float64(v.Int64())
+	}
+	*p.field(col) = x
+}
+
+// tableRow is the Parquet layout WriteTable writes.
+type tableRow struct {
+	Throughput          float64 `parquet:"throughput"`
+	CheckpointIntervalS float64 `parquet:"checkpoint_interval_s"`
+	RecoveryS           float64 `parquet:"recovery_s"`
+	LatencyMs           float64 `parquet:"latency_ms"`
+	Label               string  `parquet:"label"`
+	FaultAtS            float64 `parquet:"fault_at_s"`
+}
+
+// WriteTable writes pts as a measured table, CSV or Parquet by extension,
+// atomically. CSV leaves out latency_ms and fault_at_s when they are all NaN
+// and label when all empty; Parquet always has every column.
+func WriteTable(path string, pts []Point) error {
+	if len(pts) == 0 {
+		return fmt.Errorf("%s: no points to write", path)
+	}
+	for i, p := range pts {
+		if err := p.check(); err != nil {
+			return fmt.Errorf("%s: point %d: %w", path, i+1, err)
+		}
+	}
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".csv":
+		return results.WriteFileAtomic(path, formatCSV(pts))
+	case ".parquet":
+		rows := make([]tableRow, len(pts))
+		for i, p := range pts {
+			rows[i] = tableRow{p.Throughput, p.CheckpointIntervalS, p.RecoveryS, p.LatencyMs, p.Label, p.FaultAtS}
+		}
+		return results.WriteParquetFile(path, rows, colLatency, colFaultAt)
+	}
+	return fmt.Errorf("%s: unknown table format %q (use .csv or .parquet)", path, filepath.Ext(path))
+}
+
+func formatCSV(pts []Point) []byte {
+	cols := slices.Clone(requiredColumns)
+	for _, c := range tableColumns[3:] {
+		if slices.ContainsFunc(pts, func(p Point) bool { return !p.empty(c) }) {
+			cols = append(cols, c)
+		}
+	}
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	w.Write(cols) // errors surface at Flush
+	rec := make([]string, len(cols))
+	for _, p := range pts {
+		for i, c := range cols {
+			if c == colLabel {
+				rec[i] = p.Label
+				continue
+			}
+			rec[i] = formatNumber(*p.field(c))
+		}
+		w.Write(rec)
+	}
+	w.Flush() // a bytes.Buffer does not fail
+	return buf.Bytes()
+}
+
+func (p Point) empty(col string) bool {
+	if col == colLabel {
+		return p.Label == ""
+	}
+	return math.IsNaN(*p.field(col))
+}
+
+// formatNumber is the shortest text that parses back to v; NaN is empty.
+func formatNumber(v float64) string {
+	if math.IsNaN(v) {
+		return ""
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}

@@ -1,0 +1,286 @@
+package results
+
+import (
+	"errors"
+	"fmt"
+	"image/color"
+	"math"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// Calibration fit figure: how well the twin's predictions match the
+// measured points it was fitted to, and the points held out of the fit.
+
+const (
+	// fitWidth x fitHeight holds two roughly square panels side by side.
+	fitWidth  = 9.5 * vg.Inch
+	fitHeight = 5 * vg.Inch
+	// fitBandPct is the half-width of the shaded tolerance band, in %.
+	fitBandPct = 10
+	// fitMarkerRadius is the radius of the point markers.
+	fitMarkerRadius = 3.4
+)
+
+var (
+	fitBandColor = color.Gray{Y: 0xe4}
+	fitRefStyle  = draw.LineStyle{Color: color.Gray{Y: 0x40}, Width: vg.Points(0.9)}
+)
+
+// FitPoint is one measured point of a calibration with the twin's prediction.
+type FitPoint struct {
+	Group     string  // legend group, e.g. "CI 30 s" (one colour/marker per group, in first-seen order)
+	X         float64 // the point's load, e.g. throughput in records/s (x axis of the residual panel)
+	Measured  float64
+	Predicted float64
+	HeldOut   bool // held out of the fit: drawn hollow; fitted points are filled
+}
+
+// PlotFit draws a calibration's fit as two side-by-side panels and writes
+// base.png/.svg/.pdf: left, predicted against measured with the y = x line
+// and a ±10 % band (shaded light grey); right, the residual
+// (predicted − measured)/measured in % against X, with a zero line and the
+// same band. quantity names what is compared, with its unit, e.g. "recovery
+// time (s)"; xlabel labels X, e.g. "throughput (records/s)".
+//
+// Each group gets the colour and marker of styleOf, in first-seen order;
+// fitted points are filled and held-out ones hollow. Points whose measured
+// or predicted value is not finite are skipped; so are, on the residual
+// panel only, points with a non-finite X or a zero measured value. It
+// returns the paths of the three files.
+func PlotFit(base, title, quantity, xlabel string, pts []FitPoint) (paths []string, err error) {
+	defer func() {
+		if err != nil {
+			err = fmt.Errorf("results: fit figure: %w", err)
+		}
+	}()
+	if len(pts) == 0 {
+		return nil, errors.New("no points")
+	}
+	left, right, err := fitPanels(quantity, xlabel, pts)
+	if err != nil {
+		return nil, err
+	}
+	return writeFigure(base, fitWidth, fitHeight, func(dc draw.Canvas) {
+		h := drawKey(dc, title, nil)
+		tiles := draw.Tiles{Rows: 1, Cols: 2, PadTop: vg.Points(2), PadBottom: vg.Points(4),
+			PadLeft: vg.Points(4), PadRight: vg.Points(10), PadX: vg.Points(22)}
+		rows := [][]*plot.Plot{{left, right}}
+		cs := plot.Align(rows, tiles, draw.Crop(dc, 0, 0, 0, -h))
+		left.Draw(cs[0][0])
+		right.Draw(cs[0][1])
+	})
+}
+
+// fitPanels builds the two panels of PlotFit.
+func fitPanels(quantity, xlabel string, pts []FitPoint) (left, right *plot.Plot, err error) {
+	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+	// Colours follow the first appearance of a group in pts, NaN points
+	// included, so dropping a point never recolours the others.
+	groupIdx := map[string]int{}
+	var groups []string
+	for _, p := range pts {
+		if _, ok := groupIdx[p.Group]; !ok {
+			groupIdx[p.Group] = len(groups)
+			groups = append(groups, p.Group)
+		}
+	}
+	// Series per group: [fitted, held out] for each panel.
+	type series struct{ fit, res [2]plotter.XYs }
+	ser := make([]series, len(groups))
+	drawn := make([]bool, len(groups))
+	n, heldOut := 0, false
+	lo, hi := math.Inf(1), math.Inf(-1)
+	xlo, xhi := math.Inf(1), math.Inf(-1)
+	rmax := 0.0
+	for _, p := range pts {
+		if !finite(p.Measured) || !finite(p.Predicted) {
+			continue
+		}
+		g, h := groupIdx[p.Group], 0
+		if p.HeldOut {
+			h, heldOut = 1, true
+		}
+		n++
+		drawn[g] = true
+		ser[g].fit[h] = append(ser[g].fit[h], plotter.XY{X: p.Measured, Y: p.Predicted})
+		lo, hi = min(lo, p.Measured, p.Predicted), max(hi, p.Measured, p.Predicted)
+		r := (p.Predicted - p.Measured) / p.Measured * 100
+		if !finite(p.X) || !finite(r) {
+			continue
+		}
+		ser[g].res[h] = append(ser[g].res[h], plotter.XY{X: p.X, Y: r})
+		xlo, xhi = min(xlo, p.X), max(xhi, p.X)
+		rmax = max(rmax, math.Abs(r))
+	}
+	if n == 0 {
+		return nil, nil, fmt.Errorf("no finite points: all %d have a NaN or infinite measured or predicted value", len(pts))
+	}
+
+	left = newPanel("predicted " + quantity)
+	left.X.Label.Text = "measured " + quantity
+	left.Title.Text = fmt.Sprintf("predicted vs measured (line: y = x, grey: ±%d %%)", fitBandPct)
+	left.X.Tick.Marker = siTicks{niceTicks{}}
+	band := fitBandPct / 100.0
+	left.Add(fitBand{a1: 1 - band, a2: 1 + band}, grid{}, fitLine{a: 1}) // grid again: over the band
+
+	right = newPanel("residual (%)")
+	right.X.Label.Text = xlabel
+	right.Title.Text = "residual (predicted − measured) / measured"
+	right.X.Tick.Marker = siTicks{niceTicks{}}
+	right.Add(fitBand{b1: -fitBandPct, b2: fitBandPct}, grid{}, fitLine{})
+	for _, p := range []*plot.Plot{left, right} {
+		p.Title.TextStyle.Font.Size = vg.Points(10)
+	}
+
+	// Filled points first, hollow ones on top so they stay visible.
+	for h := range 2 {
+		for g := range groups {
+			sty := fitGlyphStyle(g, h == 1)
+			if len(ser[g].fit[h]) > 0 {
+				left.Add(&plotter.Scatter{XYs: ser[g].fit[h], GlyphStyle: sty})
+			}
+			if len(ser[g].res[h]) > 0 {
+				right.Add(&plotter.Scatter{XYs: ser[g].res[h], GlyphStyle: sty})
+			}
+		}
+	}
+	for g, name := range groups {
+		if drawn[g] && name != "" {
+			left.Legend.Add(name, &plotter.Scatter{GlyphStyle: fitGlyphStyle(g, false)})
+		}
+	}
+	if heldOut {
+		sty := fitGlyphStyle(0, true)
+		sty.Color = color.Black
+		left.Legend.Add("held out (hollow)", &plotter.Scatter{GlyphStyle: sty})
+	}
+	// Top-left, where predicted ≫ measured: away from the y = x diagonal.
+	left.Legend.Left, left.Legend.Top = true, true
+	left.Legend.XOffs, left.Legend.YOffs = vg.Points(6), -vg.Points(4)
+	left.Legend.ThumbnailWidth = vg.Points(12)
+	left.Legend.Padding = vg.Points(2)
+	right.Legend = plot.NewLegend()
+
+	// Left: one range for both axes, a bit beyond the data, from zero at
+	// most when every value is non-negative.
+	pad := fitPad(lo, hi)
+	amin, amax := lo-pad, hi+pad
+	if lo >= 0 && amin < 0 {
+		amin = 0
+	}
+	left.X.Min, left.X.Max = amin, amax
+	left.Y.Min, left.Y.Max = amin, amax
+
+	// Right: the load range padded, residuals symmetric about zero with
+	// the band always in view.
+	if xlo > xhi { // no residual could be computed
+		xlo, xhi = 0, 1
+	}
+	xpad := fitPad(xlo, xhi)
+	right.X.Min, right.X.Max = xlo-xpad, xhi+xpad
+	if xlo >= 0 && right.X.Min < 0 {
+		right.X.Min = 0
+	}
+	rlim := math.Max(rmax*1.12, fitBandPct*1.5)
+	right.Y.Min, right.Y.Max = -rlim, rlim
+	return left, right, nil
+}
+
+// fitPad is the margin around the data range [lo, hi]: 6 % of it, or 10 %
+// of the value (at least 1) when all values are equal.
+func fitPad(lo, hi float64) float64 {
+	if span := hi - lo; span > 0 {
+		return 0.06 * span
+	}
+	return math.Max(0.1*math.Abs(hi), 1)
+}
+
+// fitGlyphStyle is the marker of group g: the colour of styleOf(g) and a
+// closed shape derived from its marker, filled or hollow.
+func fitGlyphStyle(g int, hollow bool) draw.GlyphStyle {
+	st := styleOf(g).glyph
+	shape := fitGlyph{hollow: hollow, scale: 1}
+	switch st.Shape.(type) {
+	case draw.SquareGlyph, draw.BoxGlyph:
+		shape.sides, shape.rot, shape.scale = 4, math.Pi/4, 1.15
+	case draw.TriangleGlyph:
+		shape.sides, shape.rot, shape.scale = 3, math.Pi/2, 1.3
+	case draw.PyramidGlyph:
+		shape.sides, shape.rot, shape.scale = 3, -math.Pi/2, 1.3
+	case draw.CrossGlyph:
+		shape.sides, shape.scale = 4, 1.3 // diamond
+	case draw.PlusGlyph:
+		shape.sides, shape.rot, shape.scale = 5, math.Pi/2, 1.15
+	}
+	return draw.GlyphStyle{Color: st.Color, Radius: vg.Points(fitMarkerRadius), Shape: shape}
+}
+
+// fitGlyph is a circle (sides 0) or regular polygon, rotated by rot,
+// filled or drawn as an outline. The markers of package draw mix filled and
+// outline shapes, so they cannot show fitted and held-out points apart.
+type fitGlyph struct {
+	sides  int
+	rot    float64
+	scale  float64
+	hollow bool
+}
+
+func (g fitGlyph) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
+	r := sty.Radius * vg.Length(g.scale)
+	var p vg.Path
+	if g.sides == 0 {
+		p.Move(vg.Point{X: pt.X + r, Y: pt.Y})
+		p.Arc(pt, r, 0, 2*math.Pi)
+	} else {
+		for k := range g.sides {
+			a := g.rot + 2*math.Pi*float64(k)/float64(g.sides)
+			v := vg.Point{X: pt.X + r*vg.Length(math.Cos(a)), Y: pt.Y + r*vg.Length(math.Sin(a))}
+			if k == 0 {
+				p.Move(v)
+			} else {
+				p.Line(v)
+			}
+		}
+	}
+	p.Close()
+	if g.hollow {
+		c.SetLineStyle(draw.LineStyle{Color: sty.Color, Width: vg.Points(1.2)})
+		c.Stroke(p)
+		return
+	}
+	c.SetColor(sty.Color)
+	c.Fill(p)
+}
+
+// fitLine is the reference line y = a*x + b across the whole panel. It
+// reports no data range, so it never stretches an axis.
+type fitLine struct{ a, b float64 }
+
+func (l fitLine) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	x0, x1 := p.X.Min, p.X.Max
+	line := []vg.Point{{X: trX(x0), Y: trY(l.a*x0 + l.b)}, {X: trX(x1), Y: trY(l.a*x1 + l.b)}}
+	c.StrokeLines(fitRefStyle, c.ClipLinesXY(line)...)
+}
+
+// fitBand shades the area between the lines y = a1*x + b1 and
+// y = a2*x + b2 across the whole panel.
+type fitBand struct{ a1, b1, a2, b2 float64 }
+
+func (b fitBand) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	x0, x1 := p.X.Min, p.X.Max
+	poly := c.ClipPolygonXY([]vg.Point{
+		{X: trX(x0), Y: trY(b.a1*x0 + b.b1)}, {X: trX(x1), Y: trY(b.a1*x1 + b.b1)},
+		{X: trX(x1), Y: trY(b.a2*x1 + b.b2)}, {X: trX(x0), Y: trY(b.a2*x0 + b.b2)},
+	})
+	if len(poly) < 3 {
+		return
+	}
+	c.FillPolygon(fitBandColor, poly)
+}

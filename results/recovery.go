@@ -1,0 +1,355 @@
+package results
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/parquet-go/parquet-go"
+)
+
+// RecoveryOptions tune DetectRecovery; zero values take the defaults.
+type RecoveryOptions struct {
+	Baseline float64 // s of samples before the fault that define pre-fault behaviour (default 300, Khaos's averaging window)
+	Hold     int     // consecutive normal samples that end the anomaly (default 15, Khaos's TOLERANCE; recovery ends at the first of them)
+	LagSlack float64 // a sample is normal when lag ≤ baseline lag quantile-95 × (1+LagSlack) + floor (default LagSlack 0.1)
+	// LagFloor is the floor in records (default 1000), raised to ThrSlack ×
+	// reference × sample interval: the backlog a stall short enough to keep
+	// the throughput in its band leaves at a sample's end. A checkpoint's
+	// synchronous phase is such a stall; whether the lag sampled at the
+	// interval end catches it depends on the trigger phase, which a restart
+	// shifts, so the baseline may not show it.
+	LagFloor float64
+	// ThrSlack: and throughput ≥ (1−ThrSlack) × reference and ≤ (1+ThrSlack)
+	// × reference (default 0.1). Throughput both too low (down) and too high
+	// (catching up) is anomalous, like Khaos's detector. The reference is the
+	// sample's InputRate when positive (a caught-up job consumes what
+	// arrives), else the baseline mean throughput.
+	ThrSlack float64
+}
+
+// Recovery is what DetectRecovery found for one fault.
+type Recovery struct {
+	// RecoveryS is the start of the closing run of normal samples − the fault
+	// time; NaN if not recovered before the series ends. A sample covers the
+	// interval that ends at its TimeS, so the run starts at the end of the
+	// sample before it: with 1-s samples the recovery end is resolved to the
+	// first whole second after the backlog is gone.
+	FaultAtS, RecoveryS         float64
+	PreThroughput, PreLatencyMs float64 // means over the baseline window (latency column LatencyP99Ms unless all NaN, then LatencyMeanMs; NaN if none)
+	PreLag                      float64 // records: 95 % quantile of the lag over the baseline window, the reference of the lag test
+}
+
+// minBaselineSamples is the fewest usable samples that define pre-fault
+// behaviour; fewer make the quantile and the mean noise.
+const minBaselineSamples = 10
+
+func (o RecoveryOptions) withDefaults() (RecoveryOptions, error) {
+	switch {
+	case o.Baseline < 0, math.IsNaN(o.Baseline):
+		return o, fmt.Errorf("RecoveryOptions.Baseline must be a positive number of seconds, got %v", o.Baseline)
+	case o.Hold < 0:
+		return o, fmt.Errorf("RecoveryOptions.Hold must be a positive number of samples, got %d", o.Hold)
+	case o.LagSlack < 0, math.IsNaN(o.LagSlack):
+		return o, fmt.Errorf("RecoveryOptions.LagSlack must be ≥ 0, got %v", o.LagSlack)
+	case o.LagFloor < 0, math.IsNaN(o.LagFloor):
+		return o, fmt.Errorf("RecoveryOptions.LagFloor must be ≥ 0 records, got %v", o.LagFloor)
+	case o.ThrSlack < 0, o.ThrSlack >= 1, math.IsNaN(o.ThrSlack):
+		return o, fmt.Errorf("RecoveryOptions.ThrSlack must be in [0, 1), got %v", o.ThrSlack)
+	}
+	o.Baseline = cmp.Or(o.Baseline, 300)
+	o.LagSlack = cmp.Or(o.LagSlack, 0.1)
+	o.LagFloor = cmp.Or(o.LagFloor, 1000)
+	o.ThrSlack = cmp.Or(o.ThrSlack, 0.1)
+	o.Hold = cmp.Or(o.Hold, 15)
+	return o, nil
+}
+
+// DetectRecovery measures the recovery from the fault at faultAtS the way
+// the simulator ends one (lag back at its pre-fault level, models/flink), made
+// robust to noise as Khaos's detector is: scanning from the first sample
+// after the fault, the anomaly ends with opt.Hold consecutive normal samples
+// (shorter normal runs are part of it); NaN throughput or lag is anomalous.
+// samples must be sorted by TimeS.
+func DetectRecovery(samples []Sample, faultAtS float64, opt RecoveryOptions) (Recovery, error) {
+	rec := Recovery{FaultAtS: faultAtS, RecoveryS: math.NaN()}
+	o, err := opt.withDefaults()
+	if err == nil {
+		err = checkSeries(samples, faultAtS)
+	}
+	if err != nil {
+		return rec, fmt.Errorf("results: recovery from the fault at %gs: %w", faultAtS, err)
+	}
+	first := sort.Search(len(samples), func(i int) bool { return samples[i].TimeS > faultAtS })
+	intervalS, err := rec.baseline(samples[:first], faultAtS, o.Baseline)
+	if err != nil {
+		return rec, fmt.Errorf("results: recovery from the fault at %gs: %w", faultAtS, err)
+	}
+	normal := func(s Sample) bool {
+		ref := rec.PreThroughput
+		if s.InputRate > 0 {
+			ref = s.InputRate
+		}
+		lagMax := rec.PreLag*(1+o.LagSlack) + math.Max(o.LagFloor, o.ThrSlack*ref*intervalS)
+		// NaN fails every comparison, so missing values are anomalous.
+		return s.Lag <= lagMax && s.Throughput >= (1-o.ThrSlack)*ref && s.Throughput <= (1+o.ThrSlack)*ref
+	}
+	run := 0
+	for i := first; i < len(samples); i++ {
+		if !normal(samples[i]) {
+			run = 0
+			continue
+		}
+		if run++; run == o.Hold {
+			// first ≥ minBaselineSamples, so start−1 exists.
+			start := i - o.Hold + 1
+			rec.RecoveryS = math.Max(0, samples[start-1].TimeS-faultAtS)
+			break
+		}
+	}
+	return rec, nil
+}
+
+func checkSeries(samples []Sample, faultAtS float64) error {
+	if len(samples) == 0 {
+		return errors.New("no samples")
+	}
+	for i, s := range samples {
+		if math.IsNaN(s.TimeS) || math.IsInf(s.TimeS, 0) {
+			return fmt.Errorf("sample %d has time_s %v; times must be finite", i, s.TimeS)
+		}
+		if i > 0 && s.TimeS <= samples[i-1].TimeS {
+			return fmt.Errorf("samples are not sorted by time_s: sample %d (t=%gs) follows t=%gs; sort them and drop duplicates", i, s.TimeS, samples[i-1].TimeS)
+		}
+	}
+	if lo, hi := samples[0].TimeS, samples[len(samples)-1].TimeS; math.IsNaN(faultAtS) || faultAtS < lo || faultAtS >= hi {
+		return fmt.Errorf("the fault lies outside the series (samples from %gs to %gs, and one must follow the fault)", lo, hi)
+	}
+	return nil
+}
+
+// baseline fills the Pre* fields from the samples of the window
+// (faultAtS−window, faultAtS] that have both throughput and lag, and returns
+// their mean spacing.
+func (rec *Recovery) baseline(before []Sample, faultAtS, window float64) (intervalS float64, err error) {
+	var thr, lags, p99, mean, times []float64
+	for _, s := range before {
+		if s.TimeS <= faultAtS-window || math.IsNaN(s.Throughput) || math.IsNaN(s.Lag) {
+			continue
+		}
+		thr = append(thr, s.Throughput)
+		lags = append(lags, s.Lag)
+		times = append(times, s.TimeS)
+		p99 = appendFinite(p99, s.LatencyP99Ms)
+		mean = appendFinite(mean, s.LatencyMeanMs)
+	}
+	if len(thr) < minBaselineSamples {
+		return 0, fmt.Errorf("only %d samples with throughput and lag in the %gs before the fault, need at least %d (start the series earlier or shorten RecoveryOptions.Baseline)",
+			len(thr), window, minBaselineSamples)
+	}
+	rec.PreThroughput = finiteMean(thr)
+	rec.PreLag = quantile(lags, 0.95)
+	rec.PreLatencyMs = finiteMean(p99)
+	if len(p99) == 0 {
+		rec.PreLatencyMs = finiteMean(mean)
+	}
+	return (times[len(times)-1] - times[0]) / float64(len(times)-1), nil
+}
+
+func appendFinite(xs []float64, v float64) []float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return xs
+	}
+	return append(xs, v)
+}
+
+// finiteMean is NaN for no values.
+func finiteMean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	sum := 0.0
+	for _, x := range xs {
+		sum += x
+	}
+	return sum / float64(len(xs))
+}
+
+// WriteParquetFile writes rows as one parquet file, atomically, with the
+// writer options of the run files (fixed created_by, zstd). nanColumns may
+// hold NaN, so they get no min/max statistics (DuckDB would trust them to
+// mean "no NaN here", see writerOptions).
+func WriteParquetFile[T any](path string, rows []T, nanColumns ...string) error {
+	opts := writerOptions()
+	for _, c := range nanColumns {
+		opts = append(opts, parquet.SkipPageBounds(c), parquet.SkipPageStatistics(c))
+	}
+	var buf bytes.Buffer
+	w := parquet.NewGenericWriter[T](&buf, opts...)
+	_, err := w.Write(rows)
+	if err == nil {
+		err = w.Close()
+	}
+	if err != nil {
+		return fmt.Errorf("results: write %s: %w", path, err)
+	}
+	return WriteFileAtomic(path, buf.Bytes())
+}
+
+// ReadMeasuredSeries reads a measured run as Samples: a timeseries.parquet of
+// ours (any backend), or a CSV with header time_s,throughput,lag[,latency_ms][,input_rate]
+// (comma separated; errors name file:line:column).
+//
+// CSV cells may be empty or NaN (a missing metric, anomalous for
+// DetectRecovery) except time_s, which must increase. latency_ms becomes
+// LatencyP99Ms (Khaos's latency is the p99 latency-marker latency at the
+// sink); columns the CSV lacks, and the other latencies, are NaN.
+func ReadMeasuredSeries(path string) ([]Sample, error) {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".parquet":
+		return ReadSamples(path)
+	case ".csv":
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, fmt.Errorf("results: %w", err)
+		}
+		defer f.Close()
+		return parseSeriesCSV(path, f)
+	}
+	return nil, fmt.Errorf("results: %s: unknown series format %q (use .parquet for a timeseries.parquet or .csv)", path, filepath.Ext(path))
+}
+
+// seriesColumns are the CSV columns of a measured series; the first three
+// are required.
+var seriesColumns = []string{"time_s", "throughput", "lag", "latency_ms", "input_rate"}
+
+const seriesHeader = "time_s,throughput,lag[,latency_ms][,input_rate]"
+
+func parseSeriesCSV(name string, r io.Reader) ([]Sample, error) {
+	cr := csv.NewReader(r)
+	cr.Comment = '#'
+	cr.FieldsPerRecord = -1
+	cr.TrimLeadingSpace = true
+	header, err := cr.Read()
+	if errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%s: empty file; the first line must be the header %s", name, seriesHeader)
+	}
+	if err != nil {
+		return nil, seriesCSVError(name, err)
+	}
+	line, _ := cr.FieldPos(0)
+	cols, err := seriesHeaderIndex(name, line, header)
+	if err != nil {
+		return nil, err
+	}
+	var out []Sample
+	for {
+		rec, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, seriesCSVError(name, err)
+		}
+		line, _ := cr.FieldPos(0)
+		if len(rec) != len(cols) {
+			return nil, fmt.Errorf("%s:%d: %d fields, but the header has %d (%s)", name, line, len(rec), len(cols), strings.Join(cols, ","))
+		}
+		s, err := seriesRow(cols, rec)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", name, line, err)
+		}
+		if n := len(out); n > 0 && s.TimeS <= out[n-1].TimeS {
+			return nil, fmt.Errorf("%s:%d: time_s: %g does not follow %g; times must increase", name, line, s.TimeS, out[n-1].TimeS)
+		}
+		out = append(out, s)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no rows after the header", name)
+	}
+	return out, nil
+}
+
+func seriesCSVError(name string, err error) error {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s:%d:%d: %v (comma-separated values; quote text that holds commas)", name, pe.Line, pe.Column, pe.Err)
+	}
+	return fmt.Errorf("%s: %w", name, err)
+}
+
+func seriesHeaderIndex(name string, line int, header []string) ([]string, error) {
+	cols := make([]string, len(header))
+	seen := map[string]bool{}
+	for i, h := range header {
+		h = strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))
+		switch {
+		case !slices.Contains(seriesColumns, h):
+			return nil, fmt.Errorf("%s:%d: unknown column %q (the header is %s)", name, line, h, seriesHeader)
+		case seen[h]:
+			return nil, fmt.Errorf("%s:%d: column %s appears twice", name, line, h)
+		}
+		seen[h] = true
+		cols[i] = h
+	}
+	for _, c := range seriesColumns[:3] {
+		if !seen[c] {
+			return nil, fmt.Errorf("%s:%d: missing column %s (the header is %s)", name, line, c, seriesHeader)
+		}
+	}
+	return cols, nil
+}
+
+func seriesRow(cols, rec []string) (Sample, error) {
+	nan := math.NaN()
+	s := Sample{InputRate: nan, LatencyMeanMs: nan, LatencyP50Ms: nan, LatencyP99Ms: nan}
+	for i, c := range cols {
+		v, err := seriesCell(c, strings.TrimSpace(rec[i]))
+		if err != nil {
+			return s, err
+		}
+		switch c {
+		case "time_s":
+			s.TimeS = v
+		case "throughput":
+			s.Throughput = v
+		case "lag":
+			s.Lag = v
+		case "latency_ms":
+			s.LatencyP99Ms = v
+		case "input_rate":
+			s.InputRate = v
+		}
+	}
+	return s, nil
+}
+
+// seriesCell parses one number: empty or NaN is a missing value (not for
+// time_s); anything else must be finite and, but for time_s, ≥ 0.
+func seriesCell(col, cell string) (float64, error) {
+	if cell == "" && col != "time_s" {
+		return math.NaN(), nil
+	}
+	v, err := strconv.ParseFloat(cell, 64)
+	switch {
+	case err != nil:
+		return 0, fmt.Errorf("%s: %q is not a number", col, cell)
+	case math.IsNaN(v) && col != "time_s":
+		return v, nil
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return 0, fmt.Errorf("%s: must be a finite number, got %v", col, cell)
+	case v < 0 && col != "time_s":
+		return 0, fmt.Errorf("%s: must be ≥ 0, got %v", col, v)
+	}
+	return v, nil
+}

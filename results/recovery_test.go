@@ -1,0 +1,296 @@
+package results
+
+import (
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/parquet-go/parquet-go"
+)
+
+// fluid builds 1-s samples t = 1…n of a job that consumes at most
+// capacity(t) records/s from a topic fed at input(t): each second it takes
+// min(capacity, backlog + input), so the lag at the end of a second is exact.
+func fluid(n int, input, capacity func(t int) float64, knownInput bool) []Sample {
+	out := make([]Sample, n)
+	lag := 0.0
+	for i := range out {
+		t := i + 1
+		in := input(t)
+		thr := math.Min(capacity(t), lag+in)
+		lag += in - thr
+		out[i] = Sample{TimeS: float64(t), Throughput: thr, Lag: lag, LatencyMeanMs: 300, LatencyP99Ms: 500, LatencyP50Ms: math.NaN()}
+		if knownInput {
+			out[i].InputRate = in
+		}
+	}
+	return out
+}
+
+func constant(v float64) func(int) float64 { return func(int) float64 { return v } }
+
+// downThen: capacity 0 during the (from, to] outages, up otherwise.
+func downThen(up float64, outages ...[2]int) func(int) float64 {
+	return func(t int) float64 {
+		for _, o := range outages {
+			if t > o[0] && t <= o[1] {
+				return 0
+			}
+		}
+		return up
+	}
+}
+
+// noisy scales throughput and lag by ±5 % seeded uniform noise and puts the
+// lag on a 2000-record floor, as a measured Kafka consumer shows.
+func noisy(s []Sample) []Sample {
+	r := rand.New(rand.NewPCG(7, 11))
+	for i := range s {
+		s[i].Throughput *= 1 + 0.05*(2*r.Float64()-1)
+		s[i].Lag = (2000 + s[i].Lag) * (1 + 0.05*(2*r.Float64()-1))
+	}
+	return s
+}
+
+// stalls adds, from sample from on, a 6.4 % stall every 10 s whose backlog
+// is still there at the sample's end and gone by the next: a checkpoint's
+// synchronous phase just before a sample boundary.
+func stalls(s []Sample, from int) []Sample {
+	for i := from; i+1 < len(s); i += 10 {
+		in := s[i].InputRate
+		s[i].Throughput, s[i].Lag = 0.936*in, 0.064*in
+		s[i+1].Throughput = 1.064 * in
+	}
+	return s
+}
+
+func nanDown(s []Sample, from, to int) []Sample {
+	for i := from; i < to; i++ {
+		s[i].Throughput, s[i].Lag = math.NaN(), math.NaN()
+	}
+	return s
+}
+
+// TestDetectRecovery: 1000 records/s in, a fault at t = 100 s stops
+// consumption for 20 s (backlog 20 000 records), then the job catches up.
+// At 2000/s the backlog drains at 1000/s net, in 20 s: recovery = 40 s.
+// Samples are 1 s long and the recovery end is resolved to the first whole
+// second after the backlog is gone (see Recovery.RecoveryS).
+func TestDetectRecovery(t *testing.T) {
+	in := constant(1000)
+	cases := []struct {
+		name    string
+		samples []Sample
+		opt     RecoveryOptions
+		want    float64 // NaN: not recovered
+	}{
+		{"catch-up at 2000/s: 20 s down + 20000/1000 s", fluid(400, in, downThen(2000, [2]int{100, 120}), true), RecoveryOptions{}, 40},
+		{"same, input rate unknown: baseline reference", fluid(400, in, downThen(2000, [2]int{100, 120}), false), RecoveryOptions{}, 40},
+		{"same, NaN rows while down", nanDown(fluid(400, in, downThen(2000, [2]int{100, 120}), true), 100, 120), RecoveryOptions{}, 40},
+		{"catch-up at 1800/s: 20 + 20000/800 s", fluid(400, in, downThen(1800, [2]int{100, 120}), true), RecoveryOptions{}, 45},
+		// 20 + 20000/1500 = 33.3 s: the second ending at 134 s still catches
+		// up (1500/s), the first normal one starts at 134 s.
+		{"catch-up at 2500/s drains mid-second: ceil(33.3)", fluid(400, in, downThen(2500, [2]int{100, 120}), true), RecoveryOptions{}, 34},
+		{"±5 % noise, input known", noisy(fluid(400, in, downThen(2000, [2]int{100, 120}), true)), RecoveryOptions{}, 40},
+		{"±5 % noise, input unknown", noisy(fluid(400, in, downThen(2000, [2]int{100, 120}), false)), RecoveryOptions{}, 40},
+		// caught up at 140 s, normal for 10 s (< Hold), down again 150–160 s,
+		// backlog 10 000 drained by 170 s: one anomaly of 70 s
+		{"relapse within Hold is one anomaly", fluid(400, in, downThen(2000, [2]int{100, 120}, [2]int{150, 160}), true), RecoveryOptions{}, 70},
+		{"relapse after Hold = 5 is a new anomaly", fluid(400, in, downThen(2000, [2]int{100, 120}, [2]int{150, 160}), true), RecoveryOptions{Hold: 5}, 40},
+		{"never back up", fluid(400, in, downThen(2000, [2]int{100, 400}), true), RecoveryOptions{}, math.NaN()},
+		{"capacity = input: the backlog stays", fluid(400, in, func(t int) float64 { return min(downThen(2000, [2]int{100, 120})(t), 1000) }, true), RecoveryOptions{}, math.NaN()},
+		{"series ends 10 normal samples after catch-up", fluid(150, in, downThen(2000, [2]int{100, 120}), true), RecoveryOptions{}, math.NaN()},
+		// 1.8 M records drained at 43 000/s net: 20 + 41.9 s, resolved to 62 s;
+		// the stall lag (5760) is above the 1000-record floor but within the
+		// backlog a stall inside the throughput band can leave (9000)
+		{"checkpoint stalls after the restart", stalls(fluid(400, constant(90000), downThen(133000, [2]int{100, 120}), true), 172), RecoveryOptions{}, 62},
+		{"no visible effect", fluid(400, in, constant(2000), true), RecoveryOptions{}, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := DetectRecovery(c.samples, 100, c.opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !sameFloat(got.RecoveryS, c.want) {
+				t.Errorf("RecoveryS = %v, want %v", got.RecoveryS, c.want)
+			}
+			if pre := c.samples[0].Throughput; got.FaultAtS != 100 || math.Abs(got.PreThroughput-pre) > 0.05*pre {
+				t.Errorf("FaultAtS %v, PreThroughput %v; want 100, ≈%v", got.FaultAtS, got.PreThroughput, pre)
+			}
+		})
+	}
+}
+
+func sameFloat(a, b float64) bool { return a == b || math.IsNaN(a) && math.IsNaN(b) }
+
+// TestDetectRecoveryBaseline: the Pre* values are the baseline window's
+// means (p99 latency, else the mean latency) and lag quantile.
+func TestDetectRecoveryBaseline(t *testing.T) {
+	s := fluid(400, constant(1000), downThen(2000, [2]int{100, 120}), true)
+	for i := range s {
+		s[i].Lag = float64(i % 20) // 0…19 repeated: q95 of the 100 baseline samples = 18.05
+	}
+	got, err := DetectRecovery(s, 100, RecoveryOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.PreThroughput != 1000 || got.PreLatencyMs != 500 || math.Abs(got.PreLag-18.05) > 1e-9 {
+		t.Errorf("got %+v, want PreThroughput 1000, PreLatencyMs 500 (p99), PreLag 18.05", got)
+	}
+	for i := range s {
+		s[i].LatencyP99Ms = math.NaN()
+	}
+	if got, _ := DetectRecovery(s, 100, RecoveryOptions{}); got.PreLatencyMs != 300 {
+		t.Errorf("PreLatencyMs = %v, want the mean latency 300 when p99 is all NaN", got.PreLatencyMs)
+	}
+	for i := range s {
+		s[i].LatencyMeanMs = math.NaN()
+	}
+	if got, _ := DetectRecovery(s, 100, RecoveryOptions{}); !math.IsNaN(got.PreLatencyMs) {
+		t.Errorf("PreLatencyMs = %v, want NaN without latencies", got.PreLatencyMs)
+	}
+	// a 50-s baseline only looks at t in (50, 100], i.e. samples 50…99
+	var lags []float64
+	for i := 50; i < 100; i++ {
+		lags = append(lags, float64(i%20))
+	}
+	if got, _ := DetectRecovery(s, 100, RecoveryOptions{Baseline: 50}); got.PreLag != quantile(lags, 0.95) {
+		t.Errorf("PreLag with Baseline 50 = %v, want %v", got.PreLag, quantile(lags, 0.95))
+	}
+}
+
+func TestDetectRecoveryErrors(t *testing.T) {
+	good := fluid(400, constant(1000), downThen(2000, [2]int{100, 120}), true)
+	unsorted := fluid(400, constant(1000), constant(2000), true)
+	unsorted[50].TimeS = 10
+	dup := fluid(400, constant(1000), constant(2000), true)
+	dup[50].TimeS = dup[49].TimeS
+	allNaN := nanDown(fluid(400, constant(1000), constant(2000), true), 0, 100)
+	cases := []struct {
+		name    string
+		samples []Sample
+		fault   float64
+		opt     RecoveryOptions
+		want    string
+	}{
+		{"empty", nil, 100, RecoveryOptions{}, "no samples"},
+		{"unsorted", unsorted, 100, RecoveryOptions{}, "not sorted by time_s: sample 50 (t=10s) follows t=50s"},
+		{"duplicate", dup, 100, RecoveryOptions{}, "not sorted by time_s"},
+		{"fault before the series", good, 0.5, RecoveryOptions{}, "outside the series (samples from 1s to 400s"},
+		{"fault at the last sample", good, 400, RecoveryOptions{}, "outside the series"},
+		{"fault NaN", good, math.NaN(), RecoveryOptions{}, "outside the series"},
+		{"short baseline", good, 5, RecoveryOptions{}, "only 5 samples with throughput and lag in the 300s before the fault, need at least 10"},
+		{"baseline all NaN", allNaN, 100, RecoveryOptions{}, "only 0 samples"},
+		{"negative hold", good, 100, RecoveryOptions{Hold: -1}, "Hold must be a positive"},
+		{"throughput slack 1", good, 100, RecoveryOptions{ThrSlack: 1}, "ThrSlack must be in [0, 1)"},
+		{"negative baseline", good, 100, RecoveryOptions{Baseline: -3}, "Baseline must be a positive"},
+		{"negative lag floor", good, 100, RecoveryOptions{LagFloor: -3}, "LagFloor must be ≥ 0"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := DetectRecovery(c.samples, c.fault, c.opt)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %v, want one containing %q", err, c.want)
+			}
+		})
+	}
+}
+
+func TestReadMeasuredSeries(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "m.csv")
+	src := "# Khaos-style series\ntime_s,throughput,lag,input_rate,latency_ms\n1,1000,0,1000,500\n2, 990 ,10,1000,\n3,NaN,,1000,\n"
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadMeasuredSeries(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 || got[1].Throughput != 990 || got[1].Lag != 10 || got[0].LatencyP99Ms != 500 || got[0].InputRate != 1000 ||
+		!math.IsNaN(got[1].LatencyP99Ms) || !math.IsNaN(got[2].Throughput) || !math.IsNaN(got[2].Lag) || !math.IsNaN(got[0].LatencyMeanMs) {
+		t.Errorf("got %+v", got)
+	}
+	// without optional columns the input rate is unknown (NaN)
+	s, err := parseSeriesCSV("m.csv", strings.NewReader("lag,time_s,throughput\n0,1,5\n"))
+	if err != nil || s[0].TimeS != 1 || s[0].Throughput != 5 || !math.IsNaN(s[0].InputRate) {
+		t.Errorf("got %+v, %v", s, err)
+	}
+
+	// a timeseries.parquet round-trips
+	pq := filepath.Join(dir, TimeseriesFile)
+	want := fluid(30, constant(1000), constant(2000), true)
+	if err := WriteParquetFile(pq, want, nanColumns...); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadMeasuredSeries(pq)
+	if err != nil || len(back) != 30 {
+		t.Fatalf("parquet: %d samples, %v", len(back), err)
+	}
+	if b, w := back[29], want[29]; b.TimeS != w.TimeS || b.Throughput != w.Throughput || b.InputRate != w.InputRate || !math.IsNaN(b.LatencyP50Ms) {
+		t.Errorf("parquet: got %+v, want %+v", b, w)
+	}
+}
+
+func TestReadMeasuredSeriesErrors(t *testing.T) {
+	cases := []struct{ name, src, want string }{
+		{"empty", "", "m.csv: empty file; the first line must be the header time_s,throughput,lag"},
+		{"no rows", "time_s,throughput,lag\n", "m.csv: no rows"},
+		{"unknown column", "time_s,throughput,lagg\n", `m.csv:1: unknown column "lagg"`},
+		{"missing column", "time_s,throughput\n", "m.csv:1: missing column lag"},
+		{"duplicate column", "time_s,lag,throughput,lag\n", "m.csv:1: column lag appears twice"},
+		{"not a number", "time_s,throughput,lag\n1,1,1\n2,abc,1\n", `m.csv:3: throughput: "abc" is not a number`},
+		{"negative lag", "time_s,throughput,lag\n1,1,-4\n", "m.csv:2: lag: must be ≥ 0, got -4"},
+		{"empty time", "time_s,throughput,lag\n,1,1\n", `m.csv:2: time_s: "" is not a number`},
+		{"times must increase", "time_s,throughput,lag\n1,1,1\n# gap\n1,1,1\n", "m.csv:4: time_s: 1 does not follow 1"},
+		{"field count", "time_s,throughput,lag\n1,1\n", "m.csv:2: 2 fields, but the header has 3"},
+		{"bad quote", "time_s,throughput,lag\n1,\"1,1\n", "m.csv:2:"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := parseSeriesCSV("m.csv", strings.NewReader(c.src))
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %v, want one containing %q", err, c.want)
+			}
+		})
+	}
+	if _, err := ReadMeasuredSeries("m.txt"); err == nil || !strings.Contains(err.Error(), `unknown series format ".txt"`) {
+		t.Errorf("extension: %v", err)
+	}
+}
+
+// TestWriteParquetFileNaNStats: the NaN columns carry no min/max, so DuckDB
+// does not conclude they hold no NaN.
+func TestWriteParquetFileNaNStats(t *testing.T) {
+	type row struct {
+		A float64 `parquet:"a"`
+		B float64 `parquet:"b"`
+	}
+	path := filepath.Join(t.TempDir(), "t.parquet")
+	if err := WriteParquetFile(path, []row{{1, math.NaN()}, {2, 3}}, "b"); err != nil {
+		t.Fatal(err)
+	}
+	f, pf, err := openParquet(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cols := pf.Metadata().RowGroups[0].Columns
+	if st := cols[1].MetaData.Statistics; len(st.MinValue)+len(st.MaxValue)+len(st.Min)+len(st.Max) != 0 {
+		t.Errorf("column b has statistics %+v", st)
+	}
+	if st := cols[0].MetaData.Statistics; len(st.MaxValue) == 0 {
+		t.Errorf("column a lost its statistics")
+	}
+	if pf.Metadata().CreatedBy != "streamtwin" {
+		t.Errorf("created_by %q", pf.Metadata().CreatedBy)
+	}
+	rows, err := parquet.ReadFile[row](path)
+	if err != nil || len(rows) != 2 || !math.IsNaN(rows[0].B) {
+		t.Errorf("read back %v, %v", rows, err)
+	}
+}
