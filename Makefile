@@ -4,7 +4,7 @@ VENV    := .venv
 PYTHON  := $(VENV)/bin/python
 BIN     := bin/streamtwin
 
-.PHONY: demo test bench build vet clean reference
+.PHONY: demo test bench build vet clean reference calibration
 
 build:
 	$(GO) build -o $(BIN) ./cmd/streamtwin
@@ -41,6 +41,14 @@ bench: build
 	$(GO) test -run '^$$' -bench AppendSecond -cpu 1 -benchtime 2s ./workloads/ysb/ ./workloads/iot/
 	STREAMTWIN_BENCH=1 $(GO) test -count=1 -run TestWeekPeakMemory -v ./cmd/streamtwin/ | grep -E 'peak|ok|FAIL'
 	STREAMTWIN_BENCH=1 $(GO) test -count=1 -run TestSweepScaling -v -timeout 20m ./models/sweep/ | grep -E 'runs|speedup|ok|FAIL'
+	$(BIN) calibrate --scenario scenarios/khaos-ysb-base.yaml --measured scenarios/measured/khaos-ysb-failures.csv \
+		--out runs/bench/khaos-ysb-all-points.yaml | grep -E 'calibrated in|points:'
+
+# Re-fit scenarios/khaos-ysb-calibrated.yaml (and its fit report) to the
+# measured Khaos failures: fitted on CI 30 s and 90 s, the rest held out.
+calibration: build
+	$(BIN) calibrate --scenario scenarios/khaos-ysb-base.yaml --measured scenarios/measured/khaos-ysb-failures.csv \
+		--holdout 10s,60s,120s --out scenarios/khaos-ysb-calibrated.yaml
 
 # Rewrite results/reference/ from fresh runs of scenarios/*.yaml. Only after
 # a deliberate model change: review `git diff results/reference` first.

@@ -3,14 +3,12 @@ package results
 import (
 	"bytes"
 	"cmp"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -233,105 +231,43 @@ func ReadMeasuredSeries(path string) ([]Sample, error) {
 // are required.
 var seriesColumns = []string{"time_s", "throughput", "lag", "latency_ms", "input_rate"}
 
-const seriesHeader = "time_s,throughput,lag[,latency_ms][,input_rate]"
-
 func parseSeriesCSV(name string, r io.Reader) ([]Sample, error) {
-	cr := csv.NewReader(r)
-	cr.Comment = '#'
-	cr.FieldsPerRecord = -1
-	cr.TrimLeadingSpace = true
-	header, err := cr.Read()
-	if errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("%s: empty file; the first line must be the header %s", name, seriesHeader)
-	}
-	if err != nil {
-		return nil, seriesCSVError(name, err)
-	}
-	line, _ := cr.FieldPos(0)
-	cols, err := seriesHeaderIndex(name, line, header)
+	var out []Sample
+	err := ReadCSVTable(name, r, seriesColumns, seriesColumns[:3], func(_ int, cells map[string]string) error {
+		nan := math.NaN()
+		s := Sample{InputRate: nan, LatencyMeanMs: nan, LatencyP50Ms: nan, LatencyP99Ms: nan}
+		for _, c := range seriesColumns {
+			cell, ok := cells[c]
+			if !ok {
+				continue
+			}
+			v, err := seriesCell(c, cell)
+			if err != nil {
+				return err
+			}
+			switch c {
+			case "time_s":
+				s.TimeS = v
+			case "throughput":
+				s.Throughput = v
+			case "lag":
+				s.Lag = v
+			case "latency_ms":
+				s.LatencyP99Ms = v
+			case "input_rate":
+				s.InputRate = v
+			}
+		}
+		if n := len(out); n > 0 && s.TimeS <= out[n-1].TimeS {
+			return fmt.Errorf("time_s: %g does not follow %g; times must increase", s.TimeS, out[n-1].TimeS)
+		}
+		out = append(out, s)
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	var out []Sample
-	for {
-		rec, err := cr.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, seriesCSVError(name, err)
-		}
-		line, _ := cr.FieldPos(0)
-		if len(rec) != len(cols) {
-			return nil, fmt.Errorf("%s:%d: %d fields, but the header has %d (%s)", name, line, len(rec), len(cols), strings.Join(cols, ","))
-		}
-		s, err := seriesRow(cols, rec)
-		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", name, line, err)
-		}
-		if n := len(out); n > 0 && s.TimeS <= out[n-1].TimeS {
-			return nil, fmt.Errorf("%s:%d: time_s: %g does not follow %g; times must increase", name, line, s.TimeS, out[n-1].TimeS)
-		}
-		out = append(out, s)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("%s: no rows after the header", name)
-	}
 	return out, nil
-}
-
-func seriesCSVError(name string, err error) error {
-	var pe *csv.ParseError
-	if errors.As(err, &pe) {
-		return fmt.Errorf("%s:%d:%d: %v (comma-separated values; quote text that holds commas)", name, pe.Line, pe.Column, pe.Err)
-	}
-	return fmt.Errorf("%s: %w", name, err)
-}
-
-func seriesHeaderIndex(name string, line int, header []string) ([]string, error) {
-	cols := make([]string, len(header))
-	seen := map[string]bool{}
-	for i, h := range header {
-		h = strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))
-		switch {
-		case !slices.Contains(seriesColumns, h):
-			return nil, fmt.Errorf("%s:%d: unknown column %q (the header is %s)", name, line, h, seriesHeader)
-		case seen[h]:
-			return nil, fmt.Errorf("%s:%d: column %s appears twice", name, line, h)
-		}
-		seen[h] = true
-		cols[i] = h
-	}
-	for _, c := range seriesColumns[:3] {
-		if !seen[c] {
-			return nil, fmt.Errorf("%s:%d: missing column %s (the header is %s)", name, line, c, seriesHeader)
-		}
-	}
-	return cols, nil
-}
-
-func seriesRow(cols, rec []string) (Sample, error) {
-	nan := math.NaN()
-	s := Sample{InputRate: nan, LatencyMeanMs: nan, LatencyP50Ms: nan, LatencyP99Ms: nan}
-	for i, c := range cols {
-		v, err := seriesCell(c, strings.TrimSpace(rec[i]))
-		if err != nil {
-			return s, err
-		}
-		switch c {
-		case "time_s":
-			s.TimeS = v
-		case "throughput":
-			s.Throughput = v
-		case "lag":
-			s.Lag = v
-		case "latency_ms":
-			s.LatencyP99Ms = v
-		case "input_rate":
-			s.InputRate = v
-		}
-	}
-	return s, nil
 }
 
 // seriesCell parses one number: empty or NaN is a missing value (not for

@@ -238,7 +238,7 @@ func TestReadMeasuredSeries(t *testing.T) {
 
 func TestReadMeasuredSeriesErrors(t *testing.T) {
 	cases := []struct{ name, src, want string }{
-		{"empty", "", "m.csv: empty file; the first line must be the header time_s,throughput,lag"},
+		{"empty", "", "m.csv: no rows: the file is empty; the first line must be the header (the table needs time_s, throughput, lag"},
 		{"no rows", "time_s,throughput,lag\n", "m.csv: no rows"},
 		{"unknown column", "time_s,throughput,lagg\n", `m.csv:1: unknown column "lagg"`},
 		{"missing column", "time_s,throughput\n", "m.csv:1: missing column lag"},

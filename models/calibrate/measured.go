@@ -43,9 +43,6 @@ var (
 	requiredColumns = tableColumns[:3]
 )
 
-// columnsHint ends the header errors: what a table must look like.
-const columnsHint = "the table needs throughput, checkpoint_interval_s, recovery_s; optional latency_ms, label, fault_at_s"
-
 // ReadTable reads a measured table, CSV or Parquet by extension.
 func ReadTable(path string) ([]Point, error) {
 	switch strings.ToLower(filepath.Ext(path)) {
@@ -63,105 +60,35 @@ func ReadTable(path string) ([]Point, error) {
 }
 
 // ParseCSV reads a CSV measured table from r; name is used in errors.
-// Comma separated, header first, `#` comment lines; empty optional cells are
-// NaN (numbers) or "" (label).
+// Comma separated, header first, `#` comment lines (results.ReadCSVTable);
+// empty optional cells are NaN (numbers) or "" (label).
 func ParseCSV(name string, r io.Reader) ([]Point, error) {
-	cr := csv.NewReader(r)
-	cr.Comment = '#'
-	cr.FieldsPerRecord = -1 // checked below, with a better message
-	cr.TrimLeadingSpace = true
-	header, err := cr.Read()
-	if errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("%s: no rows: the file is empty (%s, header first)", name, columnsHint)
-	}
-	if err != nil {
-		return nil, csvError(name, err)
-	}
-	line, _ := cr.FieldPos(0)
-	cols, err := headerColumns(name, line, header)
-	if err != nil {
-		return nil, err
-	}
 	var pts []Point
-	for {
-		rec, err := cr.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, csvError(name, err)
-		}
-		line, _ := cr.FieldPos(0)
-		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
-			continue // a line of blanks
-		}
-		if len(rec) != len(cols) {
-			return nil, fmt.Errorf("%s:%d: %d fields, but the header has %d (%s)", name, line, len(rec), len(cols), strings.Join(cols, ","))
-		}
-		p, err := csvPoint(cols, rec, line)
+	err := results.ReadCSVTable(name, r, tableColumns, requiredColumns, func(line int, cells map[string]string) error {
+		p, err := csvPoint(cells, line)
 		if err == nil {
 			err = p.check()
 		}
-		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", name, line, err)
-		}
 		pts = append(pts, p)
-	}
-	if len(pts) == 0 {
-		return nil, fmt.Errorf("%s: no rows", name)
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	return pts, nil
-}
-
-func csvError(name string, err error) error {
-	var pe *csv.ParseError
-	if errors.As(err, &pe) {
-		return fmt.Errorf("%s:%d: %v (comma-separated values; quote a label that holds commas or quotes)", name, pe.Line, pe.Err)
-	}
-	return fmt.Errorf("%s: %w", name, err)
-}
-
-// headerColumns checks the header: only known names, each once, the
-// required ones present. A typo must not silently drop a column.
-func headerColumns(name string, line int, header []string) ([]string, error) {
-	cols := make([]string, len(header))
-	for i, h := range header {
-		h = strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")) // spreadsheet BOM
-		if _, err := strconv.ParseFloat(h, 64); err == nil {
-			return nil, fmt.Errorf("%s:%d: the first line must be the header, got data %q (%s)", name, line, strings.Join(header, ","), columnsHint)
-		}
-		cols[i] = h
-	}
-	return cols, checkColumns(fmt.Sprintf("%s:%d", name, line), name, cols)
-}
-
-// checkColumns validates column names; pos locates the header in messages,
-// name the file (a missing column has no line).
-func checkColumns(pos, name string, cols []string) error {
-	for i, c := range cols {
-		switch {
-		case !slices.Contains(tableColumns, c):
-			return fmt.Errorf("%s: unknown column %q (known: %s; names are lower case)", pos, c, strings.Join(tableColumns, ", "))
-		case slices.Contains(cols[:i], c):
-			return fmt.Errorf("%s: column %s appears twice", pos, c)
-		}
-	}
-	for _, c := range requiredColumns {
-		if !slices.Contains(cols, c) {
-			return fmt.Errorf("%s: missing column %s (%s)", name, c, columnsHint)
-		}
-	}
-	return nil
 }
 
 func newPoint(line int) Point {
 	return Point{LatencyMs: math.NaN(), FaultAtS: math.NaN(), Line: line}
 }
 
-func csvPoint(cols, rec []string, line int) (Point, error) {
+func csvPoint(cells map[string]string, line int) (Point, error) {
 	p := newPoint(line)
-	for i, c := range cols {
-		cell := strings.TrimSpace(rec[i])
+	for _, c := range tableColumns {
+		cell, ok := cells[c]
+		if !ok {
+			continue
+		}
 		if c == colLabel {
 			p.Label = cell
 			continue
@@ -306,7 +233,7 @@ func parquetColumns(path string, schema *parquet.Schema) (map[int]string, error)
 			return nil, fmt.Errorf("%s: column %s is %v; it must be numeric (int or float)", path, name, kind)
 		}
 	}
-	return byIndex, checkColumns(path, path, names)
+	return byIndex, results.CheckColumns(path, names, tableColumns, requiredColumns)
 }
 
 func setParquetValue(p *Point, col string, v parquet.Value) {

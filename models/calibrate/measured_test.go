@@ -147,7 +147,7 @@ func TestParseCSVErrors(t *testing.T) {
 	const h = "throughput,checkpoint_interval_s,recovery_s\n"
 	cases := []struct{ name, src, want string }{
 		{"missing column", "throughput,checkpoint_interval_s\n1,1\n",
-			"m.csv: missing column recovery_s (the table needs throughput, checkpoint_interval_s, recovery_s; optional latency_ms, label, fault_at_s)"},
+			"m.csv:1: missing column recovery_s (the table needs throughput, checkpoint_interval_s, recovery_s; optional latency_ms, label, fault_at_s)"},
 		{"unknown column", h[:len(h)-1] + ",latency\n", `m.csv:1: unknown column "latency" (known: throughput, checkpoint_interval_s, recovery_s, latency_ms, label, fault_at_s`},
 		{"upper case", "Throughput,checkpoint_interval_s,recovery_s\n", `m.csv:1: unknown column "Throughput"`},
 		{"duplicate column", "throughput,checkpoint_interval_s,recovery_s,throughput\n", "m.csv:1: column throughput appears twice"},
@@ -164,7 +164,7 @@ func TestParseCSVErrors(t *testing.T) {
 		{"negative fault time", "throughput,checkpoint_interval_s,recovery_s,fault_at_s\n1,1,1,-5\n", "m.csv:2: fault_at_s: must be a non-negative"},
 		{"too few fields", h + "1,1\n", "m.csv:2: 2 fields, but the header has 3 (throughput,checkpoint_interval_s,recovery_s)"},
 		{"too many fields", h + "1,1,1,1\n", "m.csv:2: 4 fields, but the header has 3"},
-		{"bad quoting", "label," + h + "\"a,1,1,1\n", "m.csv:2: extraneous or missing \" in quoted-field"},
+		{"bad quoting", "label," + h + "\"a,1,1,1\n", "m.csv:2:10: extraneous or missing \" in quoted-field"},
 		{"no rows", h + "# nothing measured yet\n", "m.csv: no rows"},
 		{"empty file", "", "m.csv: no rows: the file is empty"},
 	}

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"sort"
@@ -60,6 +61,9 @@ const (
 	SetCheckpointInterval ActionKind = "set_checkpoint_interval" // stop-with-savepoint + resubmit with a new CI
 	Rescale               ActionKind = "rescale"                 // change the parallelism
 	TriggerSavepoint      ActionKind = "trigger_savepoint"       // savepoint while running
+	// Note changes nothing: the backend records the decision and its reason
+	// (e.g. a violation whose optimum is too close to act on).
+	Note ActionKind = "note"
 )
 
 // Action is one request of a policy, with the reason it is taken.
@@ -69,6 +73,11 @@ type Action struct {
 	Parallelism int           // for Rescale
 	Reason      string
 }
+
+// ErrNeedsProfile is returned (wrapped) by a policy that cannot act before
+// a profiling phase has produced its models (Khaos). Scenario validation
+// accepts it, since `streamtwin run` profiles first.
+var ErrNeedsProfile = errors.New("the policy needs a profile")
 
 // Factory builds a policy from its scenario section (a YAML mapping with a
 // name key) and a random stream derived from the run's root seed.

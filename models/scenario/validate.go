@@ -136,7 +136,7 @@ func validate(path string, file *ast.File, sc *Scenario) Problems {
 			ps = append(ps, Problem{path, lineOf(file, field), field, err.Error()})
 		}
 	}
-	if _, err := policy.New(sc.Policy.Name, sc.Policy.Node, nil); err != nil {
+	if _, err := policy.New(sc.Policy.Name, sc.Policy.Node, nil); err != nil && !errors.Is(err, policy.ErrNeedsProfile) {
 		p := fromYAMLError(path, file, err)
 		var pe *sim.PosError
 		if p.Line == 1 && p.Field == "" && !errors.As(err, &pe) {

@@ -162,6 +162,7 @@ func (c *controller) apply(a policy.Action) {
 		err = c.job.Reconfigure(st.CheckpointInterval, a.Parallelism, a.Reason)
 	case policy.TriggerSavepoint:
 		c.job.TriggerSavepoint(a.Reason)
+	case policy.Note:
 	default:
 		err = fmt.Errorf("unknown action %q", a.Kind)
 	}
