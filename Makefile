@@ -30,7 +30,9 @@ test: vet build $(PYTHON)
 	$(BIN) run scenarios/demo.yaml --out runs/test/demo --plot
 	$(BIN) run scenarios/ci-variants.yaml --out runs/test/variants
 	$(BIN) sweep scenarios/sweeps/recovery-vs-ci.yaml --out runs/test/sweep
-	$(PYTHON) tests/python/check_outputs.py runs/test/demo runs/test/variants/* runs/test/sweep/runs/r000000
+	$(BIN) run scenarios/khaos-ysb.yaml --out runs/test/khaos
+	$(BIN) evaluate runs/test/khaos --measured scenarios/measured/khaos-ysb-failures.csv
+	$(PYTHON) tests/python/check_outputs.py runs/test/demo runs/test/variants/* runs/test/sweep/runs/r000000 runs/test/khaos/khaos runs/test/khaos/daly
 	$(PYTHON) tests/python/run_notebooks.py --run runs/test/demo --sweep runs/test/sweep --variants runs/test/variants
 
 # Simulated-seconds per wall-second for the standard days, JSON events per

@@ -54,7 +54,7 @@ func writerOptions() []parquet.WriterOption {
 }
 
 // nanColumns are the timeseries columns that hold NaN.
-var nanColumns = []string{"latency_mean_ms", "latency_p50_ms", "latency_p99_ms"}
+var nanColumns = []string{"latency_mean_ms", "latency_p50_ms", "latency_p99_ms", "latency_marker_p99_ms"}
 
 // createdBy sets the footer's created_by verbatim; parquet.CreatedBy forces
 // the "<app> version <v>(build <b>)" form.

@@ -140,7 +140,7 @@ func checkSeries(samples []Sample, faultAtS float64) error {
 // (faultAtS−window, faultAtS] that have both throughput and lag, and returns
 // their mean spacing.
 func (rec *Recovery) baseline(before []Sample, faultAtS, window float64) (intervalS float64, err error) {
-	var thr, lags, p99, mean, times []float64
+	var thr, lags, marker, p99, mean, times []float64
 	for _, s := range before {
 		if s.TimeS <= faultAtS-window || math.IsNaN(s.Throughput) || math.IsNaN(s.Lag) {
 			continue
@@ -148,6 +148,7 @@ func (rec *Recovery) baseline(before []Sample, faultAtS, window float64) (interv
 		thr = append(thr, s.Throughput)
 		lags = append(lags, s.Lag)
 		times = append(times, s.TimeS)
+		marker = appendFinite(marker, s.LatencyMarkerP99Ms)
 		p99 = appendFinite(p99, s.LatencyP99Ms)
 		mean = appendFinite(mean, s.LatencyMeanMs)
 	}
@@ -157,8 +158,13 @@ func (rec *Recovery) baseline(before []Sample, faultAtS, window float64) (interv
 	}
 	rec.PreThroughput = finiteMean(thr)
 	rec.PreLag = quantile(lags, 0.95)
-	rec.PreLatencyMs = finiteMean(p99)
-	if len(p99) == 0 {
+	// what Khaos's avgLat is: latency markers, else the event-time p99
+	switch {
+	case len(marker) > 0:
+		rec.PreLatencyMs = finiteMean(marker)
+	case len(p99) > 0:
+		rec.PreLatencyMs = finiteMean(p99)
+	default:
 		rec.PreLatencyMs = finiteMean(mean)
 	}
 	return (times[len(times)-1] - times[0]) / float64(len(times)-1), nil
@@ -210,8 +216,9 @@ func WriteParquetFile[T any](path string, rows []T, nanColumns ...string) error 
 //
 // CSV cells may be empty or NaN (a missing metric, anomalous for
 // DetectRecovery) except time_s, which must increase. latency_ms becomes
-// LatencyP99Ms (Khaos's latency is the p99 latency-marker latency at the
-// sink); columns the CSV lacks, and the other latencies, are NaN.
+// LatencyMarkerP99Ms and LatencyP99Ms (Khaos's latency is the p99
+// latency-marker latency at the sink); columns the CSV lacks, and the other
+// latencies, are NaN.
 func ReadMeasuredSeries(path string) ([]Sample, error) {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".parquet":

@@ -22,7 +22,7 @@ func fluid(n int, input, capacity func(t int) float64, knownInput bool) []Sample
 		in := input(t)
 		thr := math.Min(capacity(t), lag+in)
 		lag += in - thr
-		out[i] = Sample{TimeS: float64(t), Throughput: thr, Lag: lag, LatencyMeanMs: 300, LatencyP99Ms: 500, LatencyP50Ms: math.NaN()}
+		out[i] = Sample{TimeS: float64(t), Throughput: thr, Lag: lag, LatencyMeanMs: 300, LatencyP99Ms: 500, LatencyP50Ms: math.NaN(), LatencyMarkerP99Ms: math.NaN()}
 		if knownInput {
 			out[i].InputRate = in
 		}
@@ -142,7 +142,13 @@ func TestDetectRecoveryBaseline(t *testing.T) {
 		t.Errorf("got %+v, want PreThroughput 1000, PreLatencyMs 500 (p99), PreLag 18.05", got)
 	}
 	for i := range s {
-		s[i].LatencyP99Ms = math.NaN()
+		s[i].LatencyMarkerP99Ms = 450
+	}
+	if got, _ := DetectRecovery(s, 100, RecoveryOptions{}); got.PreLatencyMs != 450 {
+		t.Errorf("PreLatencyMs = %v, want the latency-marker 450 when there is one", got.PreLatencyMs)
+	}
+	for i := range s {
+		s[i].LatencyP99Ms, s[i].LatencyMarkerP99Ms = math.NaN(), math.NaN()
 	}
 	if got, _ := DetectRecovery(s, 100, RecoveryOptions{}); got.PreLatencyMs != 300 {
 		t.Errorf("PreLatencyMs = %v, want the mean latency 300 when p99 is all NaN", got.PreLatencyMs)

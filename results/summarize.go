@@ -12,6 +12,8 @@ type Summarizer struct {
 	s                   Summary
 	lastT, lastEnd      float64
 	latW, latSum        float64
+	markerSum           float64
+	markerN             int
 	steadyW, steadySum  float64
 	p50s, p99s          []float64
 	ciSum, cpuSum, cpuT float64
@@ -48,6 +50,10 @@ func (z *Summarizer) Sample(x Sample) {
 		if !x.Recovering {
 			z.steadyW += w
 			z.steadySum += w * x.LatencyMeanMs
+		}
+		if !math.IsNaN(x.LatencyMarkerP99Ms) {
+			z.markerSum += x.LatencyMarkerP99Ms
+			z.markerN++
 		}
 		z.p50s = append(z.p50s, x.LatencyP50Ms)
 		z.p99s = append(z.p99s, x.LatencyP99Ms)
@@ -106,6 +112,7 @@ func (z *Summarizer) Summary(durationS, wallTimeS float64) Summary {
 	}
 	s.LatencyMeanMs, s.LatencySteadyMeanMs = nanDiv(z.latSum, z.latW), nanDiv(z.steadySum, z.steadyW)
 	s.LatencyP50Ms, s.LatencyP99Ms = quantile(z.p50s, 0.5), quantile(z.p99s, 0.99)
+	s.LatencyMarkerMeanMs = nanDiv(z.markerSum, float64(z.markerN))
 	if s.CheckpointsCompleted > 0 {
 		s.CheckpointMeanS = z.ckptDurSum / float64(s.CheckpointsCompleted)
 	}

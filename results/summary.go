@@ -23,6 +23,9 @@ type Summary struct {
 	LatencyP50Ms        float64 `json:"latency_p50_ms"`         // median of the per-interval p50
 	LatencyP99Ms        float64 `json:"latency_p99_ms"`         // 99th percentile of the per-interval p99
 	LatencySteadyMeanMs float64 `json:"latency_steady_mean_ms"` // mean outside fault/reconfiguration recovery periods
+	// LatencyMarkerMeanMs is the mean over intervals with output of the
+	// latency-marker p99: the "mean latency" of Khaos's 24 h series.
+	LatencyMarkerMeanMs float64 `json:"latency_marker_mean_ms"`
 
 	Faults          int       `json:"faults"`
 	Recoveries      int       `json:"recoveries"`

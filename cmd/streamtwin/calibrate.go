@@ -50,7 +50,7 @@ func calibrateCommand() *cli.Command {
 			&cli.StringFlag{Name: "report", Usage: "fit report folder (default: OUT without .yaml, plus -fit)"},
 			&cli.IntFlag{Name: "workers", Usage: "points simulated in parallel (default: every core)"},
 			&cli.IntFlag{Name: "max-evaluations", Usage: "bound on loss evaluations (default 150 per fitted parameter)"},
-			&cli.StringFlag{Name: "latency", Value: "p99", Usage: "simulated latency compared with latency_ms: p99 (Flink latency markers), p50 or mean"},
+			&cli.StringFlag{Name: "latency", Value: "marker", Usage: "simulated latency compared with latency_ms: marker (Flink latency-marker p99, what Khaos recorded), or the event-time p99, p50 or mean"},
 			&cli.StringFlag{Name: "before-checkpoint", Value: "3s", Usage: "how long before the next checkpoint each crash fires"},
 		},
 		Subcommands: []*cli.Command{convertCommand()},
@@ -80,9 +80,9 @@ func runCalibrate(c *cli.Context) error {
 	}
 	opt := calibrate.Options{Workers: c.Int("workers"), MaxEvaluations: c.Int("max-evaluations"), Latency: c.String("latency")}
 	switch opt.Latency {
-	case "p99", "p50", "mean":
+	case "marker", "p99", "p50", "mean":
 	default:
-		return badInput(fmt.Errorf("--latency must be p99, p50 or mean, got %q", opt.Latency))
+		return badInput(fmt.Errorf("--latency must be marker, p99, p50 or mean, got %q", opt.Latency))
 	}
 	bc, err := sim.ParseDuration(c.String("before-checkpoint"))
 	if err != nil || bc < 0 {

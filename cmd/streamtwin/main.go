@@ -35,7 +35,9 @@ func main() {
 			plotCommand(),
 			workloadCommand(),
 			compareCommand(),
+			evaluateCommand(),
 			calibrateCommand(),
+			profileCommand(),
 		},
 		ExitErrHandler: func(*cli.Context, error) {}, // main reports errors itself
 	}

@@ -39,6 +39,9 @@ func runCommand() *cli.Command {
 			if out == "" {
 				out = filepath.Join("runs", f.Base.Name)
 			}
+			if runs, err = withKhaosModels(f, runs, out); err != nil {
+				return err
+			}
 			for _, sc := range runs {
 				if c.IsSet("seed") {
 					sc.Seed = c.Uint64("seed")

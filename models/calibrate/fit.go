@@ -38,8 +38,9 @@ type Options struct {
 	Horizon float64
 	// Window is the pre-fault averaging window (default 300 s, Khaos's).
 	Window float64
-	// Latency is the simulated column compared with measured latency: p99
-	// (default; Flink latency markers, what Khaos recorded), p50 or mean.
+	// Latency is the simulated column compared with measured latency:
+	// marker (default: the latency-marker p99, what Khaos recorded), p99,
+	// p50 or mean of the event-time latency.
 	Latency string
 	// LatencyWeight weighs the latency error against the recovery error in
 	// the loss when a latency parameter is fitted (default 1).
@@ -67,7 +68,7 @@ func (o *Options) defaults() {
 		o.Window = 300
 	}
 	if o.Latency == "" {
-		o.Latency = "p99"
+		o.Latency = "marker"
 	}
 	if o.LatencyWeight == 0 {
 		o.LatencyWeight = 1
@@ -154,8 +155,10 @@ func (s *pointSink) WriteSample(x results.Sample) error {
 	if !s.started {
 		s.started, s.faultAt, s.recovery = true, math.NaN(), math.NaN()
 	}
-	v := x.LatencyP99Ms
+	v := x.LatencyMarkerP99Ms
 	switch s.column {
+	case "p99":
+		v = x.LatencyP99Ms
 	case "p50":
 		v = x.LatencyP50Ms
 	case "mean":

@@ -65,6 +65,7 @@ type pendingRecovery struct {
 type latencySegment struct {
 	w, lo, hi                   float64
 	extraMean, extra50, extra99 float64
+	marker99                    float64 // extra99 without the window delay: latency markers skip windows
 }
 
 // CheckpointInfo describes the last completed checkpoint.
@@ -392,6 +393,7 @@ func (j *Job) segment(a, b, x, mu float64, throttled bool) {
 	s.extraMean = fixed + buf/2 + wait
 	s.extra50 = fixed + buf/2 + wait*math.Ln2
 	s.extra99 = fixed + buf*0.99 + wait*math.Log(100)
+	s.marker99 = s.extra99 - float64(lc.Window)
 	j.segs = append(j.segs, s)
 }
 
@@ -425,7 +427,7 @@ func (j *Job) sample() {
 		JobState:            j.state,
 		Recovering:          len(j.pending) > 0,
 	}
-	s.LatencyMeanMs, s.LatencyP50Ms, s.LatencyP99Ms = j.latency()
+	s.LatencyMeanMs, s.LatencyP50Ms, s.LatencyP99Ms, s.LatencyMarkerP99Ms = j.latency()
 	if j.tmDirty {
 		j.refreshTaskManagers()
 	}
@@ -447,26 +449,29 @@ func (j *Job) sample() {
 // latency returns mean, p50 and p99 in ms of the records that reached the
 // sinks in the interval. Queueing in Kafka is a mixture of uniforms (one per
 // segment, exact for a linearly moving backlog); the other parts are added
-// per quantile.
-func (j *Job) latency() (mean, p50, p99 float64) {
-	var w, m, e50, e99 float64
+// per quantile. marker is the p99 of the in-pipeline part alone, what
+// Flink's latency markers (emitted by the sources, not read from Kafka)
+// measure.
+func (j *Job) latency() (mean, p50, p99, marker float64) {
+	var w, m, e50, e99, mk float64
 	queued := false
 	for _, s := range j.segs {
 		w += s.w
 		m += s.w * ((s.lo+s.hi)/2 + s.extraMean)
 		e50 += s.w * s.extra50
 		e99 += s.w * s.extra99
+		mk += s.w * s.marker99
 		queued = queued || s.hi > 0 || s.lo > 0
 	}
 	if w == 0 {
 		nan := math.NaN()
-		return nan, nan, nan
+		return nan, nan, nan, nan
 	}
 	q50, q99 := 0.0, 0.0
 	if queued {
 		q50, q99 = mixtureQuantile(j.segs, w, 0.5), mixtureQuantile(j.segs, w, 0.99)
 	}
-	return 1000 * m / w, 1000 * (q50 + e50/w), 1000 * (q99 + e99/w)
+	return 1000 * m / w, 1000 * (q50 + e50/w), 1000 * (q99 + e99/w), 1000 * mk / w
 }
 
 func mixtureQuantile(segs []latencySegment, w, p float64) float64 {

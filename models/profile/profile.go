@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -75,6 +76,8 @@ type Result struct {
 	// (left out of the models).
 	Missed int     `json:"missed"`
 	WallS  float64 `json:"wall_time_s"`
+	// ScenarioHash identifies the job and input profiled (set by the caller).
+	ScenarioHash string `json:"scenario_hash,omitempty"`
 }
 
 // CopyIntervals are the copies' CIs: step = round((max − min)/(k − 1)) in
@@ -192,7 +195,7 @@ type recorder struct {
 }
 
 func (r *recorder) WriteSample(s results.Sample) error {
-	r.t, r.thr, r.lat = append(r.t, s.TimeS), append(r.thr, s.Throughput), append(r.lat, s.LatencyP99Ms)
+	r.t, r.thr, r.lat = append(r.t, s.TimeS), append(r.thr, s.Throughput), append(r.lat, s.LatencyMarkerP99Ms)
 	return nil
 }
 
@@ -216,7 +219,7 @@ func (r *recorder) recoveryOf(at float64) (float64, bool) {
 	return 0, false
 }
 
-// before is the mean throughput and mean sink p99 latency over the window
+// before is the mean throughput and mean latency-marker p99 over the window
 // before at (Khaos stores avgThr and avgLat just before the kill).
 func (r *recorder) before(at, window float64) (thr, lat float64) {
 	i := sort.SearchFloat64s(r.t, at+1e-9)
@@ -266,6 +269,9 @@ func (r *Result) Write(dir string) ([]string, error) {
 	}
 	js, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
 	files := []string{filepath.Join(dir, PointsFile), filepath.Join(dir, ProfilingFile), filepath.Join(dir, ModelsFile)}

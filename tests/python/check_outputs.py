@@ -34,6 +34,7 @@ SAMPLE_COLUMNS = {
     "latency_mean_ms": "DOUBLE",
     "latency_p50_ms": "DOUBLE",
     "latency_p99_ms": "DOUBLE",
+    "latency_marker_p99_ms": "DOUBLE",
     "checkpoint_interval_s": "DOUBLE",
     "parallelism": "INTEGER",
     "workers": "INTEGER",
@@ -77,6 +78,7 @@ SUMMARY_KEYS = [
     "duration_s", "wall_time_s",
     "records_in", "records_processed", "throughput_mean", "final_lag", "lag_max",
     "latency_mean_ms", "latency_p50_ms", "latency_p99_ms", "latency_steady_mean_ms",
+    "latency_marker_mean_ms",
     "faults", "recoveries", "recovery_times_s", "recovery_mean_s",
     "recovery_median_s", "recovery_max_s", "downtime_s",
     "checkpoints_completed", "checkpoints_failed",
@@ -146,7 +148,7 @@ def check_timeseries(con, path):
         raise CheckError(f"{path}: DuckDB finds {n_bad} rows where time_s does not increase")
     # NaN latencies (job down) must be seen as NaN by DuckDB too: wrong
     # column statistics make DuckDB's optimizer assume there are none.
-    for col in ("latency_mean_ms", "latency_p50_ms", "latency_p99_ms"):
+    for col in ("latency_mean_ms", "latency_p50_ms", "latency_p99_ms", "latency_marker_p99_ms"):
         (n_nan,) = con.execute(
             f"SELECT count(*) FROM read_parquet(?) WHERE isnan({col})", [path]).fetchone()
         if n_nan != int(df[col].isna().sum()):

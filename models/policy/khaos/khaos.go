@@ -155,7 +155,7 @@ func (p *Policy) Step(_ time.Duration, obs policy.Observation) []policy.Action {
 	return nil
 }
 
-// means are the window's mean throughput and mean sink p99 latency (NaN
+// means are the window's mean throughput and mean latency-marker p99 (NaN
 // seconds, the job down, left out), as Khaos's avgThr and avgLat.
 func means(window []results.Sample, span float64) (thr, lat float64, ok bool) {
 	if len(window) == 0 {
@@ -166,7 +166,7 @@ func means(window []results.Sample, span float64) (thr, lat float64, ok bool) {
 	for i := len(window) - 1; i >= 0 && window[i].TimeS > end-span; i-- {
 		thr += window[i].Throughput
 		n++
-		if v := window[i].LatencyP99Ms; !math.IsNaN(v) {
+		if v := window[i].LatencyMarkerP99Ms; !math.IsNaN(v) {
 			lat += v
 			nl++
 		}

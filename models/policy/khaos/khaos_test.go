@@ -24,7 +24,7 @@ func handModels() *Models {
 func window(n int, thr, latMs float64) []results.Sample {
 	w := make([]results.Sample, n)
 	for i := range w {
-		w[i] = results.Sample{TimeS: float64(1000 + i + 1), Throughput: thr, InputRate: thr, LatencyP99Ms: latMs}
+		w[i] = results.Sample{TimeS: float64(1000 + i + 1), Throughput: thr, InputRate: thr, LatencyMarkerP99Ms: latMs}
 	}
 	return w
 }
@@ -178,5 +178,53 @@ func TestAccuracyIsKhaos(t *testing.T) {
 	// 1 − mean(|200−180|/200, |100−130|/100) = 1 − (0.1 + 0.3)/2
 	if got := Accuracy([]float64{200, 100}, []float64{180, 130}); math.Abs(got-0.8) > 1e-12 {
 		t.Errorf("accuracy %v, want 0.8", got)
+	}
+}
+
+// TestForecastGate: with the gate on, the same recovery violation is acted
+// on only when the last hour's input is forecast to drop by more than 10 %.
+func TestForecastGate(t *testing.T) {
+	cases := []struct {
+		name  string
+		rate  func(i int) float64 // input rate at second i of the last hour
+		wantS float64
+	}{
+		{"flat input: the gate holds", func(int) float64 { return 50000 }, 0},
+		// flat for 45 min, then falling 2 % of the start per minute
+		{"falling input: the gate opens", func(i int) float64 {
+			if i < 2700 {
+				return 50000
+			}
+			return 50000 * (1 - 0.02*float64(i-2700)/60)
+		}, 24},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := DefaultConfig()
+			cfg.Models = handModels()
+			cfg.ForecastGate = true
+			p, err := New(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.WindowSamples() < 3600 {
+				t.Fatalf("the gate needs an hour of samples, the policy asks for %d", p.WindowSamples())
+			}
+			w := window(3600, 50000, 300)
+			for i := range w {
+				w[i].InputRate = c.rate(i)
+			}
+			o := obs(100, 300, time.Hour)
+			o.Window = w
+			var got float64
+			for _, a := range p.Step(2*time.Hour, o) {
+				if a.Kind == policy.SetCheckpointInterval {
+					got = a.Interval.Seconds()
+				}
+			}
+			if got != c.wantS {
+				t.Errorf("new CI %v s, want %v s", got, c.wantS)
+			}
+		})
 	}
 }

@@ -104,34 +104,61 @@ func SteadyState(rates []float64, cfg SteadyConfig, rng *rand.Rand) ([]FailurePo
 			return nil, fmt.Errorf("no second averages %.0f ± %g records/s (level %d of %d); lower failures", levels[k], band, k+1, cfg.Failures)
 		}
 	}
-	chosen := make([]int, cfg.Failures)
-	for attempt := 0; attempt < cfg.Attempts; attempt++ {
-		for k := range chosen {
-			chosen[k] = candidates[k][rng.IntN(len(candidates[k]))]
-		}
-		if apart(chosen, cfg.MinInterval) {
-			pts := make([]FailurePoint, cfg.Failures)
-			for k, i := range chosen {
-				pts[k] = FailurePoint{Second: i, Level: levels[k], Rate: rates[i], Avg: avg[i]}
-			}
-			sort.Slice(pts, func(a, b int) bool { return pts[a].Second < pts[b].Second })
-			return pts, nil
-		}
+	chosen, ok := place(candidates, cfg.MinInterval, cfg.Attempts, rng)
+	if !ok {
+		return nil, fmt.Errorf("could not place %d failure points %d s apart (searched %d placements); lower failures or min_interval", cfg.Failures, cfg.MinInterval, cfg.Attempts)
 	}
-	return nil, fmt.Errorf("could not place %d failure points %d s apart in %d draws; lower failures or min_interval", cfg.Failures, cfg.MinInterval, cfg.Attempts)
+	pts := make([]FailurePoint, cfg.Failures)
+	for k, i := range chosen {
+		pts[k] = FailurePoint{Second: i, Level: levels[k], Rate: rates[i], Avg: avg[i]}
+	}
+	sort.Slice(pts, func(a, b int) bool { return pts[a].Second < pts[b].Second })
+	return pts, nil
 }
 
-func apart(secs []int, gap int) bool {
-	for i := range secs {
-		for j := i + 1; j < len(secs); j++ {
-			d := secs[i] - secs[j]
-			if d < 0 {
-				d = -d
-			}
-			if d < gap {
+// place draws one candidate per level, all pairwise gap apart. Khaos draws
+// whole sets until one fits (for up to 120 s); a randomised depth-first
+// search finds the same kind of set, seeded, but also when few fit: levels
+// with the fewest candidates go first, each tries its candidates in a random
+// order, and a level that cannot fit sends the search back. budget bounds
+// the placements tried.
+func place(candidates [][]int, gap, budget int, rng *rand.Rand) ([]int, bool) {
+	order := make([]int, len(candidates))
+	for k := range order {
+		order[k] = k
+	}
+	sort.SliceStable(order, func(a, b int) bool { return len(candidates[order[a]]) < len(candidates[order[b]]) })
+	perms := make([][]int, len(candidates))
+	for k, c := range candidates {
+		perms[k] = rng.Perm(len(c))
+	}
+	chosen := make([]int, len(candidates))
+	var try func(depth int) bool
+	try = func(depth int) bool {
+		if depth == len(order) {
+			return true
+		}
+		k := order[depth]
+		for _, idx := range perms[k] {
+			if budget--; budget < 0 {
 				return false
 			}
+			c := candidates[k][idx]
+			fits := true
+			for _, prev := range order[:depth] {
+				if d := chosen[prev] - c; d < gap && d > -gap {
+					fits = false
+					break
+				}
+			}
+			if fits {
+				chosen[k] = c
+				if try(depth + 1) {
+					return true
+				}
+			}
 		}
+		return false
 	}
-	return true
+	return chosen, try(0)
 }

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestEvaluateCommand(t *testing.T) {
+	runs := filepath.Join(t.TempDir(), "ci-variants")
+	if _, stderr, code, _ := runCLI(t, "run", "../../scenarios/ci-variants.yaml", "--out", runs); code != 0 {
+		t.Fatalf("run: exit %d: %s", code, stderr)
+	}
+	measured := filepath.Join(t.TempDir(), "measured.csv")
+	if err := os.WriteFile(measured, []byte("throughput,checkpoint_interval_s,recovery_s\n60000,30,150\n70000,30,170\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code, _ := runCLI(t, "evaluate", runs, "--measured", measured)
+	if code != 0 {
+		t.Fatalf("evaluate: exit %d: %s", code, stderr)
+	}
+	variants := []string{"ci10", "ci30", "ci60", "ci120"}
+	for _, f := range []string{"evaluation.md", "failures.csv", "variants.csv",
+		"evaluation-recovery.png", "evaluation-recovery.svg", "evaluation-recovery.pdf",
+		"evaluation-latency.png", "evaluation-latency.svg", "evaluation-latency.pdf",
+		"evaluation-panels.png", "evaluation-panels.svg", "evaluation-panels.pdf"} {
+		p := filepath.Join(runs, f)
+		if st, err := os.Stat(p); err != nil || st.Size() == 0 {
+			t.Errorf("%s: %v", p, err)
+		}
+		if !strings.Contains(stdout, p+"\n") {
+			t.Errorf("stdout does not list %s:\n%s", p, stdout)
+		}
+	}
+	md, err := os.ReadFile(filepath.Join(runs, "evaluation.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The scenario's order (natural, since run folders do not record it).
+	if !strings.Contains(string(md), "| # | at | "+strings.Join(variants, " | ")+" |") {
+		t.Errorf("evaluation.md has no per-failure table with the variants in order:\n%s", md)
+	}
+	for _, want := range []string{"## Latency series (2 h)", "## Measured vs simulated", "| 30 | ci30 | 2 | 160.0 | 160.0 | 0 |", "# rec > 240 s"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("evaluation.md lacks %q:\n%s", want, md)
+		}
+	}
+	for _, v := range variants {
+		if !strings.Contains(stdout, "\n"+v+" ") {
+			t.Errorf("the summary table on stdout lacks %s:\n%s", v, stdout)
+		}
+	}
+
+	// --out and given bounds.
+	out := filepath.Join(t.TempDir(), "eval")
+	if _, stderr, code, _ := runCLI(t, "evaluate", runs, "--out", out, "--recovery-bound", "40s", "--latency-bound", "2s"); code != 0 {
+		t.Fatalf("evaluate --out: exit %d: %s", code, stderr)
+	}
+	md, err = os.ReadFile(filepath.Join(out, "evaluation.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"R = 40 s (given)", "L = 2000 ms (given)", "# rec > 40 s", "% seconds > 2000 ms"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("evaluation.md with given bounds lacks %q", want)
+		}
+	}
+}
+
+func TestEvaluateCommandErrors(t *testing.T) {
+	empty := t.TempDir()
+	runs := filepath.Join(t.TempDir(), "runs")
+	if _, stderr, code, _ := runCLI(t, "run", "../../scenarios/ci-variants.yaml", "--out", runs, "--variant", "ci10"); code != 0 {
+		t.Fatalf("run: exit %d: %s", code, stderr)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.csv")
+	if err := os.WriteFile(bad, []byte("throughput,checkpoint_interval_s,recovery_s\n60000,30,150\n70000,x,170\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"evaluate", empty}, "no run folders (summary.json); run the scenario first: streamtwin run SCENARIO --out " + empty},
+		{[]string{"evaluate", filepath.Join(empty, "missing")}, "no such folder"},
+		{[]string{"evaluate"}, "evaluate needs one folder of runs"},
+		{[]string{"evaluate", runs, "--measured", bad}, bad + ":3: checkpoint_interval_s: \"x\" is not a number"},
+		{[]string{"evaluate", runs, "--measured", filepath.Join(empty, "none.csv")}, "none.csv"},
+		{[]string{"evaluate", runs, "--recovery-bound", "240"}, `--recovery-bound "240": duration "240" has no unit`},
+		{[]string{"evaluate", runs, "--latency-bound", "0s"}, `--latency-bound "0s": want a positive duration`},
+	} {
+		_, stderr, code, _ := runCLI(t, tc.args...)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}

@@ -1,0 +1,1164 @@
+package results
+
+import (
+	"cmp"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/goccy/go-yaml"
+	"github.com/streamtwin/streamtwin/sim"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// Policy comparison evaluation: the tables of the Khaos paper's evaluation
+// (reference/khaos.md §12, "Per-failure measurements" and "24 h latency
+// series") computed from the run folders of a scenario's variants, so a
+// simulated comparison can be put next to the measured one.
+
+// Files written by (*Evaluation).Write.
+const (
+	EvaluationMarkdown = "evaluation.md"
+	FailuresCSV        = "failures.csv"
+	VariantsCSV        = "variants.csv"
+	// Figure bases, each written as .png, .svg and .pdf.
+	EvaluationRecoveryFigure = "evaluation-recovery"
+	EvaluationLatencyFigure  = "evaluation-latency"
+	EvaluationPanelsFigure   = "evaluation-panels"
+)
+
+const (
+	// evalMatchS is how close a recovered event's start (time − duration)
+	// must be to a fault's time to be that fault's recovery.
+	evalMatchS = 1e-6
+	// evalWidth x evalHeight is the recovery figure, key above the plot.
+	evalWidth  = 7.5 * vg.Inch
+	evalHeight = 5 * vg.Inch
+	// maxCIChanges is the most CI changes listed in evaluation.md.
+	maxCIChanges = 6
+)
+
+// ErrNoRunFolders is returned (wrapped) by EvaluationRuns for a folder that
+// holds no run folders.
+var ErrNoRunFolders = errors.New("no run folders (summary.json)")
+
+// EvaluationOptions tune Evaluate; zero values take the defaults.
+type EvaluationOptions struct {
+	// RecoveryBoundS (R) and LatencyBoundMs (L), when > 0, replace every
+	// run's own bounds (summary.json qos.recovery_bound_s / latency_bound_ms).
+	RecoveryBoundS float64
+	LatencyBoundMs float64
+	// PreFailureS is the window before a fault over which throughput and
+	// latency are averaged (default 300, Khaos's).
+	PreFailureS float64
+	// WindowS is the window of the latency-series count (default 300).
+	WindowS float64
+	// LatencyColumn is the timeseries latency column of the pre-failure
+	// latency, the latency series and the latency figure (default
+	// latency_p99_ms).
+	LatencyColumn string
+	// Measured, if not nil, adds the measured-vs-simulated block, matched by
+	// checkpoint interval; MeasuredSource names the table in evaluation.md.
+	Measured       []MeasuredFailure
+	MeasuredSource string
+}
+
+// Evaluation is the evaluation of the variants of one policy comparison.
+type Evaluation struct {
+	Scenario string              // the runs' scenario name; "" if they differ
+	Variants []VariantEvaluation // in the order given to Evaluate
+	// Measured compares a measured table with the variants of the same
+	// static CI: one row per (measured CI, matching variant), or one row
+	// with no variant for a CI no variant has. Nil without a measured table.
+	Measured       []MeasuredComparison
+	MeasuredSource string
+	// Given is true for the bounds set by EvaluationOptions (not the runs').
+	RecoveryBoundGiven, LatencyBoundGiven bool
+	WindowS, PreFailureS                  float64
+	LatencyColumn                         string
+}
+
+// VariantEvaluation is the evaluation of one run.
+type VariantEvaluation struct {
+	Label, Dir string
+	// Policy is policy.name of the run's scenario.yaml ("" if unknown);
+	// CheckpointIntervalS is job.checkpoint.interval, NaN if unknown.
+	Policy              string
+	CheckpointIntervalS float64
+	// StaticCIS is the CI a static policy holds (policy.interval, else
+	// job.checkpoint.interval); NaN for other policies. Measured tables
+	// are matched on it.
+	StaticCIS float64
+	// DynamicCI is true when the CI in force changed during the run.
+	DynamicCI bool
+
+	RecoveryBoundS, LatencyBoundMs float64
+	DurationS                      float64
+
+	Failures []FailureEvaluation // faults in time order
+	// Over the recovered failures; NaN when none recovered.
+	Recovered                                    int
+	RecoveryMedianS, RecoveryMeanS, RecoveryMaxS float64
+	// RecoveryViolations counts recoveries > R, and failures not recovered
+	// by the end of the run when more than R was left after them.
+	RecoveryViolations int
+
+	// Over the whole run's latency (LatencyColumn), intervals without output
+	// (NaN) dropped as in Khaos's series: mean, median, % of intervals
+	// > L, and windows of WindowS worth of consecutive intervals whose mean
+	// is > L out of all full windows.
+	LatencyMeanMs, LatencyMedianMs, LatencyOverPct float64
+	LatencyWindowsOver, LatencyWindows             int
+
+	LatencySteadyMeanMs     float64 // summary latency_steady_mean_ms
+	Reconfigurations        int     // summary reconfigurations
+	CIChanges               []CIChange
+	CheckpointIntervalMeanS float64 // summary checkpoint_interval_mean_s (time-weighted)
+	WorkerSeconds           float64 // summary worker_seconds
+}
+
+// FailureEvaluation is one fault of a run.
+type FailureEvaluation struct {
+	Index    int     // 1-based, in time order
+	FaultAtS float64 // s since the run start
+	// Means over the PreFailureS before the fault (samples with
+	// time_s in (fault − PreFailureS, fault]); NaN values skipped, NaN if none.
+	ThroughputMean float64 // records/s
+	LatencyMeanMs  float64 // of the latency column (latency_p99_ms)
+	CIS            float64 // CI in force at the fault (last sample before it), NaN if none
+	RecoveryS      float64 // from the matching recovered event; NaN if not recovered
+}
+
+// CIChange is a checkpoint interval a policy set: a policy_decision event
+// set_checkpoint_interval (not rejected), with its new CI.
+type CIChange struct {
+	AtS float64 // decision time
+	// InForceAtS is the first reconfigured event at or after AtS: the
+	// resubmitted job runs with the new CI. NaN if none followed.
+	InForceAtS          float64
+	CheckpointIntervalS float64
+}
+
+// MeasuredFailure is one row of a measured table (the calibration table
+// format: throughput, checkpoint_interval_s, recovery_s[, latency_ms][,
+// label][, fault_at_s]).
+type MeasuredFailure struct {
+	Throughput          float64 // records/s before the failure
+	CheckpointIntervalS float64
+	RecoveryS           float64
+	LatencyMs           float64 // NaN without the column or with an empty cell
+	Label               string
+	FaultAtS            float64 // NaN when unknown
+	Line                int
+}
+
+// MeasuredComparison puts the measured failures of one CI next to a
+// simulated variant with that CI. The Sim* fields are NaN/0 and Variant ""
+// when no variant has the CI.
+type MeasuredComparison struct {
+	CheckpointIntervalS float64
+	Variant             string
+	RecoveryBoundS      float64
+
+	MeasuredN                      int
+	MeasuredMedianS, MeasuredMeanS float64
+	MeasuredOver                   int
+	MeasuredLatencyMs              float64 // mean pre-failure latency; NaN if the table has none
+	SimN                           int     // recovered failures
+	SimMedianS, SimMeanS           float64
+	SimOver                        int
+	SimLatencyMs                   float64
+	measured                       []MeasuredFailure
+	variantIndex                   int // into Evaluation.Variants; -1 for none
+}
+
+var measuredColumns = []string{"throughput", "checkpoint_interval_s", "recovery_s", "latency_ms", "label", "fault_at_s"}
+
+// ReadMeasuredFailures reads a measured table in the CSV calibration format
+// (ReadCSVTable: header first, `#` comments). Errors name file:line.
+func ReadMeasuredFailures(path string) ([]MeasuredFailure, error) {
+	if strings.EqualFold(filepath.Ext(path), ".parquet") {
+		return nil, fmt.Errorf("%s: the measured table must be CSV (columns %s)", path, strings.Join(measuredColumns, ", "))
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ParseMeasuredFailures(path, f)
+}
+
+// ParseMeasuredFailures is ReadMeasuredFailures on r; name is used in errors.
+func ParseMeasuredFailures(name string, r io.Reader) ([]MeasuredFailure, error) {
+	var out []MeasuredFailure
+	err := ReadCSVTable(name, r, measuredColumns, measuredColumns[:3], func(line int, cells map[string]string) error {
+		m := MeasuredFailure{LatencyMs: math.NaN(), FaultAtS: math.NaN(), Line: line, Label: cells["label"]}
+		for _, c := range []struct {
+			col      string
+			dst      *float64
+			required bool
+			positive bool
+		}{
+			{"throughput", &m.Throughput, true, false},
+			{"checkpoint_interval_s", &m.CheckpointIntervalS, true, true},
+			{"recovery_s", &m.RecoveryS, true, false},
+			{"latency_ms", &m.LatencyMs, false, false},
+			{"fault_at_s", &m.FaultAtS, false, false},
+		} {
+			cell, ok := cells[c.col]
+			if !ok || (cell == "" && !c.required) {
+				continue
+			}
+			if cell == "" {
+				return fmt.Errorf("%s: empty cell; the column is required", c.col)
+			}
+			v, err := strconv.ParseFloat(cell, 64)
+			switch {
+			case err != nil:
+				return fmt.Errorf("%s: %q is not a number", c.col, cell)
+			case math.IsNaN(v) || math.IsInf(v, 0):
+				return fmt.Errorf("%s: %q is not a finite number", c.col, cell)
+			case c.positive && v <= 0:
+				return fmt.Errorf("%s: %g must be > 0", c.col, v)
+			case v < 0:
+				return fmt.Errorf("%s: %g must be ≥ 0", c.col, v)
+			}
+			*c.dst = v
+		}
+		out = append(out, m)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// EvaluationRuns lists the run folders of a `streamtwin run` output folder
+// and their labels (folder names): in the order of the scenario's variants
+// when the first run's scenario.yaml lists them, else in natural order
+// (ci10, ci30, ci120) with a variant named "khaos" first. A folder that is
+// itself a run folder is one run, labelled by its variant or scenario.
+// A folder without run folders gives an error wrapping ErrNoRunFolders.
+func EvaluationRuns(runsDir string) (dirs, labels []string, err error) {
+	st, err := os.Stat(runsDir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: no such folder", runsDir)
+	}
+	if !st.IsDir() {
+		return nil, nil, fmt.Errorf("%s: not a folder", runsDir)
+	}
+	if fileExists(filepath.Join(runsDir, SummaryFile)) {
+		s, err := ReadSummary(runsDir)
+		if err != nil {
+			return nil, nil, err
+		}
+		return []string{runsDir}, []string{cmpOr(RunKey(s), filepath.Base(filepath.Clean(runsDir)))}, nil
+	}
+	subs, err := runSubfolders(runsDir)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(subs) == 0 {
+		return nil, nil, fmt.Errorf("%s: %w", runsDir, ErrNoRunFolders)
+	}
+	var listed struct {
+		Variants []struct {
+			Name string `yaml:"name"`
+		} `yaml:"variants"`
+	}
+	rank := map[string]int{}
+	if b, err := os.ReadFile(filepath.Join(runsDir, subs[0], ScenarioFile)); err == nil && yaml.Unmarshal(b, &listed) == nil {
+		for i, v := range listed.Variants {
+			if _, dup := rank[v.Name]; !dup {
+				rank[v.Name] = i
+			}
+		}
+	}
+	slices.SortStableFunc(subs, func(a, b string) int {
+		ra, oka := rank[a]
+		rb, okb := rank[b]
+		switch {
+		case oka && okb:
+			return cmp.Compare(ra, rb)
+		case oka != okb: // listed variants first
+			if oka {
+				return -1
+			}
+			return 1
+		case (a == "khaos") != (b == "khaos"):
+			if a == "khaos" {
+				return -1
+			}
+			return 1
+		}
+		return compareNatural(a, b)
+	})
+	for _, s := range subs {
+		dirs = append(dirs, filepath.Join(runsDir, s))
+		labels = append(labels, s)
+	}
+	return dirs, labels, nil
+}
+
+// compareNatural orders strings with their digit runs compared as numbers.
+func compareNatural(a, b string) int {
+	digits := func(s string) string {
+		i := 0
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		return s[:i]
+	}
+	for a != "" && b != "" {
+		da, db := digits(a), digits(b)
+		if da != "" && db != "" {
+			na, nb := strings.TrimLeft(da, "0"), strings.TrimLeft(db, "0")
+			if c := cmp.Or(cmp.Compare(len(na), len(nb)), strings.Compare(na, nb)); c != 0 {
+				return c
+			}
+			a, b = a[len(da):], b[len(db):]
+			continue
+		}
+		if a[0] != b[0] {
+			return cmp.Compare(a[0], b[0])
+		}
+		a, b = a[1:], b[1:]
+	}
+	return cmp.Compare(len(a), len(b))
+}
+
+// Evaluate evaluates the runs in runDirs (each with summary.json,
+// timeseries.parquet and events.parquet; scenario.yaml optional), labelled
+// by labels (nil: folder names).
+func Evaluate(runDirs []string, labels []string, opt EvaluationOptions) (*Evaluation, error) {
+	if opt.RecoveryBoundS < 0 || opt.LatencyBoundMs < 0 || opt.PreFailureS < 0 || opt.WindowS < 0 {
+		return nil, errors.New("results: evaluate: bounds and windows must not be negative")
+	}
+	runs, err := runInputs(runDirs, labels)
+	if err != nil {
+		return nil, fmt.Errorf("results: evaluate: %w", err)
+	}
+	ev := &Evaluation{
+		RecoveryBoundGiven: opt.RecoveryBoundS > 0, LatencyBoundGiven: opt.LatencyBoundMs > 0,
+		PreFailureS: cmp.Or(opt.PreFailureS, 300), WindowS: cmp.Or(opt.WindowS, 300),
+		LatencyColumn:  cmp.Or(opt.LatencyColumn, "latency_p99_ms"),
+		MeasuredSource: opt.MeasuredSource,
+	}
+	for i, r := range runs {
+		if r.summary == nil {
+			return nil, fmt.Errorf("results: evaluate: %s: no %s", r.dir, SummaryFile)
+		}
+		v, err := evaluateRun(r, ev, opt)
+		if err != nil {
+			return nil, fmt.Errorf("results: evaluate %s: %w", r.dir, err)
+		}
+		ev.Variants = append(ev.Variants, v)
+		if i == 0 {
+			ev.Scenario = r.summary.Scenario
+		} else if r.summary.Scenario != ev.Scenario {
+			ev.Scenario = ""
+		}
+	}
+	if opt.Measured != nil {
+		ev.Measured = compareMeasured(ev.Variants, opt.Measured)
+	}
+	return ev, nil
+}
+
+// runScenario is the little of scenario.yaml the evaluation reads.
+type runScenario struct {
+	Job struct {
+		Checkpoint struct {
+			Interval *sim.Duration `yaml:"interval"`
+		} `yaml:"checkpoint"`
+	} `yaml:"job"`
+	Policy map[string]any `yaml:"policy"`
+}
+
+func evaluateRun(r runInput, ev *Evaluation, opt EvaluationOptions) (VariantEvaluation, error) {
+	s := *r.summary
+	v := VariantEvaluation{
+		Label: r.label, Dir: r.dir,
+		CheckpointIntervalS: math.NaN(), StaticCIS: math.NaN(),
+		RecoveryBoundS: cmp.Or(opt.RecoveryBoundS, s.QoS.RecoveryBoundS),
+		LatencyBoundMs: cmp.Or(opt.LatencyBoundMs, s.QoS.LatencyBoundMs),
+		DurationS:      s.DurationS, LatencySteadyMeanMs: s.LatencySteadyMeanMs,
+		Reconfigurations: s.Reconfigurations, CheckpointIntervalMeanS: s.CheckpointIntervalMeanS,
+		WorkerSeconds: s.WorkerSeconds,
+	}
+	if err := v.readScenario(filepath.Join(r.dir, ScenarioFile)); err != nil {
+		return v, err
+	}
+	cols, err := readRunColumns(r.dir, "time_s", "throughput", ev.LatencyColumn, "checkpoint_interval_s")
+	if err != nil {
+		return v, err
+	}
+	t, thr, p99, ci := cols[0], cols[1], cols[2], cols[3]
+	for i := 1; i < len(t); i++ {
+		if !(t[i] > t[i-1]) {
+			return v, fmt.Errorf("%s: time_s not increasing at row %d (%g after %g)", TimeseriesFile, i, t[i], t[i-1])
+		}
+	}
+	for i := 1; i < len(ci); i++ {
+		if ci[i] != ci[0] {
+			v.DynamicCI = true
+			break
+		}
+	}
+	if len(t) > 0 {
+		v.DurationS = max(v.DurationS, t[len(t)-1])
+	}
+	events, err := ReadEvents(filepath.Join(r.dir, EventsFile))
+	if err != nil {
+		return v, err
+	}
+	sort.SliceStable(events, func(i, j int) bool { return events[i].TimeS < events[j].TimeS })
+	v.addFailures(events, t, thr, p99, ci, ev.PreFailureS)
+	v.addLatencySeries(t, p99, ev.WindowS)
+	v.addCIChanges(events)
+	return v, nil
+}
+
+// addFailures evaluates the faults in time order, each with the recovered
+// event that started at its time (reconfiguration recoveries are no
+// failures), and their recovery statistics.
+func (v *VariantEvaluation) addFailures(events []Event, t, thr, p99, ci []float64, preS float64) {
+	used := make([]bool, len(events))
+	for _, e := range events {
+		if e.Kind != KindFault {
+			continue
+		}
+		f := FailureEvaluation{Index: len(v.Failures) + 1, FaultAtS: e.TimeS, RecoveryS: math.NaN(), CIS: math.NaN()}
+		for j, rec := range events {
+			if used[j] || rec.Kind != KindRecovered || rec.DurationS == nil || isReconfiguration(rec.Reason) {
+				continue
+			}
+			if math.Abs(rec.TimeS-*rec.DurationS-e.TimeS) <= evalMatchS {
+				f.RecoveryS, used[j] = *rec.DurationS, true
+				break
+			}
+		}
+		// The samples of (fault − preS, fault].
+		lo := sort.Search(len(t), func(i int) bool { return t[i] > e.TimeS-preS })
+		hi := sort.Search(len(t), func(i int) bool { return t[i] > e.TimeS })
+		var thrs, lats []float64
+		for i := lo; i < hi; i++ {
+			thrs, lats = appendFinite(thrs, thr[i]), appendFinite(lats, p99[i])
+		}
+		f.ThroughputMean, f.LatencyMeanMs = finiteMean(thrs), finiteMean(lats)
+		if hi > 0 {
+			f.CIS = ci[hi-1]
+		}
+		v.Failures = append(v.Failures, f)
+	}
+	var recs []float64
+	for _, f := range v.Failures {
+		switch {
+		case !math.IsNaN(f.RecoveryS):
+			recs = append(recs, f.RecoveryS)
+			if v.RecoveryBoundS > 0 && f.RecoveryS > v.RecoveryBoundS {
+				v.RecoveryViolations++
+			}
+		case v.RecoveryBoundS > 0 && v.DurationS-f.FaultAtS > v.RecoveryBoundS:
+			v.RecoveryViolations++ // still not recovered more than R later
+		}
+	}
+	v.Recovered = len(recs)
+	v.RecoveryMedianS, v.RecoveryMeanS, v.RecoveryMaxS = medianMeanMax(recs)
+}
+
+// addLatencySeries computes the statistics of the whole latency series,
+// NaN intervals dropped.
+func (v *VariantEvaluation) addLatencySeries(t, p99 []float64, windowS float64) {
+	v.LatencyMeanMs, v.LatencyMedianMs, v.LatencyOverPct = math.NaN(), math.NaN(), math.NaN()
+	lat := finiteValues(p99)
+	if len(lat) == 0 {
+		return
+	}
+	v.LatencyMeanMs = finiteMean(lat)
+	if v.LatencyBoundMs > 0 {
+		over := 0
+		for _, x := range lat {
+			if x > v.LatencyBoundMs {
+				over++
+			}
+		}
+		v.LatencyOverPct = 100 * float64(over) / float64(len(lat))
+	}
+	// A window is windowS worth of intervals (the metric interval from the
+	// series' spacing): Khaos's 300 rows of its 1-s files.
+	step := 1.0
+	if len(t) > 1 {
+		step = (t[len(t)-1] - t[0]) / float64(len(t)-1)
+	}
+	w := max(1, int(math.Round(windowS/step)))
+	v.LatencyWindows = len(lat) / w
+	for k := range v.LatencyWindows {
+		if v.LatencyBoundMs > 0 && finiteMean(lat[k*w:(k+1)*w]) > v.LatencyBoundMs {
+			v.LatencyWindowsOver++
+		}
+	}
+	v.LatencyMedianMs = quantile(lat, 0.5) // sorts lat: last
+}
+
+// addCIChanges lists the CIs a policy set (the reconfigured event's Value
+// is the backlog, not the CI, so the decision carries it).
+func (v *VariantEvaluation) addCIChanges(events []Event) {
+	for j, e := range events {
+		if e.Kind != KindPolicyDecision || e.Value == nil || !strings.HasPrefix(e.Reason, "set_checkpoint_interval:") || strings.Contains(e.Reason, "(rejected") {
+			continue
+		}
+		c := CIChange{AtS: e.TimeS, InForceAtS: math.NaN(), CheckpointIntervalS: *e.Value}
+		for _, r := range events[j:] {
+			if r.Kind == KindReconfigured {
+				c.InForceAtS = r.TimeS
+				break
+			}
+		}
+		v.CIChanges = append(v.CIChanges, c)
+	}
+}
+
+// readScenario fills the policy and CI fields from the run's scenario.yaml;
+// a run without one keeps them unknown.
+func (v *VariantEvaluation) readScenario(path string) error {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var sc runScenario
+	if err := yaml.Unmarshal(b, &sc); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if iv := sc.Job.Checkpoint.Interval; iv != nil {
+		v.CheckpointIntervalS = iv.Seconds()
+	}
+	v.Policy, _ = sc.Policy["name"].(string)
+	if v.Policy == "" || v.Policy == "static" {
+		v.StaticCIS = v.CheckpointIntervalS
+		if iv, ok := sc.Policy["interval"]; ok && iv != nil {
+			d, err := sim.ParseDuration(fmt.Sprint(iv))
+			if err != nil {
+				return fmt.Errorf("%s: policy.interval: %w", path, err)
+			}
+			if d > 0 {
+				v.StaticCIS = d.Seconds()
+			}
+		}
+	}
+	return nil
+}
+
+// medianMeanMax of xs (NaN for none); xs is not changed.
+func medianMeanMax(xs []float64) (median, mean, maximum float64) {
+	if len(xs) == 0 {
+		return math.NaN(), math.NaN(), math.NaN()
+	}
+	sorted := slices.Clone(xs)
+	median = quantile(sorted, 0.5)
+	return median, finiteMean(sorted), sorted[len(sorted)-1]
+}
+
+func compareMeasured(vs []VariantEvaluation, ms []MeasuredFailure) []MeasuredComparison {
+	byCI := map[float64][]MeasuredFailure{}
+	for _, m := range ms {
+		byCI[m.CheckpointIntervalS] = append(byCI[m.CheckpointIntervalS], m)
+	}
+	cis := make([]float64, 0, len(byCI))
+	for c := range byCI {
+		cis = append(cis, c)
+	}
+	sort.Float64s(cis)
+	defaultR := math.NaN()
+	if len(vs) > 0 {
+		defaultR = vs[0].RecoveryBoundS
+	}
+	var out []MeasuredComparison
+	for _, c := range cis {
+		matched := false
+		for i, v := range vs {
+			if math.Abs(v.StaticCIS-c) <= 1e-9*max(1, c) {
+				out = append(out, newComparison(c, byCI[c], i, &vs[i]))
+				matched = true
+			}
+		}
+		if !matched {
+			mc := newComparison(c, byCI[c], -1, nil)
+			mc.RecoveryBoundS = defaultR
+			mc.MeasuredOver = countOver(mc.measured, defaultR)
+			out = append(out, mc)
+		}
+	}
+	return out
+}
+
+func newComparison(ci float64, ms []MeasuredFailure, idx int, v *VariantEvaluation) MeasuredComparison {
+	mc := MeasuredComparison{CheckpointIntervalS: ci, MeasuredN: len(ms), measured: ms, variantIndex: idx,
+		SimMedianS: math.NaN(), SimMeanS: math.NaN(), SimLatencyMs: math.NaN()}
+	rec := make([]float64, len(ms))
+	var lat []float64
+	for i, m := range ms {
+		rec[i] = m.RecoveryS
+		lat = appendFinite(lat, m.LatencyMs)
+	}
+	mc.MeasuredMedianS, mc.MeasuredMeanS, _ = medianMeanMax(rec)
+	mc.MeasuredLatencyMs = finiteMean(lat)
+	if v == nil {
+		return mc
+	}
+	mc.Variant, mc.RecoveryBoundS = v.Label, v.RecoveryBoundS
+	mc.MeasuredOver = countOver(ms, v.RecoveryBoundS)
+	mc.SimN, mc.SimMedianS, mc.SimMeanS, mc.SimOver = v.Recovered, v.RecoveryMedianS, v.RecoveryMeanS, v.RecoveryViolations
+	var slat []float64
+	for _, f := range v.Failures {
+		slat = appendFinite(slat, f.LatencyMeanMs)
+	}
+	mc.SimLatencyMs = finiteMean(slat)
+	return mc
+}
+
+func countOver(ms []MeasuredFailure, r float64) int {
+	n := 0
+	for _, m := range ms {
+		if r > 0 && m.RecoveryS > r {
+			n++
+		}
+	}
+	return n
+}
+
+// ---------------------------------------------------------------------------
+// Output
+
+// Write writes evaluation.md, failures.csv, variants.csv and the figures
+// evaluation-recovery, evaluation-latency (box plots) and evaluation-panels
+// (each .png, .svg, .pdf) into dir and returns their paths.
+func (ev *Evaluation) Write(dir string) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("results: evaluation: %w", err)
+	}
+	var paths []string
+	for _, f := range []struct {
+		name  string
+		write func(io.Writer) error
+	}{
+		{EvaluationMarkdown, ev.WriteMarkdown},
+		{FailuresCSV, ev.writeFailuresCSV},
+		{VariantsCSV, ev.writeVariantsCSV},
+	} {
+		var b strings.Builder
+		if err := f.write(&b); err != nil {
+			return paths, fmt.Errorf("results: evaluation: %s: %w", f.name, err)
+		}
+		p := filepath.Join(dir, f.name)
+		if err := WriteFileAtomic(p, []byte(b.String())); err != nil {
+			return paths, err
+		}
+		paths = append(paths, p)
+	}
+	figs, err := ev.plotRecovery(filepath.Join(dir, EvaluationRecoveryFigure))
+	if err != nil {
+		return paths, err
+	}
+	paths = append(paths, figs...)
+	dirs, labels := make([]string, len(ev.Variants)), make([]string, len(ev.Variants))
+	for i, v := range ev.Variants {
+		dirs[i], labels[i] = v.Dir, v.Label
+	}
+	title := []FigureOption{WithTitle(ev.Scenario)}
+	latOpts := append(slices.Clone(title), WithLatencyColumn(ev.LatencyColumn))
+	if figs, err = PlotLatencyDistributions(dirs, labels, filepath.Join(dir, EvaluationLatencyFigure), LatencyBox, latOpts...); err != nil {
+		return paths, err
+	}
+	paths = append(paths, figs...)
+	if figs, err = PlotPanels(dirs, labels, filepath.Join(dir, EvaluationPanelsFigure), title...); err != nil {
+		return paths, err
+	}
+	return append(paths, figs...), nil
+}
+
+// commonBound is the value every variant shares, or NaN.
+func (ev *Evaluation) commonBound(get func(VariantEvaluation) float64) float64 {
+	if len(ev.Variants) == 0 {
+		return math.NaN()
+	}
+	b := get(ev.Variants[0])
+	for _, v := range ev.Variants[1:] {
+		if get(v) != b {
+			return math.NaN()
+		}
+	}
+	return b
+}
+
+func (ev *Evaluation) overLabel(what string) string {
+	if r := ev.commonBound(func(v VariantEvaluation) float64 { return v.RecoveryBoundS }); r > 0 {
+		return fmt.Sprintf("# %s > %s s", what, fmtG(r))
+	}
+	return "# " + what + " > R"
+}
+
+func (ev *Evaluation) latLabel(format string) string {
+	if l := ev.commonBound(func(v VariantEvaluation) float64 { return v.LatencyBoundMs }); l > 0 {
+		return fmt.Sprintf(format, fmtG(l)+" ms")
+	}
+	return fmt.Sprintf(format, "L")
+}
+
+// WriteMarkdown writes evaluation.md.
+func (ev *Evaluation) WriteMarkdown(w io.Writer) error {
+	var b strings.Builder
+	title := "Evaluation"
+	if ev.Scenario != "" {
+		title += ": " + ev.Scenario
+	}
+	fmt.Fprintf(&b, "# %s\n\n", title)
+	names := make([]string, len(ev.Variants))
+	for i, v := range ev.Variants {
+		names[i] = v.Label
+	}
+	source := func(given bool) string {
+		if given {
+			return "given"
+		}
+		return "the runs' qos"
+	}
+	r := ev.commonBound(func(v VariantEvaluation) float64 { return v.RecoveryBoundS })
+	l := ev.commonBound(func(v VariantEvaluation) float64 { return v.LatencyBoundMs })
+	fmt.Fprintf(&b, "%d variants: %s. Recovery bound R = %s (%s), latency bound L = %s (%s).\n\n",
+		len(names), strings.Join(names, ", "), boundText(r, "s"), source(ev.RecoveryBoundGiven),
+		boundText(l, "ms"), source(ev.LatencyBoundGiven))
+
+	// A table with one column per variant; lead holds the cells before them.
+	var rows [][]string
+	stat := func(lead []string, get func(VariantEvaluation) string) {
+		row := slices.Clone(lead)
+		for _, v := range ev.Variants {
+			row = append(row, get(v))
+		}
+		rows = append(rows, row)
+	}
+	metric := func(label string, get func(VariantEvaluation) string) { stat([]string{label}, get) }
+	metricHeader := append([]string{"Metric"}, names...)
+
+	// Per-failure measurements, as Khaos's table.
+	b.WriteString("## Per-failure measurements\n\n")
+	latName := readableName(ev.LatencyColumn)
+	fmt.Fprintf(&b, "Cell = throughput before failure (k records/s) / %s before failure (ms) / recovery time (s); "+
+		"before = the %s s up to the fault, intervals without output skipped. Rows in time order; "+
+		"*at* = the fault time (h:mm:ss) in the first variant that has that failure. n/r = not recovered by the end of the run; "+
+		"(CI …) = the CI in force at the fault, for variants whose CI changed.\n\n", latName, fmtG(ev.PreFailureS))
+	nRows := 0
+	for _, v := range ev.Variants {
+		nRows = max(nRows, len(v.Failures))
+	}
+	for k := range nRows {
+		at := ""
+		for _, v := range ev.Variants {
+			if k < len(v.Failures) {
+				at = fmtClock(v.Failures[k].FaultAtS)
+				break
+			}
+		}
+		stat([]string{strconv.Itoa(k + 1), at}, func(v VariantEvaluation) string {
+			if k >= len(v.Failures) {
+				return "–"
+			}
+			f := v.Failures[k]
+			rec := "n/r"
+			if !math.IsNaN(f.RecoveryS) {
+				rec = fmtFixed(f.RecoveryS, 0)
+			}
+			cell := fmtThousands(f.ThroughputMean) + "/" + fmtFixed(f.LatencyMeanMs, 0) + "/" + rec
+			if v.DynamicCI && !math.IsNaN(f.CIS) {
+				cell += " (CI " + fmtCI(f.CIS) + " s)"
+			}
+			return cell
+		})
+	}
+	stat([]string{"median rec (s)", ""}, func(v VariantEvaluation) string { return fmtFixed(v.RecoveryMedianS, 1) })
+	stat([]string{"mean rec (s)", ""}, func(v VariantEvaluation) string { return fmtFixed(v.RecoveryMeanS, 1) })
+	stat([]string{ev.overLabel("rec"), ""}, func(v VariantEvaluation) string { return strconv.Itoa(v.RecoveryViolations) })
+	if math.IsNaN(r) {
+		stat([]string{"R (s)", ""}, func(v VariantEvaluation) string { return fmtG(v.RecoveryBoundS) })
+	}
+	writeMarkdownTable(&b, append([]string{"#", "at"}, names...), rows)
+
+	// The latency series, as Khaos's "24 h latency series".
+	rows = nil
+	fmt.Fprintf(&b, "\n## Latency series (%s)\n\n", fmtSpan(ev.maxDuration()))
+	fmt.Fprintf(&b, "Per-interval %s over the whole run, failure periods included, intervals without output dropped "+
+		"(as in Khaos's series); a window is %s s of consecutive intervals with output, counted out of all full windows. "+
+		"Steady = the record-weighted mean latency outside recoveries (summary latency_steady_mean_ms).\n\n", latName, fmtG(ev.WindowS))
+	metric("mean latency (ms)", func(v VariantEvaluation) string { return fmtFixed(v.LatencyMeanMs, 1) })
+	metric("median latency (ms)", func(v VariantEvaluation) string { return fmtFixed(v.LatencyMedianMs, 0) })
+	metric(ev.latLabel("%% seconds > %s"), func(v VariantEvaluation) string { return fmtFixed(v.LatencyOverPct, 2) })
+	metric(ev.latLabel(fmtG(ev.WindowS)+"-s windows with mean > %s"), func(v VariantEvaluation) string {
+		return fmt.Sprintf("%d/%d", v.LatencyWindowsOver, v.LatencyWindows)
+	})
+	metric("steady latency mean (ms)", func(v VariantEvaluation) string { return fmtFixed(v.LatencySteadyMeanMs, 1) })
+	if math.IsNaN(l) {
+		metric("L (ms)", func(v VariantEvaluation) string { return fmtG(v.LatencyBoundMs) })
+	}
+	writeMarkdownTable(&b, metricHeader, rows)
+
+	// Per variant.
+	rows = nil
+	b.WriteString("\n## Variants\n\n")
+	metric("policy", func(v VariantEvaluation) string { return cmpOr(v.Policy, "–") })
+	metric("checkpoint interval at start (s)", func(v VariantEvaluation) string { return fmtG(v.CheckpointIntervalS) })
+	metric("failures", func(v VariantEvaluation) string { return strconv.Itoa(len(v.Failures)) })
+	metric("recovered", func(v VariantEvaluation) string { return strconv.Itoa(v.Recovered) })
+	metric("recovery median (s)", func(v VariantEvaluation) string { return fmtFixed(v.RecoveryMedianS, 1) })
+	metric("recovery mean (s)", func(v VariantEvaluation) string { return fmtFixed(v.RecoveryMeanS, 1) })
+	metric("recovery max (s)", func(v VariantEvaluation) string { return fmtFixed(v.RecoveryMaxS, 1) })
+	metric("violations: "+ev.overLabel("recoveries"), func(v VariantEvaluation) string { return strconv.Itoa(v.RecoveryViolations) })
+	metric("reconfigurations", func(v VariantEvaluation) string { return strconv.Itoa(v.Reconfigurations) })
+	metric("CI changes (h:mm:ss → new CI s)", func(v VariantEvaluation) string {
+		if len(v.CIChanges) == 0 {
+			return "–"
+		}
+		var parts []string
+		for i, c := range v.CIChanges {
+			// A long list is cut to its ends; variants.csv has them all.
+			if n := len(v.CIChanges); n > maxCIChanges && i >= maxCIChanges-2 && i < n-2 {
+				if i == maxCIChanges-2 {
+					parts = append(parts, fmt.Sprintf("… (%d in all)", n))
+				}
+				continue
+			}
+			parts = append(parts, fmtClock(c.AtS)+" → "+fmtCI(c.CheckpointIntervalS))
+		}
+		return strings.Join(parts, "; ")
+	})
+	metric("mean CI, time-weighted (s)", func(v VariantEvaluation) string { return fmtFixed(v.CheckpointIntervalMeanS, 1) })
+	metric("worker-seconds (TaskManager-s)", func(v VariantEvaluation) string { return fmtFixed(v.WorkerSeconds, 0) })
+	writeMarkdownTable(&b, metricHeader, rows)
+
+	if ev.Measured != nil {
+		ev.writeMeasuredMarkdown(&b)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func (ev *Evaluation) writeMeasuredMarkdown(b *strings.Builder) {
+	src := cmpOr(ev.MeasuredSource, "the measured table")
+	fmt.Fprintf(b, "\n## Measured vs simulated\n\n")
+	fmt.Fprintf(b, "Measured failures of %s per checkpoint interval, next to the variant with that static CI "+
+		"(job.checkpoint.interval of its scenario.yaml, static policy). Recovery times in s; latency = mean pre-failure latency (ms).\n\n", src)
+	withLat := false
+	for _, m := range ev.Measured {
+		withLat = withLat || !math.IsNaN(m.MeasuredLatencyMs)
+	}
+	over := ev.overLabel("rec")
+	header := []string{"CI (s)", "variant", "measured n", "measured median rec (s)", "measured mean rec (s)", "measured " + over,
+		"sim n", "sim median rec (s)", "sim mean rec (s)", "sim " + over}
+	if withLat {
+		header = append(header, "measured latency (ms)", "sim latency (ms)")
+	}
+	var rows [][]string
+	for _, m := range ev.Measured {
+		row := []string{fmtG(m.CheckpointIntervalS), cmpOr(m.Variant, "–"), strconv.Itoa(m.MeasuredN),
+			fmtFixed(m.MeasuredMedianS, 1), fmtFixed(m.MeasuredMeanS, 1), strconv.Itoa(m.MeasuredOver)}
+		if m.Variant == "" {
+			row = append(row, "–", "–", "–", "–")
+		} else {
+			row = append(row, strconv.Itoa(m.SimN), fmtFixed(m.SimMedianS, 1), fmtFixed(m.SimMeanS, 1), strconv.Itoa(m.SimOver))
+		}
+		if withLat {
+			row = append(row, fmtFixed(m.MeasuredLatencyMs, 0), fmtFixed(m.SimLatencyMs, 0))
+		}
+		rows = append(rows, row)
+	}
+	writeMarkdownTable(b, header, rows)
+	var unmatched []string
+	for i, v := range ev.Variants {
+		if !slices.ContainsFunc(ev.Measured, func(m MeasuredComparison) bool { return m.variantIndex == i }) {
+			unmatched = append(unmatched, v.Label)
+		}
+	}
+	if len(unmatched) > 0 {
+		fmt.Fprintf(b, "\nNo measured CI for: %s.\n", strings.Join(unmatched, ", "))
+	}
+}
+
+// WriteSummaryTable prints one aligned line per variant: the figures of
+// variants.csv that fit a terminal.
+func (ev *Evaluation) WriteSummaryTable(w io.Writer) error {
+	rows := [][]string{{"variant", "CI_s", "failures", "rec_median_s", "rec_mean_s", "rec_max_s", ">R",
+		"lat_mean_ms", "lat_median_ms", "%>L", "windows>L", "steady_ms", "reconf", "CI_mean_s", "worker_s"}}
+	for _, v := range ev.Variants {
+		rows = append(rows, []string{v.Label, fmtG(v.CheckpointIntervalS), strconv.Itoa(len(v.Failures)),
+			fmtFixed(v.RecoveryMedianS, 1), fmtFixed(v.RecoveryMeanS, 1), fmtFixed(v.RecoveryMaxS, 1),
+			strconv.Itoa(v.RecoveryViolations), fmtFixed(v.LatencyMeanMs, 1), fmtFixed(v.LatencyMedianMs, 0),
+			fmtFixed(v.LatencyOverPct, 2), fmt.Sprintf("%d/%d", v.LatencyWindowsOver, v.LatencyWindows),
+			fmtFixed(v.LatencySteadyMeanMs, 1), strconv.Itoa(v.Reconfigurations), fmtFixed(v.CheckpointIntervalMeanS, 1),
+			fmtFixed(v.WorkerSeconds, 0)})
+	}
+	right := make([]bool, len(rows[0]))
+	for i := 1; i < len(right); i++ {
+		right[i] = true
+	}
+	var b strings.Builder
+	writeAligned(&b, rows, right)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func (ev *Evaluation) writeFailuresCSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"variant", "failure", "fault_at_s", "throughput", "latency_ms", "recovery_s", "checkpoint_interval_s"})
+	for _, v := range ev.Variants {
+		for _, f := range v.Failures {
+			cw.Write([]string{v.Label, strconv.Itoa(f.Index), csvNum(f.FaultAtS), csvNum(f.ThroughputMean),
+				csvNum(f.LatencyMeanMs), csvNum(f.RecoveryS), csvNum(f.CIS)})
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func (ev *Evaluation) writeVariantsCSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"variant", "policy", "checkpoint_interval_s", "failures", "recovered",
+		"recovery_median_s", "recovery_mean_s", "recovery_max_s", "recovery_bound_s", "recovery_violations",
+		"latency_bound_ms", "latency_mean_ms", "latency_median_ms", "latency_over_bound_pct",
+		"latency_windows_over", "latency_windows", "latency_steady_mean_ms",
+		"reconfigurations", "ci_changes", "checkpoint_interval_mean_s", "worker_seconds"})
+	for _, v := range ev.Variants {
+		changes := make([]string, len(v.CIChanges))
+		for i, c := range v.CIChanges {
+			changes[i] = csvNum(c.AtS) + ":" + csvNum(c.CheckpointIntervalS)
+		}
+		cw.Write([]string{v.Label, v.Policy, csvNum(v.CheckpointIntervalS), strconv.Itoa(len(v.Failures)), strconv.Itoa(v.Recovered),
+			csvNum(v.RecoveryMedianS), csvNum(v.RecoveryMeanS), csvNum(v.RecoveryMaxS), csvNum(v.RecoveryBoundS), strconv.Itoa(v.RecoveryViolations),
+			csvNum(v.LatencyBoundMs), csvNum(v.LatencyMeanMs), csvNum(v.LatencyMedianMs), csvNum(v.LatencyOverPct),
+			strconv.Itoa(v.LatencyWindowsOver), strconv.Itoa(v.LatencyWindows), csvNum(v.LatencySteadyMeanMs),
+			strconv.Itoa(v.Reconfigurations), strings.Join(changes, ";"), csvNum(v.CheckpointIntervalMeanS), csvNum(v.WorkerSeconds)})
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func (ev *Evaluation) maxDuration() float64 {
+	d := 0.0
+	for _, v := range ev.Variants {
+		d = max(d, v.DurationS)
+	}
+	return d
+}
+
+// ---------------------------------------------------------------------------
+// Recovery figure
+
+// boundStyle is the recovery bound R across the recovery figure.
+var boundStyle = draw.LineStyle{Color: color.RGBA{R: 0xc0, G: 0x20, B: 0x20, A: 0xff}, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(6), vg.Points(3)}}
+
+// plotRecovery draws recovery time against the throughput before each
+// failure: one line (in throughput order) and filled marker per variant,
+// the measured failures matched to a variant as hollow markers of its
+// colour, and R as a labelled dashed line.
+func (ev *Evaluation) plotRecovery(base string) ([]string, error) {
+	p := newPanel("recovery time (s)")
+	p.X.Label.Text = "throughput before failure (records/s)"
+	p.X.Tick.Marker = siTicks{niceTicks{}}
+	var key []keyEntry
+	xlo, xhi := math.Inf(1), math.Inf(-1)
+	for i, v := range ev.Variants {
+		var pts plotter.XYs
+		for _, f := range v.Failures {
+			if !math.IsNaN(f.RecoveryS) && !math.IsNaN(f.ThroughputMean) {
+				pts = append(pts, plotter.XY{X: f.ThroughputMean, Y: f.RecoveryS})
+			}
+		}
+		sort.SliceStable(pts, func(a, b int) bool { return pts[a].X < pts[b].X })
+		st := styleOf(i)
+		glyph := fitGlyphStyle(i, false)
+		if len(pts) > 1 {
+			p.Add(&plotter.Line{XYs: pts, LineStyle: st.line})
+		}
+		if len(pts) > 0 {
+			p.Add(&plotter.Scatter{XYs: pts, GlyphStyle: glyph})
+		}
+		for _, xy := range pts {
+			xlo, xhi = min(xlo, xy.X), max(xhi, xy.X)
+		}
+		key = append(key, keyEntry{label: v.Label, thumbs: []plot.Thumbnailer{&plotter.Line{LineStyle: st.line}, &plotter.Scatter{GlyphStyle: glyph}}})
+	}
+	for _, m := range ev.Measured {
+		if m.variantIndex < 0 {
+			continue
+		}
+		var pts plotter.XYs
+		for _, f := range m.measured {
+			pts = append(pts, plotter.XY{X: f.Throughput, Y: f.RecoveryS})
+			xlo, xhi = min(xlo, f.Throughput), max(xhi, f.Throughput)
+		}
+		glyph := fitGlyphStyle(m.variantIndex, true)
+		p.Add(&plotter.Scatter{XYs: pts, GlyphStyle: glyph})
+		key = append(key, keyEntry{label: "measured CI " + fmtCI(m.CheckpointIntervalS) + " s", thumbs: []plot.Thumbnailer{&plotter.Scatter{GlyphStyle: glyph}}})
+	}
+	var bounds []float64
+	for _, v := range ev.Variants {
+		if v.RecoveryBoundS > 0 && !slices.Contains(bounds, v.RecoveryBoundS) {
+			bounds = append(bounds, v.RecoveryBoundS)
+		}
+	}
+	for _, r := range bounds {
+		p.Add(hline{y: r, style: boundStyle, label: "R = " + fmtG(r) + " s"})
+		p.Y.Max = max(p.Y.Max, r)
+	}
+	if len(bounds) > 0 {
+		label := "recovery bound R"
+		if len(bounds) == 1 {
+			label = "R = " + fmtG(bounds[0]) + " s"
+		}
+		key = append(key, keyEntry{label: label, thumbs: []plot.Thumbnailer{&plotter.Line{LineStyle: boundStyle}}})
+	}
+	if xlo > xhi { // nothing recovered: still an axis
+		xlo, xhi = 0, 1
+	}
+	pad := fitPad(xlo, xhi)
+	p.X.Min, p.X.Max = xlo-pad, xhi+pad
+	linearRange(p, 1.12)
+	p.Legend = plot.NewLegend()
+	title := "recovery per failure"
+	if ev.Scenario != "" {
+		title = ev.Scenario + ": " + title
+	}
+	return writeFigure(base, evalWidth, evalHeight, func(dc draw.Canvas) {
+		h := drawKey(dc, title, key)
+		drawPlot(p, draw.Crop(dc, 0, 0, 0, -h))
+	})
+}
+
+// hline is a horizontal line across a panel with a label above its right
+// end. It reports no data range; the caller makes room for it.
+type hline struct {
+	y     float64
+	style draw.LineStyle
+	label string
+}
+
+func (h hline) Plot(c draw.Canvas, p *plot.Plot) {
+	_, trY := p.Transforms(&c)
+	y := trY(h.y)
+	if y < c.Min.Y || y > c.Max.Y {
+		return
+	}
+	c.StrokeLine2(h.style, c.Min.X, y, c.Max.X, y)
+	if h.label == "" {
+		return
+	}
+	// Above the left end, where recoveries (low load) are shortest, on a
+	// white box so markers under it do not garble it.
+	sty := figTextStyle(9)
+	sty.Color = h.style.Color
+	sty.XAlign, sty.YAlign = draw.XLeft, draw.YBottom
+	at := vg.Point{X: c.Min.X + vg.Points(6), Y: y + vg.Points(3)}
+	box := vg.Rectangle{Min: vg.Point{X: at.X - vg.Points(2), Y: at.Y - vg.Points(1)},
+		Max: vg.Point{X: at.X + sty.Width(h.label) + vg.Points(2), Y: at.Y + sty.Height(h.label)}}
+	c.SetColor(color.White)
+	c.Fill(box.Path())
+	c.FillText(sty, at, h.label)
+}
+
+// ---------------------------------------------------------------------------
+// Formatting
+
+func writeMarkdownTable(b *strings.Builder, header []string, rows [][]string) {
+	esc := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+	line := func(cells []string) {
+		b.WriteString("|")
+		for _, c := range cells {
+			b.WriteString(" " + esc(c) + " |")
+		}
+		b.WriteString("\n")
+	}
+	line(header)
+	b.WriteString(strings.Repeat("|---", len(header)) + "|\n")
+	for _, r := range rows {
+		line(r)
+	}
+}
+
+func boundText(v float64, unit string) string {
+	switch {
+	case math.IsNaN(v):
+		return "per variant"
+	case v <= 0:
+		return "none"
+	}
+	return fmtG(v) + " " + unit
+}
+
+func fmtG(v float64) string {
+	if math.IsNaN(v) {
+		return "–"
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}
+
+// fmtCI is a checkpoint interval to 0.1 s: policies like Daly's compute
+// them to the millisecond.
+func fmtCI(v float64) string {
+	if math.IsNaN(v) {
+		return "–"
+	}
+	return strconv.FormatFloat(math.Round(v*10)/10, 'f', -1, 64)
+}
+
+func fmtFixed(v float64, prec int) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "–"
+	}
+	return strconv.FormatFloat(v, 'f', prec, 64)
+}
+
+// fmtThousands is a rate in thousands with one decimal (56.9 for 56 900).
+func fmtThousands(v float64) string {
+	if math.IsNaN(v) {
+		return "–"
+	}
+	return strconv.FormatFloat(v/1000, 'f', 1, 64)
+}
+
+// fmtClock is h:mm:ss, rounded to the second.
+func fmtClock(s float64) string {
+	n := int64(math.Round(s))
+	return fmt.Sprintf("%d:%02d:%02d", n/3600, n/60%60, n%60)
+}
+
+func fmtSpan(s float64) string {
+	switch {
+	case s >= 3600 && math.Mod(s, 3600) == 0:
+		return fmtG(s/3600) + " h"
+	case s >= 60 && math.Mod(s, 60) == 0:
+		return fmtG(s/60) + " min"
+	}
+	return fmtG(s) + " s"
+}
+
+func csvNum(v float64) string {
+	if math.IsNaN(v) {
+		return ""
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}
