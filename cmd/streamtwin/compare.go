@@ -34,6 +34,7 @@ func compareCommand() *cli.Command {
 			&cli.StringFlag{Name: "tolerance", Usage: "tolerance file (YAML), instead of --rel/--abs"},
 			&cli.BoolFlag{Name: "all", Usage: "print every figure, not only those that differ"},
 			&cli.BoolFlag{Name: "strict", Usage: "figures or runs present on one side only are failures"},
+			&cli.BoolFlag{Name: "faults", Usage: "also compare two run folders fault by fault: recovery time, lag peak, latency (e.g. a simulated and a live run of one schedule)"},
 		},
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return badInput(err) },
 		Action: func(c *cli.Context) error {
@@ -57,6 +58,18 @@ func compareCommand() *cli.Command {
 			strict := c.Bool("strict")
 			if err := cmp.WriteTable(os.Stdout, c.Bool("all"), strict); err != nil {
 				return err
+			}
+			if c.Bool("faults") {
+				var outs [2][]results.FaultOutcome
+				for i, path := range c.Args().Slice() {
+					if outs[i], err = results.FaultOutcomes(path); err != nil {
+						return badInput(fmt.Errorf("--faults needs two run folders: %w", err))
+					}
+				}
+				fmt.Println()
+				if err := results.WriteFaultTable(os.Stdout, outs[0], outs[1], c.Args().Get(0), c.Args().Get(1)); err != nil {
+					return err
+				}
 			}
 			switch {
 			case cmp.Beyond > 0:

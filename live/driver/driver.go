@@ -1,0 +1,348 @@
+// Package driver replays a scenario's schedule against a real Flink job and
+// Kafka broker: it creates the topics, submits the job, produces the
+// workload's real events at the schedule's per-second rates, kills
+// TaskManagers at the schedule's fault times (Khaos-aligned through the REST
+// checkpoint statistics), runs the scenario's policy through the same
+// Controller interface as the simulator, samples metrics every second and
+// writes the simulator's result files.
+package driver
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/streamtwin/streamtwin/live/rest"
+	"github.com/streamtwin/streamtwin/models/policy"
+	"github.com/streamtwin/streamtwin/models/scenario"
+	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/sim"
+	"github.com/streamtwin/streamtwin/workloads/iot"
+	"github.com/streamtwin/streamtwin/workloads/ysb"
+)
+
+// Cluster is what fault injection needs of the cluster: a local one
+// (live/cluster) can kill and restart its TaskManager processes.
+type Cluster interface {
+	KillTaskManager(i int) error
+	RestartTaskManager(i int) error
+}
+
+// Env is where a run happens.
+type Env struct {
+	REST      *rest.Client
+	Bootstrap string  // Kafka bootstrap servers
+	Cluster   Cluster // nil: an external cluster, where faults cannot be injected
+	Jar       string  // the job jar (live/jobs)
+	StateDir  string  // checkpoints, savepoints and the YSB mapping live here
+	Log       io.Writer
+}
+
+// Sink receives the run's rows (results.RunWriter is one).
+type Sink interface {
+	WriteSample(results.Sample) error
+	WriteEvent(results.Event) error
+}
+
+// jobOf maps a scenario's job template to the Java job and its generator.
+func jobOf(sc scenario.Scenario) (entry string, err error) {
+	switch sc.Job.Template {
+	case "ysb":
+		return "streamtwin.jobs.YahooStreamingBenchmark", nil
+	case "traffic-monitoring":
+		return "streamtwin.jobs.TrafficMonitoring", nil
+	}
+	return "", fmt.Errorf("live mode runs the jobs of live/jobs: set job.template to ysb or traffic-monitoring (got %q)", sc.Job.Template)
+}
+
+// run is the state of one live run.
+type run struct {
+	sc      scenario.Scenario
+	sched   *scenario.Schedule
+	env     Env
+	entry   string
+	in, out string
+	kafka   *kgo.Client
+	adm     *kadm.Client
+	jarID   string
+	start   time.Time
+
+	mu        sync.Mutex
+	jobID     string
+	ci        float64
+	par       int
+	events    []results.Event
+	samples   []results.Sample
+	faults    int
+	restarts  float64
+	lastCkpt  int64
+	seenCkpt  map[int64]bool
+	runningAt time.Time // when the job last became RUNNING
+	state     string
+	latencies []float64 // ms, records that reached the sink since the last sample
+	produced  float64   // records produced so far
+	wanted    float64   // records the schedule asked for so far
+}
+
+func (r *run) logf(format string, args ...any) {
+	if r.env.Log != nil {
+		fmt.Fprintf(r.env.Log, "live: "+format+"\n", args...)
+	}
+}
+
+// now is the run's clock: seconds since the producer started.
+func (r *run) now() float64 { return time.Since(r.start).Seconds() }
+
+func (r *run) event(e results.Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if e.TimeS == 0 {
+		e.TimeS = r.now()
+	}
+	r.events = append(r.events, e)
+}
+
+// Run replays sc's schedule live and streams its rows to sink. It always
+// cancels the jobs and deletes the topics and jar it created.
+func Run(ctx context.Context, sc scenario.Scenario, sched *scenario.Schedule, env Env, sink Sink) (sum results.Summary, err error) {
+	wall := time.Now()
+	entry, err := jobOf(sc)
+	if err != nil {
+		return sum, err
+	}
+	for _, f := range sched.Faults {
+		if env.Cluster == nil {
+			return sum, fmt.Errorf("%s: faults need a local cluster (streamtwin live up); an external cluster's TaskManagers cannot be killed from here", f.Source)
+		}
+	}
+	pol, err := policy.New(sc.Policy.Name, sc.Policy.Node, sim.Seeds{Root: sc.Seed}.Stream("policy"))
+	if err != nil {
+		return sum, err
+	}
+	tag := fmt.Sprintf("%s-%d", strings.ReplaceAll(sc.Name, "_", "-"), time.Now().UnixNano()%1e9)
+	r := &run{sc: sc, sched: sched, env: env, entry: entry, in: tag + "-in", out: tag + "-out",
+		ci: float64(sc.Job.Checkpoint.Interval), par: sc.Job.Parallelism, seenCkpt: map[int64]bool{}}
+	if r.kafka, err = kgo.NewClient(kgo.SeedBrokers(strings.Split(env.Bootstrap, ",")...),
+		kgo.ProducerLinger(5*time.Millisecond), kgo.RequiredAcks(kgo.LeaderAck()), kgo.DisableIdempotentWrite(),
+		kgo.ProducerBatchMaxBytes(1<<20)); err != nil {
+		return sum, err
+	}
+	defer r.kafka.Close()
+	r.adm = kadm.NewClient(r.kafka)
+	defer r.cleanup()
+	if err := r.setup(ctx); err != nil {
+		return sum, err
+	}
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	r.start = time.Now()
+	r.runningAt = r.start
+	goDo := func(f func(context.Context) error) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := f(runCtx); err != nil && !errors.Is(err, context.Canceled) {
+				errs <- err
+				stop()
+			}
+		}()
+	}
+	goDo(r.produce)
+	goDo(r.consumeLatency)
+	goDo(r.injectFaults)
+	goDo(func(ctx context.Context) error { return r.sampleAndControl(ctx, pol) })
+	select {
+	case <-time.After(time.Duration(float64(sc.Duration) * float64(time.Second))):
+	case <-runCtx.Done():
+	}
+	stop()
+	wg.Wait()
+	select {
+	case err := <-errs:
+		return sum, err
+	default:
+	}
+	if ctx.Err() != nil {
+		return sum, ctx.Err()
+	}
+	if r.wanted > 0 && r.produced < 0.98*r.wanted {
+		r.logf("the producer achieved %.0f records/s of the schedule's %.0f (%.1f %%): the results describe the achieved input (input_rate)",
+			r.produced/float64(sc.Duration), r.wanted/float64(sc.Duration), 100*r.produced/r.wanted)
+	}
+	return r.finish(sink, time.Since(wall).Seconds())
+}
+
+// setup creates the topics, writes the YSB mapping, uploads the jar and
+// submits the job.
+func (r *run) setup(ctx context.Context) error {
+	parts := int32(r.sc.Kafka.Partitions)
+	if _, err := r.adm.CreateTopics(ctx, parts, 1, nil, r.in, r.out); err != nil {
+		return fmt.Errorf("creating topics on %s: %w (hint: is the broker up? streamtwin live up)", r.env.Bootstrap, err)
+	}
+	if err := os.MkdirAll(r.env.StateDir, 0o755); err != nil {
+		return err
+	}
+	if r.sc.Job.Template == "ysb" {
+		if err := os.WriteFile(r.mappingPath(), ysb.NewCampaigns(r.sc.Seed).AppendMapping(nil), 0o644); err != nil {
+			return err
+		}
+	}
+	var err error
+	if r.jarID, err = r.env.REST.UploadJar(ctx, r.env.Jar); err != nil {
+		return err
+	}
+	id, err := r.submit(ctx, r.ci, r.par, "")
+	if err != nil {
+		return err
+	}
+	r.jobID = id
+	r.logf("job %s submitted (%s, parallelism %d, CI %gs); input topic %s", id, r.entry, r.par, r.ci, r.in)
+	return r.waitRunning(ctx, id)
+}
+
+func (r *run) mappingPath() string { return filepath.Join(r.env.StateDir, "ysb-mapping.txt") }
+
+func fileURI(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		abs = p
+	}
+	return "file://" + abs
+}
+
+// submit runs the job with CI ci (s) and parallelism par, from a savepoint
+// if one is given.
+func (r *run) submit(ctx context.Context, ci float64, par int, savepoint string) (string, error) {
+	args := []string{"--bootstrap", r.env.Bootstrap, "--input-topic", r.in, "--output-topic", r.out,
+		"--group", r.in + "-job", "--parallelism", fmt.Sprint(par),
+		"--checkpoint-interval", fmt.Sprint(int64(math.Round(ci * 1000))), "--state-backend", stateBackend(r.sc),
+		"--checkpoint-dir", fileURI(filepath.Join(r.env.StateDir, "checkpoints"))}
+	if r.sc.Job.Template == "ysb" {
+		args = append(args, "--mapping", r.mappingPath())
+	}
+	return r.env.REST.RunJar(ctx, r.jarID, rest.RunRequest{EntryClass: r.entry, ProgramArgsList: args, Parallelism: par,
+		SavepointPath: savepoint, AllowNonRestoredState: true})
+}
+
+// stateBackend: RocksDB with incremental checkpoints is what the scenario's
+// job config means by incremental (the Khaos jobs); hashmap otherwise.
+func stateBackend(sc scenario.Scenario) string {
+	if sc.Job.Checkpoint.Incremental {
+		return "rocksdb"
+	}
+	return "hashmap"
+}
+
+func (r *run) waitRunning(ctx context.Context, id string) error {
+	deadline := time.Now().Add(90 * time.Second)
+	for time.Now().Before(deadline) {
+		j, err := r.env.REST.Job(ctx, id)
+		if err == nil && j.State == "RUNNING" && allRunning(j) {
+			return nil
+		}
+		if err == nil && (j.State == "FAILED" || j.State == "CANCELED") {
+			return fmt.Errorf("job %s is %s right after submission; see the JobManager log", id, j.State)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	return fmt.Errorf("job %s did not reach RUNNING in 90 s (not enough free slots? parallelism %d)", id, r.par)
+}
+
+func allRunning(j rest.Job) bool {
+	for _, v := range j.Vertices {
+		if v.Status != "RUNNING" {
+			return false
+		}
+	}
+	return len(j.Vertices) > 0
+}
+
+// cleanup cancels the run's jobs and deletes its jar and topics, even after
+// an error or an interrupt.
+func (r *run) cleanup() {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if jobs, err := r.env.REST.Jobs(ctx); err == nil {
+		for _, j := range jobs {
+			if j.State == "RUNNING" || j.State == "RESTARTING" || j.State == "CREATED" || j.State == "INITIALIZING" {
+				if strings.Contains(j.Name, r.in) || j.ID == r.currentJob() {
+					_ = r.env.REST.Cancel(ctx, j.ID)
+				}
+			}
+		}
+	}
+	if r.jobID != "" {
+		_ = r.env.REST.Cancel(ctx, r.currentJob())
+	}
+	if r.jarID != "" {
+		_ = r.env.REST.DeleteJar(ctx, r.jarID)
+	}
+	if r.adm != nil {
+		_, _ = r.adm.DeleteTopics(ctx, r.in, r.out)
+	}
+}
+
+func (r *run) currentJob() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.jobID
+}
+
+// produce sends second s's events at the start of second s, as the
+// dos-group producers do; when a second takes longer than a second to send,
+// the schedule slips and the achieved rate is what input_rate shows.
+func (r *run) produce(ctx context.Context) error {
+	startMs := r.start.UnixMilli()
+	var next func([]byte, int) []byte
+	if r.sc.Job.Template == "ysb" {
+		next = ysb.NewGenerator(ysb.NewCampaigns(r.sc.Seed), r.sc.Seed, startMs, ysb.Full).AppendSecond
+	} else {
+		next = iot.NewGenerator(iot.DefaultGraph(), r.sc.Seed, startMs).AppendSecond
+	}
+	var buf []byte
+	n := int(float64(r.sc.Duration))
+	for s := 0; s < n; s++ {
+		due := r.start.Add(time.Duration(s) * time.Second)
+		if d := time.Until(due); d > 0 {
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(d):
+			}
+		}
+		want := int(math.Round(r.sched.Rates.Arrived(float64(s+1)) - r.sched.Rates.Arrived(float64(s))))
+		buf = next(buf[:0], want)
+		lines := 0
+		for rest := buf; len(rest) > 0; lines++ {
+			i := bytes.IndexByte(rest, '\n')
+			if i < 0 {
+				i = len(rest)
+			}
+			// kgo keeps the value until it is acknowledged: copy it out of buf
+			r.kafka.Produce(ctx, &kgo.Record{Topic: r.in, Value: append([]byte(nil), rest[:i]...)}, nil)
+			rest = rest[min(i+1, len(rest)):]
+		}
+		r.mu.Lock()
+		r.produced += float64(lines)
+		r.wanted += float64(want)
+		r.mu.Unlock()
+	}
+	return r.kafka.Flush(ctx)
+}

@@ -1,0 +1,148 @@
+package rest
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+// fakeFlink answers with the JSON shapes of Flink's REST spec
+// (rest_v1_dispatcher.yml); the live tests check them against a real one.
+func fakeFlink(t *testing.T) (*httptest.Server, *atomic.Int32) {
+	t.Helper()
+	var polls atomic.Int32
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /jars/upload", func(w http.ResponseWriter, r *http.Request) {
+		f, h, err := r.FormFile("jarfile")
+		if err != nil {
+			http.Error(w, `{"errors":["no jarfile part"]}`, http.StatusBadRequest)
+			return
+		}
+		data, _ := io.ReadAll(f)
+		if string(data) != "PK-jar" || h.Header.Get("Content-Type") != "application/x-java-archive" {
+			http.Error(w, `{"errors":["bad jar"]}`, http.StatusBadRequest)
+			return
+		}
+		io.WriteString(w, `{"filename":"/tmp/flink-web-upload/1234_`+h.Filename+`","status":"success"}`)
+	})
+	mux.HandleFunc("POST /jars/{id}/run", func(w http.ResponseWriter, r *http.Request) {
+		var req RunRequest
+		_ = json.NewDecoder(r.Body).Decode(&req)
+		if req.EntryClass == "" || req.FlinkConfiguration["execution.checkpointing.interval"] != "30 s" || req.Parallelism != 2 {
+			w.WriteHeader(http.StatusBadRequest)
+			io.WriteString(w, `{"errors":["org.apache.flink.runtime.rest.handler.RestHandlerException: Could not execute application."]}`)
+			return
+		}
+		io.WriteString(w, `{"jobid":"abc123"}`)
+	})
+	mux.HandleFunc("POST /jobs/{id}/stop", func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusAccepted)
+		io.WriteString(w, `{"request-id":"trig-1"}`)
+	})
+	mux.HandleFunc("GET /jobs/{id}/savepoints/{trig}", func(w http.ResponseWriter, r *http.Request) {
+		if polls.Add(1) < 3 {
+			io.WriteString(w, `{"status":{"id":"IN_PROGRESS"}}`)
+			return
+		}
+		if r.PathValue("id") == "failing" {
+			io.WriteString(w, `{"status":{"id":"COMPLETED"},"operation":{"failure-cause":{"class":"x","stack-trace":"java.util.concurrent.CompletionException: task not running\n\tat …"}}}`)
+			return
+		}
+		io.WriteString(w, `{"status":{"id":"COMPLETED"},"operation":{"location":"file:/sp/savepoint-abc"}}`)
+	})
+	mux.HandleFunc("GET /jobs/{id}/metrics", func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, `[{"id":"numRestarts","value":"2"},{"id":"lastCheckpointDuration","value":"153"}]`)
+	})
+	mux.HandleFunc("GET /jobs/{id}/vertices/{vid}/subtasks/metrics", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("agg") != "sum" {
+			http.Error(w, "agg", http.StatusBadRequest)
+			return
+		}
+		io.WriteString(w, `[{"id":"numRecordsOutPerSecond","sum":1234.5}]`)
+	})
+	mux.HandleFunc("GET /jobs/{id}", func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusNotFound)
+		io.WriteString(w, `{"errors":["org.apache.flink.runtime.rest.NotFoundException: Job 1 not found"]}`)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv, &polls
+}
+
+func TestClient(t *testing.T) {
+	srv, polls := fakeFlink(t)
+	c := New(srv.URL)
+	ctx := context.Background()
+	jar := filepath.Join(t.TempDir(), "jobs.jar")
+	if err := os.WriteFile(jar, []byte("PK-jar"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	id, err := c.UploadJar(ctx, jar)
+	if err != nil || id != "1234_jobs.jar" {
+		t.Fatalf("upload: %q, %v", id, err)
+	}
+	job, err := c.RunJar(ctx, id, RunRequest{EntryClass: "streamtwin.jobs.YahooStreamingBenchmark", Parallelism: 2,
+		FlinkConfiguration: map[string]string{"execution.checkpointing.interval": "30 s"}})
+	if err != nil || job != "abc123" {
+		t.Fatalf("run: %q, %v", job, err)
+	}
+	loc, err := c.StopWithSavepoint(ctx, job, "file:/sp")
+	if err != nil || loc != "file:/sp/savepoint-abc" || polls.Load() != 3 {
+		t.Fatalf("stop: %q, %v after %d polls", loc, err, polls.Load())
+	}
+	m, err := c.JobMetrics(ctx, job, "numRestarts", "lastCheckpointDuration")
+	if err != nil || m["numRestarts"] != 2 || m["lastCheckpointDuration"] != 153 {
+		t.Fatalf("job metrics %v, %v", m, err)
+	}
+	s, err := c.SubtaskMetrics(ctx, job, "v1", "sum", "numRecordsOutPerSecond")
+	if err != nil || s["numRecordsOutPerSecond"] != 1234.5 {
+		t.Fatalf("subtask metrics %v, %v", s, err)
+	}
+}
+
+func TestErrorsSayWhatFlinkSaid(t *testing.T) {
+	srv, polls := fakeFlink(t)
+	c := New(srv.URL)
+	ctx := context.Background()
+	cases := []struct {
+		name string
+		call func() error
+		want []string
+	}{
+		{"rejected run", func() error {
+			_, err := c.RunJar(ctx, "x.jar", RunRequest{EntryClass: "A"})
+			return err
+		}, []string{"POST /jars/x.jar/run: 400 Bad Request", "Could not execute application", "rejected the request"}},
+		{"unknown job", func() error { _, err := c.Job(ctx, "1"); return err }, []string{"404 Not Found", "Job 1 not found", "GET /jobs"}},
+		{"failed savepoint", func() error {
+			polls.Store(5)
+			_, err := c.StopWithSavepoint(ctx, "failing", "file:/sp")
+			return err
+		}, []string{"stop-with-savepoint of job failing failed", "task not running"}},
+		{"missing jar", func() error { _, err := c.UploadJar(ctx, "/nonexistent/jobs.jar"); return err }, []string{"job jar", "make live-jobs"}},
+		{"unreachable", func() error { _, err := New("http://127.0.0.1:1").Overview(ctx); return err }, []string{"is the JobManager up", "streamtwin live up"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := c.call()
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+		})
+	}
+	if _, err := c.Job(ctx, "1"); !IsNotFound(err) {
+		t.Error("IsNotFound does not see the 404")
+	}
+}
