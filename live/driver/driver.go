@@ -33,7 +33,8 @@ import (
 )
 
 // Cluster is what fault injection needs of the cluster: a local one
-// (live/cluster) can kill and restart its TaskManager processes.
+// (live/cluster) can kill and restart its TaskManager processes, numbered
+// from 1 like their resource ids tm-1, tm-2, ….
 type Cluster interface {
 	KillTaskManager(i int) error
 	RestartTaskManager(i int) error

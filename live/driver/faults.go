@@ -41,12 +41,12 @@ func (r *run) injectFaults(ctx context.Context) error {
 		if err := r.env.Cluster.KillTaskManager(tm); err != nil {
 			return fmt.Errorf("%s: killing TaskManager %d: %w", f.Source, tm, err)
 		}
-		t32 := int32(tm)
+		t32 := int32(tm - 1) // events count TaskManagers from 0, as the simulator does
 		r.mu.Lock()
 		r.faults++
 		r.mu.Unlock()
 		r.event(results.Event{Kind: results.KindFault, TaskManager: &t32, Reason: f.Source + " (SIGKILL)"})
-		r.logf("killed TaskManager %d at %.1f s (%s)", tm, r.now(), f.Source)
+		r.logf("killed TaskManager tm-%d at %.1f s (%s)", tm, r.now(), f.Source)
 		delay := float64(r.sc.Job.Cluster.RestartDelay)
 		go func() {
 			select {
@@ -91,23 +91,23 @@ func (r *run) nextCheckpointDue(ctx context.Context) (float64, error) {
 	return float64(last-r.start.UnixMilli())/1000 + r.ci, nil
 }
 
-// target is the TaskManager to kill: the fault's own, or the one running
-// subtask 0 of the named operator (Khaos: the sink's), from its REST
-// resource id tm-N.
+// target is the TaskManager to kill, numbered from 1 as the cluster's
+// resource ids tm-N: the fault's own (0-based in scenarios), or the one
+// running a subtask of the named operator (Khaos: the sink's).
 func (r *run) target(ctx context.Context, f scenario.ScheduledFault) (int, error) {
 	if f.Operator == "" {
-		if f.TaskManager >= 0 {
-			return f.TaskManager, nil
-		}
-		return 0, nil
+		return max(0, f.TaskManager) + 1, nil
 	}
 	j, err := r.env.REST.Job(ctx, r.currentJob())
 	if err != nil {
 		return 0, err
 	}
 	var vertex string
+	if strings.EqualFold(f.Operator, "sink") {
+		vertex = sinkVertex(j)
+	}
 	for _, v := range j.Vertices {
-		if strings.Contains(strings.ToLower(v.Name), strings.ToLower(f.Operator)) {
+		if vertex == "" && strings.Contains(strings.ToLower(v.Name), strings.ToLower(f.Operator)) {
 			vertex = v.ID
 		}
 	}
@@ -121,7 +121,7 @@ func (r *run) target(ctx context.Context, f scenario.ScheduledFault) (int, error
 	sort.Strings(ids)
 	for _, id := range ids {
 		if n, err := strconv.Atoi(strings.TrimPrefix(id, "tm-")); err == nil {
-			return n - 1, nil
+			return n, nil
 		}
 	}
 	return 0, fmt.Errorf("no TaskManager of vertex %q has a resource id tm-N (%v)", f.Operator, ids)

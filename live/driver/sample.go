@@ -73,9 +73,9 @@ func (r *run) discover(ctx context.Context, jobID string) (*metricNames, error) 
 		if strings.HasPrefix(v.Name, "Source") {
 			m.source = v.ID
 		}
-		if strings.HasPrefix(v.Name, "Sink") {
-			m.sink = v.ID
-		}
+	}
+	if id := sinkVertex(j); id != "" {
+		m.sink = id
 	}
 	names, err := r.env.REST.SubtaskMetricNames(ctx, jobID, m.source)
 	if err != nil {
@@ -399,4 +399,23 @@ func (r *run) reconfigure(ctx context.Context, ci float64, par int, why string) 
 	r.event(results.Event{Kind: results.KindReconfigured, DurationS: &down, Reason: "reconfiguration: " + why})
 	r.logf("reconfigured in %.1f s: job %s, CI %gs, parallelism %d", down, id, ci, par)
 	return nil
+}
+
+// sinkVertex is the vertex that writes the results: Flink 2 splits a Kafka
+// sink into "Sink: …: Writer" and "…: Committer", and only the writer's
+// numRecordsIn counts records.
+func sinkVertex(j rest.Job) string {
+	first := ""
+	for _, v := range j.Vertices {
+		if !strings.HasPrefix(v.Name, "Sink") {
+			continue
+		}
+		if strings.HasSuffix(v.Name, "Writer") {
+			return v.ID
+		}
+		if first == "" {
+			first = v.ID
+		}
+	}
+	return first
 }
