@@ -4,7 +4,7 @@ VENV    := .venv
 PYTHON  := $(VENV)/bin/python
 BIN     := bin/streamtwin
 
-.PHONY: demo test bench build vet clean reference calibration
+.PHONY: demo test bench build vet clean reference calibration live-jobs live-test
 
 build:
 	$(GO) build -o $(BIN) ./cmd/streamtwin
@@ -51,6 +51,16 @@ bench: build
 calibration: build
 	$(BIN) calibrate --scenario scenarios/khaos-ysb-base.yaml --measured scenarios/measured/khaos-ysb-failures.csv \
 		--holdout 10s,60s,120s --out scenarios/khaos-ysb-calibrated.yaml
+
+# Live mode (not part of `make test` yet): the Java jobs, then the
+# end-to-end replay against a real Flink + Kafka started from Maven jars.
+include live/versions.env
+live-jobs:
+	cd live/jobs && mvn -B package -Dflink.version=$(FLINK_VERSION) -Dflink.kafka.connector.version=$(FLINK_KAFKA_CONNECTOR_VERSION)
+
+live-test: build live-jobs
+	STREAMTWIN_LIVE=1 $(GO) test -count=1 -timeout 15m -run 'TestLiveEndToEnd' -v ./cmd/streamtwin/
+	STREAMTWIN_LIVE=1 $(GO) test -count=1 -timeout 15m -v ./live/cluster/
 
 # Rewrite results/reference/ from fresh runs of scenarios/*.yaml. Only after
 # a deliberate model change: review `git diff results/reference` first.

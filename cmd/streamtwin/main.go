@@ -38,6 +38,7 @@ func main() {
 			evaluateCommand(),
 			calibrateCommand(),
 			profileCommand(),
+			liveCommand(),
 		},
 		ExitErrHandler: func(*cli.Context, error) {}, // main reports errors itself
 	}

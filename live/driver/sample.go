@@ -124,7 +124,7 @@ func (r *run) sampleAndControl(ctx context.Context, pol policy.Policy) error {
 		t := math.Round(r.now())
 		job := r.currentJob()
 		if names == nil || names.job != job {
-			if n, err := r.discover(ctx, job); err == nil {
+			if n, err := r.discover(ctx, job); err == nil && len(n.offsets) > 0 {
 				names = n
 			}
 		}
@@ -142,19 +142,21 @@ func (r *run) sampleAndControl(ctx context.Context, pol policy.Policy) error {
 		}
 		r.trackState(st)
 		consumed, out := math.NaN(), math.NaN()
-		if names != nil && st.State == "RUNNING" {
-			if v, err := r.env.REST.SubtaskMetrics(ctx, job, names.source, "max", names.offsets...); err == nil && len(v) == len(names.offsets) && len(v) > 0 {
+		if m := names; m != nil && st.State == "RUNNING" {
+			if v, err := r.env.REST.SubtaskMetrics(ctx, job, m.source, "max", m.offsets...); err == nil && len(v) == len(m.offsets) && len(v) > 0 {
 				consumed = 0
 				for _, x := range v {
 					consumed += x
 				}
+			} else {
+				names = nil // after a restart the operator metrics come back later: look again
 			}
-			if v, err := r.env.REST.SubtaskMetrics(ctx, job, names.sink, "sum", names.sinkIn); err == nil {
-				if x, ok := v[names.sinkIn]; ok {
+			if v, err := r.env.REST.SubtaskMetrics(ctx, job, m.sink, "sum", m.sinkIn); err == nil {
+				if x, ok := v[m.sinkIn]; ok {
 					out = x
 				}
 			}
-			if v, err := r.env.REST.SubtaskMetrics(ctx, job, names.source, "avg", "busyTimeMsPerSecond", "backPressuredTimeMsPerSecond"); err == nil {
+			if v, err := r.env.REST.SubtaskMetrics(ctx, job, m.source, "avg", "busyTimeMsPerSecond", "backPressuredTimeMsPerSecond"); err == nil {
 				s.CPUBusyMean = finiteOr(v["busyTimeMsPerSecond"]/1000, 0)
 				s.CPUBusyMax = s.CPUBusyMean
 				s.Backpressure = finiteOr(v["backPressuredTimeMsPerSecond"]/1000, 0)
@@ -173,12 +175,21 @@ func (r *run) sampleAndControl(ctx context.Context, pol policy.Policy) error {
 				s.OutputRate = math.Max(0, out-prev.out) / dt
 			}
 		}
-		if math.IsNaN(consumed) {
-			s.Lag = math.NaN()
-		} else {
-			s.Lag = math.Max(0, end-consumed)
-		}
 		s.CommittedOffset = r.committed(ctx)
+		if math.IsNaN(consumed) && st.State == "RUNNING" && !math.IsNaN(s.CommittedOffset) && s.CommittedOffset > 0 {
+			// no per-partition positions: the offsets committed on the last
+			// checkpoint are a lower bound (lag is then a sawtooth of one CI)
+			consumed = s.CommittedOffset
+		}
+		if math.IsNaN(consumed) {
+			// no source metrics (job down, or not yet reporting): nothing is
+			// consumed meanwhile, so the position stays where it was last seen
+			consumed = prev.consumed
+			if !prev.ok || math.IsNaN(consumed) {
+				consumed = end
+			}
+		}
+		s.Lag = math.Max(0, end-consumed)
 		r.mu.Lock()
 		lat := r.latencies
 		r.latencies = nil

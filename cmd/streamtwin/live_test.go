@@ -1,0 +1,92 @@
+package main
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/streamtwin/streamtwin/results"
+)
+
+// TestLiveEndToEnd replays scenarios/live-traffic.yaml against a real
+// Kafka broker and Flink cluster (1 JobManager, 2 TaskManagers) started
+// from Maven jars: one TaskManager kill and one CI change. The job must
+// restart and recover with the lag back at its baseline, the files must be
+// the simulator's, and nothing may be left running. It needs Java 17, Maven
+// and the job jar (make live-jobs); set STREAMTWIN_LIVE=1 to run it.
+func TestLiveEndToEnd(t *testing.T) {
+	if os.Getenv("STREAMTWIN_LIVE") == "" {
+		t.Skip("set STREAMTWIN_LIVE=1 to start a real Flink and Kafka (make live-test)")
+	}
+	dir := t.TempDir()
+	cl := filepath.Join(dir, "cluster")
+	if out, stderr, code, _ := runCLI(t, "live", "up", "--taskmanagers", "2", "--slots", "2", "--dir", cl); code != 0 {
+		t.Fatalf("live up: exit %d\n%s%s", code, out, stderr)
+	}
+	t.Cleanup(func() {
+		if _, stderr, code, _ := runCLI(t, "live", "down", "--dir", cl); code != 0 {
+			t.Errorf("live down: %s", stderr)
+		}
+		// no process of the cluster may survive
+		if _, _, code, _ := runCLI(t, "live", "status", "--dir", cl); code == 0 {
+			t.Error("live status still finds a cluster after live down")
+		}
+	})
+	run := filepath.Join(dir, "live")
+	stdout, stderr, code, _ := runCLI(t, "live", "run", "../../scenarios/live-traffic.yaml", "--dir", cl, "--out", run, "--jar", "../../"+defaultJobJar)
+	if code != 0 {
+		t.Fatalf("live run: exit %d\n%s%s", code, stdout, stderr)
+	}
+	t.Log(stdout, stderr)
+	sum, err := results.ReadSummary(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Backend != "live" || sum.Faults != 1 || sum.Recoveries < 1 || sum.Reconfigurations != 1 {
+		t.Errorf("summary: backend %q, %d faults, %d recoveries, %d reconfigurations; want live, 1, ≥ 1, 1",
+			sum.Backend, sum.Faults, sum.Recoveries, sum.Reconfigurations)
+	}
+	events, err := results.ReadEvents(filepath.Join(run, results.EventsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]int{}
+	for _, e := range events {
+		kinds[e.Kind]++
+	}
+	for _, k := range []string{results.KindFault, results.KindRunning, results.KindRecovered, results.KindTaskManagerUp, results.KindReconfigured, results.KindCheckpointCompleted} {
+		if kinds[k] == 0 {
+			t.Errorf("no %s event (events: %v)", k, kinds)
+		}
+	}
+	samples, err := results.ReadSamples(filepath.Join(run, results.TimeseriesFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(samples) < 200 {
+		t.Fatalf("%d samples for a 4-minute run", len(samples))
+	}
+	// lag back to its pre-fault level by the end
+	var before, last float64
+	for _, s := range samples {
+		if s.TimeS > 40 && s.TimeS < 65 {
+			before = math.Max(before, s.Lag)
+		}
+	}
+	last = samples[len(samples)-1].Lag
+	if last > before+3000 {
+		t.Errorf("lag at the end %.0f, before the fault at most %.0f", last, before)
+	}
+	if !strings.Contains(string(must(os.ReadFile(filepath.Join(run, results.ScenarioFile)))), "live-traffic") {
+		t.Error("scenario.yaml missing")
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
