@@ -115,8 +115,8 @@ func liveRunCommand() *cli.Command {
 			if err := w.Commit(sum, resolved); err != nil {
 				return err
 			}
-			fmt.Printf("%s: %.0f s replayed live; %d faults, recovery mean %.1f s, %d restarts seen; → %s\n",
-				sc.Name, sum.DurationS, sum.Faults, sum.RecoveryMeanS, sum.Recoveries, out)
+			fmt.Printf("%s: %.0f s replayed live; %d faults, %d recoveries detected (mean %.1f s); → %s\n",
+				sc.Name, sum.DurationS, sum.Faults, sum.Recoveries, sum.RecoveryMeanS, out)
 			return nil
 		},
 	}
