@@ -1,12 +1,16 @@
 package main
 
 import (
+	"fmt"
 	"math"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/streamtwin/streamtwin/live/cluster"
 	"github.com/streamtwin/streamtwin/results"
 )
 
@@ -22,6 +26,10 @@ func TestLiveEndToEnd(t *testing.T) {
 	}
 	dir := t.TempDir()
 	cl := filepath.Join(dir, "cluster")
+	if d := os.Getenv("STREAMTWIN_LIVE_DIR"); d != "" {
+		cl = d // make live-test stops it even when this test binary is killed
+	}
+	ports := cluster.DefaultConfig().Ports
 	if out, stderr, code, _ := runCLI(t, "live", "up", "--taskmanagers", "2", "--slots", "2", "--dir", cl); code != 0 {
 		t.Fatalf("live up: exit %d\n%s%s", code, out, stderr)
 	}
@@ -32,6 +40,12 @@ func TestLiveEndToEnd(t *testing.T) {
 		// no process of the cluster may survive
 		if _, _, code, _ := runCLI(t, "live", "status", "--dir", cl); code == 0 {
 			t.Error("live status still finds a cluster after live down")
+		}
+		for _, p := range []int{ports.REST, ports.JobManagerRPC, ports.Kafka, ports.KafkaController} {
+			if c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", p), time.Second); err == nil {
+				c.Close()
+				t.Errorf("port %d still accepts connections after live down", p)
+			}
 		}
 	})
 	run := filepath.Join(dir, "live")

@@ -263,8 +263,9 @@ func flinkConfig(c Config, l layout) map[string]string {
 		"web.submit.enable":                   "true",
 		"web.cancel.enable":                   "true",
 
-		// 1 s metric sampling over REST (Flink's default refresh is 10 s)
-		"metrics.fetcher.update-interval": "1000",
+		// the driver samples once a second and primes a fetch 300 ms
+		// before it reads (Flink's default refresh is 10 s)
+		"metrics.fetcher.update-interval": "200",
 
 		// fast failure detection (see HeartbeatInterval)
 		"heartbeat.interval": strconv.FormatInt(HeartbeatInterval.Milliseconds(), 10),

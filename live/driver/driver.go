@@ -86,7 +86,7 @@ type run struct {
 	events    []results.Event
 	samples   []results.Sample
 	faults    int
-	restarts  float64
+	restarts  float64 // of the current job, as Flink counts them (numRestarts)
 	lastCkpt  int64
 	seenCkpt  map[int64]bool
 	runningAt time.Time // when the job last became RUNNING

@@ -133,18 +133,6 @@ func (r *run) finish(sink Sink, wallS float64) (results.Summary, error) {
 	r.mu.Lock()
 	samples, events := r.samples, append([]results.Event(nil), r.events...)
 	r.mu.Unlock()
-	// Flink refreshes its metrics once a second, out of step with our
-	// sampling, so single samples read 0 or twice the rate; the detector
-	// sees a centred 5-s mean of the throughput (the files keep the samples).
-	smoothed := append([]results.Sample(nil), samples...)
-	for i := range smoothed {
-		sum, n := 0.0, 0
-		for j := max(0, i-2); j <= min(len(samples)-1, i+2); j++ {
-			sum += samples[j].Throughput
-			n++
-		}
-		smoothed[i].Throughput = sum / float64(n)
-	}
 	for _, e := range events {
 		if e.Kind != results.KindFault && e.Kind != results.KindReconfigured {
 			continue
@@ -154,7 +142,7 @@ func (r *run) finish(sink Sink, wallS float64) (results.Summary, error) {
 		if e.Kind == results.KindReconfigured {
 			at -= *e.DurationS
 		}
-		rec, err := results.DetectRecovery(smoothed, at, results.RecoveryOptions{})
+		rec, err := results.DetectRecovery(samples, at, results.RecoveryOptions{})
 		if err != nil || math.IsNaN(rec.RecoveryS) {
 			continue
 		}

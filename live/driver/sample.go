@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -47,17 +48,14 @@ func (r *run) consumeLatency(ctx context.Context) error {
 	}
 }
 
-// metricNames are the source and sink metric ids of the current job,
-// discovered once per submission (operator metric ids carry the operator's
-// name as a prefix).
+// metricNames are the metric ids of the current job, discovered once per
+// submission (operator metric ids carry the operator's name as a prefix).
 type metricNames struct {
-	job             string
-	source, sink    string // vertex ids
-	offsets         []string
-	sourceOut       string
-	sinkIn          string
-	sourceBusy      string
-	sourceBackpress string
+	job      string
+	source   string           // vertex id
+	vertices []string         // every vertex, for busy time
+	offsets  map[int32]string // partition → its KafkaSourceReader currentOffset id
+	sink     string           // vertex id of the sink writer
 }
 
 func (r *run) discover(ctx context.Context, jobID string) (*metricNames, error) {
@@ -68,8 +66,9 @@ func (r *run) discover(ctx context.Context, jobID string) (*metricNames, error) 
 	if len(j.Vertices) == 0 {
 		return nil, fmt.Errorf("job %s has no vertices", jobID)
 	}
-	m := &metricNames{job: jobID, source: j.Vertices[0].ID, sink: j.Vertices[len(j.Vertices)-1].ID}
+	m := &metricNames{job: jobID, source: j.Vertices[0].ID, sink: j.Vertices[len(j.Vertices)-1].ID, offsets: map[int32]string{}}
 	for _, v := range j.Vertices {
+		m.vertices = append(m.vertices, v.ID)
 		if strings.HasPrefix(v.Name, "Source") {
 			m.source = v.ID
 		}
@@ -81,26 +80,37 @@ func (r *run) discover(ctx context.Context, jobID string) (*metricNames, error) 
 	if err != nil {
 		return nil, err
 	}
+	prefix := "KafkaSourceReader.topic." + r.in + ".partition."
 	for _, n := range names {
-		switch {
-		case strings.Contains(n, "KafkaSourceReader.topic."+r.in+".partition.") && strings.HasSuffix(n, ".currentOffset"):
-			m.offsets = append(m.offsets, n)
-		case n == "numRecordsOut":
-			m.sourceOut = n
-		case n == "busyTimeMsPerSecond":
-			m.sourceBusy = n
-		case n == "backPressuredTimeMsPerSecond":
-			m.sourceBackpress = n
+		i := strings.Index(n, prefix)
+		if i < 0 || !strings.HasSuffix(n, ".currentOffset") {
+			continue
+		}
+		if p, err := strconv.Atoi(strings.TrimSuffix(n[i+len(prefix):], ".currentOffset")); err == nil {
+			m.offsets[int32(p)] = n
 		}
 	}
-	m.sinkIn = "numRecordsIn"
-	sort.Strings(m.offsets)
 	return m, nil
 }
+
+// metricPhase is how long after priming Flink's metric fetcher the sampler
+// reads: the JobManager serves cached metrics and refreshes them
+// asynchronously when asked (metrics.fetcher.update-interval), so one
+// request starts a fetch and the reads after it see that fetch. Every
+// sample's counters then come from the same point of its second, and
+// rates do not alias to 0 / 2× the true rate.
+const metricPhase = 300 * time.Millisecond
+
+// samplePhase places the samples half a second after the producer's
+// per-second bursts, when a healthy job has consumed them.
+const samplePhase = 500 * time.Millisecond
 
 // sampleAndControl takes one sample a second and runs the policy on its
 // period, through the same Controller interface as the simulator.
 func (r *run) sampleAndControl(ctx context.Context, pol policy.Policy) error {
+	if err := r.sleepUntil(ctx, samplePhase.Seconds()); err != nil {
+		return err
+	}
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	period := pol.Interval()
@@ -112,6 +122,7 @@ func (r *run) sampleAndControl(ctx context.Context, pol policy.Policy) error {
 	var names *metricNames
 	var prev struct {
 		t, end, consumed, out float64
+		pos                   map[int32]float64
 		ok                    bool
 	}
 	actions := append([]forcedAction(nil), toActions(r)...)
@@ -121,81 +132,81 @@ func (r *run) sampleAndControl(ctx context.Context, pol policy.Policy) error {
 			return ctx.Err()
 		case <-tick.C:
 		}
-		t := math.Round(r.now())
+		t := math.Floor(r.now()) // ticks fall half a second after the whole seconds
+		if prev.ok && t <= prev.t {
+			continue
+		}
 		job := r.currentJob()
-		if names == nil || names.job != job {
-			if n, err := r.discover(ctx, job); err == nil && len(n.offsets) > 0 {
+		if names == nil || names.job != job || len(names.offsets) == 0 {
+			if n, err := r.discover(ctx, job); err == nil {
 				names = n
 			}
 		}
-		s := results.Sample{TimeS: t, Capacity: math.NaN(), LatencyMarkerP99Ms: math.NaN(),
-			CheckpointIntervalS: r.ci, Parallelism: int32(r.par)}
-		end, err := r.endOffsets(ctx)
+		primed := time.Now()
+		if names != nil {
+			_, _ = r.env.REST.SubtaskMetrics(ctx, job, names.source, "max", "numRecordsOut") // primes the fetcher
+		}
+		// Kafka's offsets at the moment the fetcher reads Flink's
+		endBy, err := r.endOffsets(ctx)
 		if err != nil {
 			return err
 		}
-		s.EndOffset = end
+		committedBy := r.committed(ctx)
+		if err := sleepCtx(ctx, time.Until(primed.Add(metricPhase))); err != nil {
+			return err
+		}
+		s := results.Sample{TimeS: t, Capacity: math.NaN(), LatencyMarkerP99Ms: math.NaN(),
+			CheckpointIntervalS: r.ci, Parallelism: int32(r.par)}
 		st, _ := r.env.REST.Job(ctx, job)
 		s.JobState = st.State
 		if s.JobState == "" {
 			s.JobState = "UNKNOWN"
 		}
 		r.trackState(st)
-		consumed, out := math.NaN(), math.NaN()
+		if st.State == "RUNNING" {
+			r.countRestarts(ctx, st)
+		}
+		var current map[int32]float64 // partition → last consumed offset, from Flink
+		out := math.NaN()
 		if m := names; m != nil && st.State == "RUNNING" {
-			if v, err := r.env.REST.SubtaskMetrics(ctx, job, m.source, "max", m.offsets...); err == nil && len(v) == len(m.offsets) && len(v) > 0 {
-				consumed = 0
-				for _, x := range v {
-					consumed += x
-				}
-			} else {
-				names = nil // after a restart the operator metrics come back later: look again
-			}
-			if v, err := r.env.REST.SubtaskMetrics(ctx, job, m.sink, "sum", m.sinkIn); err == nil {
-				if x, ok := v[m.sinkIn]; ok {
+			current = r.currentOffsets(ctx, m)
+			if v, err := r.env.REST.SubtaskMetrics(ctx, job, m.sink, "sum", "numRecordsIn"); err == nil {
+				if x, ok := v["numRecordsIn"]; ok {
 					out = x
 				}
 			}
-			if v, err := r.env.REST.SubtaskMetrics(ctx, job, m.source, "avg", "busyTimeMsPerSecond", "backPressuredTimeMsPerSecond"); err == nil {
-				s.CPUBusyMean = finiteOr(v["busyTimeMsPerSecond"]/1000, 0)
-				s.CPUBusyMax = s.CPUBusyMean
+			s.CPUBusyMean, s.CPUBusyMax = r.busy(ctx, m)
+			if v, err := r.env.REST.SubtaskMetrics(ctx, job, m.source, "avg", "backPressuredTimeMsPerSecond"); err == nil {
 				s.Backpressure = finiteOr(v["backPressuredTimeMsPerSecond"]/1000, 0)
 			}
 		}
 		if o, err := r.env.REST.Overview(ctx); err == nil {
 			s.Workers = int32(o.TaskManagers)
 		}
+		s.EndOffset, s.CommittedOffset = sumOffsets(endBy), math.NaN()
+		if committedBy != nil {
+			s.CommittedOffset = sumOffsets(committedBy)
+		}
+		pos := positions(endBy, committedBy, current, prev.pos, st.State == "RUNNING")
+		consumed := sumOffsets(pos)
 		dt := t - prev.t
 		if prev.ok && dt > 0 {
-			s.InputRate = (end - prev.end) / dt
-			if !math.IsNaN(consumed) && !math.IsNaN(prev.consumed) {
-				s.Throughput = math.Max(0, consumed-prev.consumed) / dt
-			}
+			s.InputRate = (s.EndOffset - prev.end) / dt
+			s.Throughput = consumedSince(prev.pos, pos, committedBy) / dt
 			if !math.IsNaN(out) && !math.IsNaN(prev.out) {
 				s.OutputRate = math.Max(0, out-prev.out) / dt
+				if out < prev.out { // the sink's counter restarted with the job
+					s.OutputRate = out / dt
+				}
 			}
 		}
-		s.CommittedOffset = r.committed(ctx)
-		if math.IsNaN(consumed) && st.State == "RUNNING" && !math.IsNaN(s.CommittedOffset) && s.CommittedOffset > 0 {
-			// no per-partition positions: the offsets committed on the last
-			// checkpoint are a lower bound (lag is then a sawtooth of one CI)
-			consumed = s.CommittedOffset
-		}
-		if math.IsNaN(consumed) {
-			// no source metrics (job down, or not yet reporting): nothing is
-			// consumed meanwhile, so the position stays where it was last seen
-			consumed = prev.consumed
-			if !prev.ok || math.IsNaN(consumed) {
-				consumed = end
-			}
-		}
-		s.Lag = math.Max(0, end-consumed)
+		s.Lag = math.Max(0, s.EndOffset-consumed)
 		r.mu.Lock()
 		lat := r.latencies
 		r.latencies = nil
 		r.mu.Unlock()
 		s.LatencyMeanMs, s.LatencyP50Ms, s.LatencyP99Ms = latencyStats(lat)
-		prev.t, prev.end, prev.consumed, prev.out, prev.ok = t, end, consumed, out, true
+		prev.t, prev.end, prev.consumed, prev.out, prev.pos, prev.ok = t, s.EndOffset, consumed, out, pos, true
 		r.checkpoints(ctx, job)
 		r.mu.Lock()
 		r.samples = append(r.samples, s)
@@ -210,6 +221,127 @@ func (r *run) sampleAndControl(ctx context.Context, pol policy.Policy) error {
 				r.apply(ctx, a)
 			}
 		}
+	}
+}
+
+// currentOffsets reads the offset of the last record each partition's
+// reader consumed; partitions not reporting one yet are missing.
+func (r *run) currentOffsets(ctx context.Context, m *metricNames) map[int32]float64 {
+	ids := make([]string, 0, len(m.offsets))
+	for _, id := range m.offsets {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	v, err := r.env.REST.SubtaskMetrics(ctx, m.job, m.source, "max", ids...)
+	if err != nil {
+		return nil
+	}
+	out := map[int32]float64{} // non-nil: Flink answered
+	for p, id := range m.offsets {
+		if x, ok := v[id]; ok && x >= 0 { // -1 until the first record after a (re)start
+			out[p] = x
+		}
+	}
+	return out
+}
+
+// positions is each partition's consumer position (the next offset to
+// read). Flink's reader reports the last offset it consumed; while it does
+// not (job down, or restored and not yet reading), the position is the
+// offset committed by the last completed checkpoint, which is where a
+// restore resumes. current is nil when Flink could not be asked; then, or
+// before any checkpoint, the position is the last one seen.
+func positions(end, committed, current, prev map[int32]float64, running bool) map[int32]float64 {
+	pos := map[int32]float64{}
+	for p, e := range end {
+		c, hasC := committed[p]
+		switch x, ok := current[p]; {
+		case ok:
+			pos[p] = x + 1
+			if hasC && c > pos[p] {
+				pos[p] = c
+			}
+		case hasC && (current != nil || !running):
+			pos[p] = c
+		default:
+			if q, ok := prev[p]; ok {
+				pos[p] = q
+			} else {
+				pos[p] = e // nothing read yet and nothing to read before the job runs
+			}
+		}
+		pos[p] = math.Min(pos[p], e)
+	}
+	return pos
+}
+
+// consumedSince is the records read between two position snapshots. A
+// position that went back was restored from a checkpoint: the records read
+// since count from the restored (committed) offset, as the simulator
+// counts a replay.
+func consumedSince(prev, now, committed map[int32]float64) float64 {
+	total := 0.0
+	for p, x := range now {
+		q, ok := prev[p]
+		if !ok {
+			continue
+		}
+		if x < q {
+			if c, ok := committed[p]; ok && c <= x {
+				q = c
+			} else {
+				q = x
+			}
+		}
+		total += x - q
+	}
+	return total
+}
+
+func sumOffsets(m map[int32]float64) float64 {
+	total := 0.0
+	for _, x := range m {
+		total += x
+	}
+	return total
+}
+
+// busy is the mean and max over the job's vertices of the fraction of time
+// their subtasks were busy (busyTimeMsPerSecond).
+func (r *run) busy(ctx context.Context, m *metricNames) (mean, maxBusy float64) {
+	n := 0
+	for _, v := range m.vertices {
+		avg, err := r.env.REST.SubtaskMetrics(ctx, m.job, v, "avg", "busyTimeMsPerSecond")
+		if err != nil {
+			continue
+		}
+		mx, err := r.env.REST.SubtaskMetrics(ctx, m.job, v, "max", "busyTimeMsPerSecond")
+		if err != nil {
+			continue
+		}
+		a, b := avg["busyTimeMsPerSecond"], mx["busyTimeMsPerSecond"]
+		if math.IsNaN(a) || math.IsNaN(b) {
+			continue
+		}
+		mean += a / 1000
+		maxBusy = math.Max(maxBusy, b/1000)
+		n++
+	}
+	if n == 0 {
+		return 0, 0
+	}
+	return mean / float64(n), maxBusy
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(d):
+		return nil
 	}
 }
 
@@ -256,58 +388,99 @@ func latencyStats(ms []float64) (mean, p50, p99 float64) {
 	return mean, q(0.5), q(0.99)
 }
 
-func (r *run) endOffsets(ctx context.Context) (float64, error) {
+// endOffsets is the input topic's end offset per partition.
+func (r *run) endOffsets(ctx context.Context) (map[int32]float64, error) {
 	offs, err := r.adm.ListEndOffsets(ctx, r.in)
 	if err != nil {
-		return 0, fmt.Errorf("reading end offsets of %s: %w", r.in, err)
+		return nil, fmt.Errorf("reading end offsets of %s: %w", r.in, err)
 	}
-	total := 0.0
-	offs.Each(func(o kadm.ListedOffset) { total += float64(o.Offset) })
-	return total, nil
+	out := map[int32]float64{}
+	offs.Each(func(o kadm.ListedOffset) { out[o.Partition] = float64(o.Offset) })
+	return out, nil
 }
 
-// committed is the job's committed source offsets (Flink commits them when
-// a checkpoint completes), summed over partitions; NaN when unknown.
-func (r *run) committed(ctx context.Context) float64 {
+// committed is the job's committed source offset per partition (Flink
+// commits them when a checkpoint completes); nil when unknown.
+func (r *run) committed(ctx context.Context) map[int32]float64 {
 	offs, err := r.adm.FetchOffsets(ctx, r.in+"-job")
 	if err != nil {
-		return math.NaN()
+		return nil
 	}
-	total := 0.0
+	var out map[int32]float64
 	offs.Each(func(o kadm.OffsetResponse) {
 		if o.Topic == r.in && o.At >= 0 {
-			total += float64(o.At)
+			if out == nil {
+				out = map[int32]float64{}
+			}
+			out[o.Partition] = float64(o.At)
 		}
 	})
-	return total
+	return out
 }
 
-// trackState records restarts and the return to RUNNING.
+// trackState records restarts and the return to RUNNING as it sees the
+// job's state change.
 func (r *run) trackState(j rest.Job) {
 	r.mu.Lock()
 	prev := r.state
 	r.state = j.State
 	r.mu.Unlock()
-	if prev != "" && prev != "RUNNING" && j.State == "RUNNING" {
-		down := 0.0
-		if ts, ok := j.Timestamps["RUNNING"]; ok && ts > 0 {
-			r.mu.Lock()
-			r.runningAt = time.UnixMilli(ts)
-			r.mu.Unlock()
-		}
-		r.mu.Lock()
-		for i := len(r.events) - 1; i >= 0; i-- {
-			if r.events[i].Kind == results.KindFault {
-				down = r.now() - r.events[i].TimeS
-				break
-			}
-		}
-		r.mu.Unlock()
-		r.event(results.Event{Kind: results.KindRunning, DurationS: &down})
-	}
 	if prev == "RUNNING" && (j.State == "RESTARTING" || j.State == "FAILING") {
-		r.event(results.Event{Kind: results.KindDetected, Reason: "job " + strings.ToLower(j.State)})
+		r.mu.Lock()
+		r.restarts++
+		r.mu.Unlock()
+		r.event(results.Event{TimeS: r.stamp(j, j.State), Kind: results.KindDetected, Reason: "job " + strings.ToLower(j.State)})
 	}
+	if prev != "" && prev != "RUNNING" && j.State == "RUNNING" {
+		r.backRunning(j)
+	}
+}
+
+// countRestarts adds the restarts Flink counted (numRestarts) that began
+// and ended between two samples, too fast for trackState to see, at the
+// times of the job's state transitions.
+func (r *run) countRestarts(ctx context.Context, j rest.Job) {
+	v, err := r.env.REST.JobMetrics(ctx, j.ID, "numRestarts")
+	n, ok := v["numRestarts"]
+	if err != nil || !ok {
+		return
+	}
+	r.mu.Lock()
+	missed := n > r.restarts
+	r.restarts = math.Max(n, r.restarts)
+	r.mu.Unlock()
+	if missed {
+		r.event(results.Event{TimeS: r.stamp(j, "RESTARTING"), Kind: results.KindDetected, Reason: "job restarted between two samples (numRestarts)"})
+		r.backRunning(j)
+	}
+}
+
+// backRunning records the job running again, with the downtime since the
+// last fault.
+func (r *run) backRunning(j rest.Job) {
+	at := r.stamp(j, "RUNNING")
+	r.mu.Lock()
+	if ts := j.Timestamps["RUNNING"]; ts > 0 {
+		r.runningAt = time.UnixMilli(ts)
+	}
+	down := 0.0
+	for i := len(r.events) - 1; i >= 0; i-- {
+		if r.events[i].Kind == results.KindFault {
+			down = at - r.events[i].TimeS
+			break
+		}
+	}
+	r.mu.Unlock()
+	r.event(results.Event{TimeS: at, Kind: results.KindRunning, DurationS: &down})
+}
+
+// stamp is the run time at which the job last entered state, from Flink's
+// own timestamps, or now when Flink has none.
+func (r *run) stamp(j rest.Job, state string) float64 {
+	if ts := j.Timestamps[state]; ts > r.start.UnixMilli() {
+		return float64(ts-r.start.UnixMilli()) / 1000
+	}
+	return r.now()
 }
 
 // checkpoints turns newly completed or failed checkpoints into events.
@@ -398,7 +571,7 @@ func (r *run) reconfigure(ctx context.Context, ci float64, par int, why string) 
 		return err
 	}
 	r.mu.Lock()
-	r.jobID, r.ci, r.par = id, ci, par
+	r.jobID, r.ci, r.par, r.restarts = id, ci, par, 0
 	r.mu.Unlock()
 	if err := r.waitRunning(ctx, id); err != nil {
 		return err
