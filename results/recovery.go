@@ -34,6 +34,12 @@ type RecoveryOptions struct {
 	// sample's InputRate when positive (a caught-up job consumes what
 	// arrives), else the baseline mean throughput.
 	ThrSlack float64
+	// ResumedS, when > 0, is the time the job ran again (a reconfigured job
+	// resubmitted from its savepoint): samples before it are anomalous and
+	// the recovery ends no earlier. A stop-with-savepoint keeps processing
+	// until the savepoint completes, so without it the first seconds after
+	// the decision look normal and would end the anomaly at once.
+	ResumedS float64
 }
 
 // Recovery is what DetectRecovery found for one fault.
@@ -62,6 +68,8 @@ func (o RecoveryOptions) withDefaults() (RecoveryOptions, error) {
 		return o, fmt.Errorf("RecoveryOptions.LagSlack must be ≥ 0, got %v", o.LagSlack)
 	case o.LagFloor < 0, math.IsNaN(o.LagFloor):
 		return o, fmt.Errorf("RecoveryOptions.LagFloor must be ≥ 0 records, got %v", o.LagFloor)
+	case o.ResumedS < 0, math.IsNaN(o.ResumedS):
+		return o, fmt.Errorf("RecoveryOptions.ResumedS must be a time ≥ 0 s, got %v", o.ResumedS)
 	case o.ThrSlack < 0, o.ThrSlack >= 1, math.IsNaN(o.ThrSlack):
 		return o, fmt.Errorf("RecoveryOptions.ThrSlack must be in [0, 1), got %v", o.ThrSlack)
 	}
@@ -104,14 +112,14 @@ func DetectRecovery(samples []Sample, faultAtS float64, opt RecoveryOptions) (Re
 	}
 	run := 0
 	for i := first; i < len(samples); i++ {
-		if !normal(samples[i]) {
+		if samples[i].TimeS < o.ResumedS || !normal(samples[i]) {
 			run = 0
 			continue
 		}
 		if run++; run == o.Hold {
 			// first ≥ minBaselineSamples, so start−1 exists.
 			start := i - o.Hold + 1
-			rec.RecoveryS = math.Max(0, samples[start-1].TimeS-faultAtS)
+			rec.RecoveryS = math.Max(0, math.Max(samples[start-1].TimeS, o.ResumedS)-faultAtS)
 			break
 		}
 	}

@@ -108,6 +108,10 @@ func TestDetectRecovery(t *testing.T) {
 		// backlog a stall inside the throughput band can leave (9000)
 		{"checkpoint stalls after the restart", stalls(fluid(400, constant(90000), downThen(133000, [2]int{100, 120}), true), 172), RecoveryOptions{}, 62},
 		{"no visible effect", fluid(400, in, constant(2000), true), RecoveryOptions{}, 0},
+		// a stop-with-savepoint processes normally until it completes: the
+		// anomaly ends no earlier than the resubmitted job runs
+		{"no visible effect, resumed at 107.5 s", fluid(400, in, constant(2000), true), RecoveryOptions{ResumedS: 107.5}, 7.5},
+		{"resumed while catching up: the backlog decides", fluid(400, in, downThen(2000, [2]int{100, 120}), true), RecoveryOptions{ResumedS: 120}, 40},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

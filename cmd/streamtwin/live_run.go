@@ -71,6 +71,9 @@ func liveRunCommand() *cli.Command {
 			case c.IsSet("flink") != c.IsSet("kafka"):
 				return badInput(errors.New("an existing cluster needs both --flink URL and --kafka BROKERS"))
 			case c.IsSet("flink"):
+				if len(sc.Faults) > 0 {
+					return badInput(fmt.Errorf("%s: faults need a local cluster (streamtwin live up); an external cluster's TaskManagers cannot be killed from here: drop the faults or use --dir", f.Path))
+				}
 				env.REST, env.Bootstrap = rest.New(c.String("flink")), c.String("kafka")
 				env.StateDir = filepath.Join(c.String("dir"), "state")
 			default:

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -103,4 +105,77 @@ func must[T any](v T, err error) T {
 		panic(err)
 	}
 	return v
+}
+
+// TestLiveErrors: what a researcher gets wrong first fails within 10 s
+// with a hint, before anything is started or created.
+func TestLiveErrors(t *testing.T) {
+	dir := t.TempDir()
+	noFaults := filepath.Join(dir, "no-faults.yaml")
+	sc := string(must(os.ReadFile("../../scenarios/live-traffic.yaml")))
+	sc = sc[:strings.Index(sc, "faults:")] + "qos: {latency: 1s, recovery: 60s}\n"
+	if err := os.WriteFile(noFaults, []byte(sc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	closed := closedPort(t)
+	// the jar is only checked to exist before the cluster is contacted
+	jar := filepath.Join(dir, "jobs.jar")
+	if err := os.WriteFile(jar, []byte("PK"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// a JobManager that answers, beside a broker that does not
+	flink := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/overview" {
+			http.Error(w, `{"errors":["not found"]}`, http.StatusNotFound)
+			return
+		}
+		fmt.Fprint(w, `{"taskmanagers":1,"slots-total":2,"slots-available":2,"jobs-running":0,"flink-version":"2.2.1"}`)
+	}))
+	defer flink.Close()
+	cases := []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"JobManager unreachable", []string{"live", "run", noFaults, "--jar", jar, "--flink", "http://" + closed, "--kafka", closed},
+			[]string{"flink REST GET /overview", "connection refused", "hint: is the JobManager up"}},
+		{"broker unreachable", []string{"live", "run", noFaults, "--jar", jar, "--flink", flink.URL, "--kafka", closed, "--dir", filepath.Join(dir, "ext"), "--out", filepath.Join(dir, "run")},
+			[]string{"creating topics on " + closed, "hint: is the broker up"}},
+		{"no cluster in --dir", []string{"live", "run", noFaults, "--jar", jar, "--dir", filepath.Join(dir, "none")},
+			[]string{"streamtwin live up"}},
+		{"job jar missing", []string{"live", "run", noFaults, "--dir", filepath.Join(dir, "none"), "--jar", filepath.Join(dir, "missing.jar")},
+			[]string{"missing.jar", "make live-jobs"}},
+		{"faults on an external cluster", []string{"live", "run", "../../scenarios/live-traffic.yaml", "--jar", jar, "--flink", "http://" + closed, "--kafka", closed},
+			[]string{"live-traffic.yaml", "faults need a local cluster", "--dir"}},
+		{"bad taskmanager count", []string{"live", "up", "--taskmanagers", "0", "--dir", filepath.Join(dir, "c")},
+			[]string{"taskmanagers"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			start := time.Now()
+			_, stderr, code, _ := runCLI(t, c.args...)
+			if code == 0 {
+				t.Fatal("exit 0")
+			}
+			if d := time.Since(start); d > 10*time.Second {
+				t.Errorf("took %v, want < 10 s", d)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr %q lacks %q", stderr, w)
+				}
+			}
+		})
+	}
+}
+
+// closedPort returns 127.0.0.1:N where nothing listens.
+func closedPort(t *testing.T) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return addr
 }

@@ -266,6 +266,10 @@ func flinkConfig(c Config, l layout) map[string]string {
 		// the driver samples once a second and primes a fetch 300 ms
 		// before it reads (Flink's default refresh is 10 s)
 		"metrics.fetcher.update-interval": "200",
+		// the job details (state, timestamps) are cached this long (default
+		// 3 s): a sample must not see RUNNING while numRestarts already
+		// counts the restart
+		"web.refresh-interval": "200",
 
 		// fast failure detection (see HeartbeatInterval)
 		"heartbeat.interval": strconv.FormatInt(HeartbeatInterval.Milliseconds(), 10),

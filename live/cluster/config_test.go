@@ -130,6 +130,7 @@ func TestFlinkConfigYAML(t *testing.T) {
 			"taskmanager.memory.process.size":       "1024m",
 			"taskmanager.memory.managed.fraction":   "0.1",
 			"metrics.fetcher.update-interval":       200,
+			"web.refresh-interval":                  200,
 			"heartbeat.interval":                    2000,
 			"heartbeat.timeout":                     10000,
 			"restart-strategy.type":                 "fixed-delay",

@@ -79,21 +79,23 @@ type run struct {
 	jarID   string
 	start   time.Time
 
-	mu        sync.Mutex
-	jobID     string
-	ci        float64
-	par       int
-	events    []results.Event
-	samples   []results.Sample
-	faults    int
-	restarts  float64 // of the current job, as Flink counts them (numRestarts)
-	lastCkpt  int64
-	seenCkpt  map[int64]bool
-	runningAt time.Time // when the job last became RUNNING
-	state     string
-	latencies []float64 // ms, records that reached the sink since the last sample
-	produced  float64   // records produced so far
-	wanted    float64   // records the schedule asked for so far
+	mu       sync.Mutex
+	jobID    string
+	ci       float64
+	par      int
+	events   []results.Event
+	samples  []results.Sample
+	faults   int
+	restarts float64 // of the current job, as Flink counts them (numRestarts)
+	// restartSeen is Flink's time (Unix ms) of the last restart recorded
+	restartSeen int64
+	lastCkpt    int64
+	seenCkpt    map[int64]bool
+	runningAt   time.Time // when the job last became RUNNING
+	state       string
+	latencies   []float64 // ms, records that reached the sink since the last sample
+	produced    float64   // records produced so far
+	wanted      float64   // records the schedule asked for so far
 }
 
 func (r *run) logf(format string, args ...any) {
@@ -190,7 +192,10 @@ func Run(ctx context.Context, sc scenario.Scenario, sched *scenario.Schedule, en
 // submits the job.
 func (r *run) setup(ctx context.Context) error {
 	parts := int32(r.sc.Kafka.Partitions)
-	if _, err := r.adm.CreateTopics(ctx, parts, 1, nil, r.in, r.out); err != nil {
+	tctx, cancel := context.WithTimeout(ctx, 10*time.Second) // a black-holed broker is retried for minutes otherwise
+	_, err := r.adm.CreateTopics(tctx, parts, 1, nil, r.in, r.out)
+	cancel()
+	if err != nil {
 		return fmt.Errorf("creating topics on %s: %w (hint: is the broker up? streamtwin live up)", r.env.Bootstrap, err)
 	}
 	if err := os.MkdirAll(r.env.StateDir, 0o755); err != nil {
@@ -201,7 +206,6 @@ func (r *run) setup(ctx context.Context) error {
 			return err
 		}
 	}
-	var err error
 	if r.jarID, err = r.env.REST.UploadJar(ctx, r.env.Jar); err != nil {
 		return err
 	}

@@ -137,12 +137,13 @@ func (r *run) finish(sink Sink, wallS float64) (results.Summary, error) {
 		if e.Kind != results.KindFault && e.Kind != results.KindReconfigured {
 			continue
 		}
-		at := e.TimeS
+		at, opt := e.TimeS, results.RecoveryOptions{}
 		reason := e.Reason
 		if e.Kind == results.KindReconfigured {
-			at -= *e.DurationS
+			// from the stop request; it ends once the new job runs at the earliest
+			at, opt.ResumedS = e.TimeS-*e.DurationS, e.TimeS
 		}
-		rec, err := results.DetectRecovery(samples, at, results.RecoveryOptions{})
+		rec, err := results.DetectRecovery(samples, at, opt)
 		if err != nil || math.IsNaN(rec.RecoveryS) {
 			continue
 		}

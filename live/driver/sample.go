@@ -158,11 +158,16 @@ func (r *run) sampleAndControl(ctx context.Context, pol policy.Policy) error {
 		s := results.Sample{TimeS: t, Capacity: math.NaN(), LatencyMarkerP99Ms: math.NaN(),
 			CheckpointIntervalS: r.ci, Parallelism: int32(r.par)}
 		st, _ := r.env.REST.Job(ctx, job)
+		if st.State == "RUNNING" && !allRunning(st) {
+			// Flink calls the job RUNNING while its tasks still deploy and
+			// restore state; the simulator's name for that is RESTORING
+			st.State = "RESTORING"
+		}
 		s.JobState = st.State
 		if s.JobState == "" {
 			s.JobState = "UNKNOWN"
 		}
-		r.trackState(st)
+		r.trackState(st, r.now())
 		if st.State == "RUNNING" {
 			r.countRestarts(ctx, st)
 		}
@@ -419,26 +424,41 @@ func (r *run) committed(ctx context.Context) map[int32]float64 {
 }
 
 // trackState records restarts and the return to RUNNING as it sees the
-// job's state change.
-func (r *run) trackState(j rest.Job) {
+// job's state change in the sample taken at run time seen.
+func (r *run) trackState(j rest.Job, seen float64) {
 	r.mu.Lock()
 	prev := r.state
 	r.state = j.State
 	r.mu.Unlock()
-	if prev == "RUNNING" && (j.State == "RESTARTING" || j.State == "FAILING") {
+	if prev == "RUNNING" && (j.State == "RESTARTING" || j.State == "FAILING") && r.newRestart(j, j.State) {
 		r.mu.Lock()
 		r.restarts++
 		r.mu.Unlock()
 		r.event(results.Event{TimeS: r.stamp(j, j.State), Kind: results.KindDetected, Reason: "job " + strings.ToLower(j.State)})
 	}
 	if prev != "" && prev != "RUNNING" && j.State == "RUNNING" {
-		r.backRunning(j)
+		r.backRunning(j, seen) // all tasks running: Flink has no timestamp for that
 	}
 }
 
-// countRestarts adds the restarts Flink counted (numRestarts) that began
-// and ended between two samples, too fast for trackState to see, at the
-// times of the job's state transitions.
+// newRestart tells whether the job's last entry into state (FAILING or
+// RESTARTING) is a restart not recorded yet, and records it. Flink's entry
+// time identifies a restart; a job without one is taken as new.
+func (r *run) newRestart(j rest.Job, state string) bool {
+	ts := j.Timestamps[state]
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if ts > 0 && ts <= r.restartSeen {
+		return false
+	}
+	r.restartSeen = max(r.restartSeen, ts)
+	return true
+}
+
+// countRestarts adds a restart Flink counted (numRestarts) that began and
+// ended between two samples, too fast for trackState to see. The job's
+// timestamps must show it too (a RESTARTING entry newer than the last
+// restart recorded): the counter can run ahead of a cached job snapshot.
 func (r *run) countRestarts(ctx context.Context, j rest.Job) {
 	v, err := r.env.REST.JobMetrics(ctx, j.ID, "numRestarts")
 	n, ok := v["numRestarts"]
@@ -446,19 +466,22 @@ func (r *run) countRestarts(ctx context.Context, j rest.Job) {
 		return
 	}
 	r.mu.Lock()
-	missed := n > r.restarts
-	r.restarts = math.Max(n, r.restarts)
+	ahead := n > r.restarts
 	r.mu.Unlock()
-	if missed {
-		r.event(results.Event{TimeS: r.stamp(j, "RESTARTING"), Kind: results.KindDetected, Reason: "job restarted between two samples (numRestarts)"})
-		r.backRunning(j)
+	ts := j.Timestamps["RESTARTING"]
+	if !ahead || ts <= r.start.UnixMilli() || ts > j.Timestamps["RUNNING"] || !r.newRestart(j, "RESTARTING") {
+		return
 	}
+	r.mu.Lock()
+	r.restarts = n
+	r.mu.Unlock()
+	r.event(results.Event{TimeS: r.stamp(j, "RESTARTING"), Kind: results.KindDetected, Reason: "job restarted between two samples (numRestarts)"})
+	r.backRunning(j, r.stamp(j, "RUNNING"))
 }
 
-// backRunning records the job running again, with the downtime since the
-// last fault.
-func (r *run) backRunning(j rest.Job) {
-	at := r.stamp(j, "RUNNING")
+// backRunning records the job running again at run time at, with the
+// downtime since the last fault.
+func (r *run) backRunning(j rest.Job, at float64) {
 	r.mu.Lock()
 	if ts := j.Timestamps["RUNNING"]; ts > 0 {
 		r.runningAt = time.UnixMilli(ts)
