@@ -24,7 +24,7 @@ vet:
 
 # Unit and model tests; end-to-end CLI runs whose files must open in
 # pandas/pyarrow and DuckDB; the notebooks executed headless on them.
-test: vet build $(PYTHON)
+test: vet build $(PYTHON) live-jobs
 	$(GO) test -count=1 ./...
 	rm -rf runs/test
 	$(BIN) run scenarios/demo.yaml --out runs/test/demo --plot
@@ -34,6 +34,7 @@ test: vet build $(PYTHON)
 	$(BIN) evaluate runs/test/khaos --measured scenarios/measured/khaos-ysb-failures.csv
 	$(PYTHON) tests/python/check_outputs.py runs/test/demo runs/test/variants/* runs/test/sweep/runs/r000000 runs/test/khaos/khaos runs/test/khaos/daly
 	$(PYTHON) tests/python/run_notebooks.py --run runs/test/demo --sweep runs/test/sweep --variants runs/test/variants
+	$(MAKE) --no-print-directory live-test
 
 # Simulated-seconds per wall-second for the standard days, JSON events per
 # second of the event generators on one core, and the peak memory of a
@@ -52,15 +53,19 @@ calibration: build
 	$(BIN) calibrate --scenario scenarios/khaos-ysb-base.yaml --measured scenarios/measured/khaos-ysb-failures.csv \
 		--holdout 10s,60s,120s --out scenarios/khaos-ysb-calibrated.yaml
 
-# Live mode (not part of `make test` yet): the Java jobs, then the
-# end-to-end replay against a real Flink + Kafka started from Maven jars.
+# Live mode: the Java jobs, then the cluster's own test (its ports are
+# free ones) and the end-to-end replay against a real Flink + Kafka started
+# from Maven jars on the default ports. `live down` runs even when the test
+# fails or its binary is killed by the timeout; the test's exit code stays.
 include live/versions.env
+LIVE_DIR := runs/test/live-cluster
 live-jobs:
-	cd live/jobs && mvn -B package -Dflink.version=$(FLINK_VERSION) -Dflink.kafka.connector.version=$(FLINK_KAFKA_CONNECTOR_VERSION)
+	cd live/jobs && mvn -B -q package -Dflink.version=$(FLINK_VERSION) -Dflink.kafka.connector.version=$(FLINK_KAFKA_CONNECTOR_VERSION)
 
 live-test: build live-jobs
-	STREAMTWIN_LIVE=1 $(GO) test -count=1 -timeout 15m -run 'TestLiveEndToEnd' -v ./cmd/streamtwin/
-	STREAMTWIN_LIVE=1 $(GO) test -count=1 -timeout 15m -v ./live/cluster/
+	STREAMTWIN_LIVE=1 $(GO) test -count=1 -timeout 10m ./live/cluster/
+	STREAMTWIN_LIVE=1 STREAMTWIN_LIVE_DIR=$(CURDIR)/$(LIVE_DIR) $(GO) test -count=1 -timeout 10m -run 'TestLiveEndToEnd' -v ./cmd/streamtwin/; \
+		rc=$$?; $(BIN) live down --dir $(LIVE_DIR) >/dev/null 2>&1; exit $$rc
 
 # Rewrite results/reference/ from fresh runs of scenarios/*.yaml. Only after
 # a deliberate model change: review `git diff results/reference` first.

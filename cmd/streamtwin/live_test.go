@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parquet-go/parquet-go"
+
 	"github.com/streamtwin/streamtwin/live/cluster"
 	"github.com/streamtwin/streamtwin/results"
 )
@@ -72,7 +74,7 @@ func TestLiveEndToEnd(t *testing.T) {
 	for _, e := range events {
 		kinds[e.Kind]++
 	}
-	for _, k := range []string{results.KindFault, results.KindRunning, results.KindRecovered, results.KindTaskManagerUp, results.KindReconfigured, results.KindCheckpointCompleted} {
+	for _, k := range []string{results.KindFault, results.KindDetected, results.KindRunning, results.KindRecovered, results.KindTaskManagerUp, results.KindReconfigured, results.KindCheckpointCompleted} {
 		if kinds[k] == 0 {
 			t.Errorf("no %s event (events: %v)", k, kinds)
 		}
@@ -98,6 +100,33 @@ func TestLiveEndToEnd(t *testing.T) {
 	if !strings.Contains(string(must(os.ReadFile(filepath.Join(run, results.ScenarioFile)))), "live-traffic") {
 		t.Error("scenario.yaml missing")
 	}
+	// the simulator's files, with the simulator's parquet schemas
+	sim := filepath.Join(dir, "sim")
+	if _, stderr, code, _ := runCLI(t, "run", "../../scenarios/live-traffic.yaml", "--out", sim); code != 0 {
+		t.Fatalf("run: %s", stderr)
+	}
+	for _, e := range must(os.ReadDir(sim)) {
+		if _, err := os.Stat(filepath.Join(run, e.Name())); err != nil {
+			t.Errorf("the live run lacks the simulator's %s", e.Name())
+		} else if filepath.Ext(e.Name()) == ".parquet" {
+			if l, s := parquetSchema(t, filepath.Join(run, e.Name())), parquetSchema(t, filepath.Join(sim, e.Name())); l != s {
+				t.Errorf("%s: live schema\n%s\nsimulator schema\n%s", e.Name(), l, s)
+			}
+		}
+	}
+}
+
+func parquetSchema(t *testing.T, path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	pf, err := parquet.OpenFile(f, must(f.Stat()).Size())
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return pf.Schema().String()
 }
 
 func must[T any](v T, err error) T {

@@ -20,6 +20,9 @@ type task struct {
 type Graph struct {
 	Parallelism  int
 	TaskManagers int
+	// Hosting is how many of the TaskManagers offer the job's slots (slots
+	// fill TaskManagers in order); the others are spares a restart can use.
+	Hosting int
 	opIndex      map[string]int
 	ops          []Operator
 	par          []int       // parallelism per operator
@@ -142,9 +145,8 @@ func BuildGraph(cfg JobConfig, p int, sourceShares func(int) []float64) (*Graph,
 
 	slots := cfg.Cluster.Slots
 	g.TaskManagers = cfg.Cluster.TaskManagers
-	if need := (maxPar + slots - 1) / slots; g.TaskManagers < need {
-		g.TaskManagers = need
-	}
+	g.Hosting = (maxPar + slots - 1) / slots
+	g.TaskManagers = max(g.TaskManagers, g.Hosting)
 	cores := cfg.Cluster.Cores
 	if cores == 0 {
 		cores = float64(slots)

@@ -54,6 +54,10 @@ type checkpoint struct {
 type taskManager struct {
 	alive   bool
 	restart *sim.Timer
+	// hosts is the graph TaskManager (Graph.TaskManagerOfSlot) whose slots
+	// this process offers the job, or -1 for a spare: a restart deploys on
+	// whichever TaskManagers have free slots, as Flink's slot pool does.
+	hosts int
 }
 
 type pendingRecovery struct {
@@ -183,7 +187,7 @@ func NewJob(env *sim.Env, cfg JobConfig, topicCfg kafka.Config, in Arrivals, see
 	for i := range j.tms {
 		j.tms[i].alive = true
 	}
-	j.tmDirty = true
+	j.place()
 	// Separate streams, so restart jitter and checkpoint start delays never
 	// shift each other's numbers.
 	j.ckRng = seeds.Stream("flink.checkpoint-initial-delay")
@@ -227,7 +231,46 @@ func (j *Job) TaskManagerOf(op string) (int, error) {
 	if j.graph.Operator(op) < 0 {
 		return 0, fmt.Errorf("no operator named %q", op)
 	}
-	return j.graph.TaskManagerOfSlot(0, j.cfg.Cluster.Slots), nil
+	return j.hostOf(j.graph.TaskManagerOfSlot(0, j.cfg.Cluster.Slots)), nil
+}
+
+// hostOf is the TaskManager process that offers graph TaskManager g's slots
+// (g itself before the first placement).
+func (j *Job) hostOf(g int) int {
+	for tm := range j.tms {
+		if j.tms[tm].hosts == g {
+			return tm
+		}
+	}
+	return g
+}
+
+// place gives each of the graph's hosting TaskManagers a live process:
+// the one it had if alive, else the first live spare. It reports whether
+// every one found a process (else the job waits for slots).
+func (j *Job) place() bool {
+	j.tmDirty = true
+	taken := make([]bool, len(j.tms))
+	need := make([]bool, j.graph.Hosting)
+	for tm := range j.tms {
+		h := j.tms[tm].hosts
+		if h >= 0 && h < len(need) && j.tms[tm].alive && !need[h] {
+			need[h], taken[tm] = true, true
+		} else {
+			j.tms[tm].hosts = -1
+		}
+	}
+	for g, placed := range need {
+		for tm := 0; !placed && tm < len(j.tms); tm++ {
+			if j.tms[tm].alive && !taken[tm] {
+				j.tms[tm].hosts, taken[tm], placed = g, true, true
+			}
+		}
+		if !placed {
+			return false
+		}
+	}
+	return true
 }
 
 // TaskManagers is the number of TaskManager processes of the cluster.
@@ -254,8 +297,8 @@ func (j *Job) refreshTaskManagers() {
 			continue
 		}
 		j.tmAlive++
-		if tm < j.graph.TaskManagers {
-			c := j.graph.TaskManagerBusy(tm, 1)
+		if g := j.tms[tm].hosts; g >= 0 {
+			c := j.graph.TaskManagerBusy(g, 1)
 			j.tmHosting++
 			j.tmCostSum += c
 			j.tmCostMax = math.Max(j.tmCostMax, c)
@@ -267,7 +310,7 @@ func (j *Job) refreshTaskManagers() {
 func (j *Job) setTaskManagers(n int) {
 	j.tmDirty = true
 	for len(j.tms) < n {
-		j.tms = append(j.tms, taskManager{})
+		j.tms = append(j.tms, taskManager{hosts: -1})
 	}
 	for len(j.tms) > n {
 		j.tms[len(j.tms)-1].restart.Cancel()

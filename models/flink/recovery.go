@@ -27,7 +27,7 @@ func (j *Job) Crash(tm int, reason string) error {
 	j.tms[tm].alive = false
 	j.tmDirty = true
 	j.tms[tm].restart = j.env.After(float64(j.cfg.Cluster.RestartDelay), func() { j.taskManagerUp(tm) })
-	if tm >= j.graph.TaskManagers {
+	if j.tms[tm].hosts < 0 {
 		return nil // a spare TaskManager: no task of the job ran there
 	}
 	switch j.state {
@@ -138,20 +138,11 @@ func (j *Job) restartDelay() (float64, bool) {
 	return math.Max(0, d), true
 }
 
-// slotsReady reports whether every TaskManager the graph needs is alive.
-func (j *Job) slotsReady() bool {
-	for tm := 0; tm < j.graph.TaskManagers; tm++ {
-		if !j.tms[tm].alive {
-			return false
-		}
-	}
-	return true
-}
-
-// deployWhenSlots deploys now, or as soon as the last missing TaskManager
-// registers (the scheduler waits for slots rather than failing again).
+// deployWhenSlots deploys now, on the live TaskManagers with free slots,
+// or as soon as enough have registered (the scheduler waits for slots
+// rather than failing again).
 func (j *Job) deployWhenSlots() {
-	if !j.slotsReady() {
+	if !j.place() {
 		j.waitSlots = true
 		return
 	}
@@ -280,6 +271,7 @@ func (j *Job) Reconfigure(ci float64, par int, reason string) error {
 		if g.TaskManagers < len(j.tms) {
 			j.setTaskManagers(max(g.TaskManagers, j.cfg.Cluster.TaskManagers))
 		}
+		j.place() // the old placement refers to the old graph
 		j.resumeKind, j.resumeReason = results.KindReconfigured, reason
 		epoch := j.epoch
 		j.env.After(float64(j.cfg.Cluster.Submit), func() {
