@@ -64,8 +64,12 @@ live-jobs:
 
 live-test: build live-jobs
 	STREAMTWIN_LIVE=1 $(GO) test -count=1 -timeout 10m ./live/cluster/
-	STREAMTWIN_LIVE=1 STREAMTWIN_LIVE_DIR=$(CURDIR)/$(LIVE_DIR) $(GO) test -count=1 -timeout 10m -run 'TestLiveEndToEnd' -v ./cmd/streamtwin/; \
+	STREAMTWIN_LIVE=1 STREAMTWIN_LIVE_DIR=$(CURDIR)/$(LIVE_DIR) STREAMTWIN_LIVE_OUT=$(CURDIR)/runs/test/live \
+		$(GO) test -count=1 -timeout 10m -run 'TestLiveEndToEnd' -v ./cmd/streamtwin/; \
 		rc=$$?; $(BIN) live down --dir $(LIVE_DIR) >/dev/null 2>&1; exit $$rc
+	@echo "sim (calibrated for this machine) vs live, same schedule — a report, not a test:"
+	$(BIN) run scenarios/live-traffic-calibrated.yaml --out runs/test/live-sim
+	-$(BIN) compare runs/test/live-sim runs/test/live --faults | tail -3
 
 # Rewrite results/reference/ from fresh runs of scenarios/*.yaml. Only after
 # a deliberate model change: review `git diff results/reference` first.

@@ -23,7 +23,9 @@ import (
 // from Maven jars: one TaskManager kill and one CI change. The job must
 // restart and recover with the lag back at its baseline, the files must be
 // the simulator's, and nothing may be left running. It needs Java 17, Maven
-// and the job jar (make live-jobs); set STREAMTWIN_LIVE=1 to run it.
+// and the job jar (make live-jobs); set STREAMTWIN_LIVE=1 to run it,
+// STREAMTWIN_LIVE_DIR to put the cluster's folder there (for a `live down`
+// after a killed test) and STREAMTWIN_LIVE_OUT to keep the run folder.
 func TestLiveEndToEnd(t *testing.T) {
 	if os.Getenv("STREAMTWIN_LIVE") == "" {
 		t.Skip("set STREAMTWIN_LIVE=1 to start a real Flink and Kafka (make live-test)")
@@ -53,6 +55,12 @@ func TestLiveEndToEnd(t *testing.T) {
 		}
 	})
 	run := filepath.Join(dir, "live")
+	if d := os.Getenv("STREAMTWIN_LIVE_OUT"); d != "" {
+		run = d // kept for `streamtwin compare` (make live-test)
+		if err := os.RemoveAll(run); err != nil {
+			t.Fatal(err)
+		}
+	}
 	stdout, stderr, code, _ := runCLI(t, "live", "run", "../../scenarios/live-traffic.yaml", "--dir", cl, "--out", run, "--jar", "../../"+defaultJobJar)
 	if code != 0 {
 		t.Fatalf("live run: exit %d\n%s%s", code, stdout, stderr)

@@ -140,7 +140,9 @@ func (p Param) Get(sc *scenario.Scenario) float64 { return *p.field(&sc.Job) * p
 // Set writes the parameter, given in Unit, into a scenario.
 func (p Param) Set(sc *scenario.Scenario, v float64) { *p.field(&sc.Job) = v / p.scale }
 
-// Text is v as scenario-file text (e.g. 12.5s, 80MiB/s, 0.07).
+// Text is v as scenario-file text (e.g. 12.5s, 80MiB/s, 0.07), to six
+// significant digits and never in exponent form, which durations reject.
 func (p Param) Text(v float64) string {
-	return strconv.FormatFloat(v, 'g', 6, 64) + p.Unit
+	r, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 6, 64), 64)
+	return strconv.FormatFloat(r, 'f', -1, 64) + p.Unit
 }

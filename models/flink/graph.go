@@ -22,21 +22,21 @@ type Graph struct {
 	TaskManagers int
 	// Hosting is how many of the TaskManagers offer the job's slots (slots
 	// fill TaskManagers in order); the others are spares a restart can use.
-	Hosting int
-	opIndex      map[string]int
-	ops          []Operator
-	par          []int       // parallelism per operator
-	gain         []float64   // input records of the operator per source record
-	share        [][]float64 // share of the operator's input per subtask
-	chainOf      []int       // chain index per operator
-	chains       [][]int     // operator indices per chain, head first
-	tasks        []task
-	tmCost       []float64 // Σ task cost per TaskManager
-	tmCores      []float64
-	outGain      float64 // sink output records per source record
-	capacity     float64 // max source records/s at full CPU
-	hops         []hop   // network edges, for buffer-timeout latency
-	distributed  bool    // some network edge crosses TaskManagers
+	Hosting     int
+	opIndex     map[string]int
+	ops         []Operator
+	par         []int       // parallelism per operator
+	gain        []float64   // input records of the operator per source record
+	share       [][]float64 // share of the operator's input per subtask
+	chainOf     []int       // chain index per operator
+	chains      [][]int     // operator indices per chain, head first
+	tasks       []task
+	tmCost      []float64 // Σ task cost per TaskManager
+	tmCores     []float64
+	outGain     float64 // sink output records per source record
+	capacity    float64 // max source records/s at full CPU
+	hops        []hop   // network edges, for buffer-timeout latency
+	distributed bool    // some network edge crosses TaskManagers
 }
 
 type hop struct {
@@ -182,7 +182,7 @@ func BuildGraph(cfg JobConfig, p int, sourceShares func(int) []float64) (*Graph,
 	}
 	// A network edge crosses TaskManagers when its channels connect subtasks
 	// in different slots that live on different TaskManagers.
-	g.distributed = g.TaskManagers > 1 && len(g.hops) > 0 && g.anyAllToAll()
+	g.distributed = g.Hosting > 1 && len(g.hops) > 0 && g.anyAllToAll()
 	return g, nil
 }
 
