@@ -50,6 +50,7 @@ func calibrateCommand() *cli.Command {
 			&cli.StringFlag{Name: "report", Usage: "fit report folder (default: OUT without .yaml, plus -fit)"},
 			&cli.IntFlag{Name: "workers", Usage: "points simulated in parallel (default: every core)"},
 			&cli.IntFlag{Name: "max-evaluations", Usage: "bound on loss evaluations (default 150 per fitted parameter)"},
+			&cli.IntFlag{Name: "replications", Value: 1, Usage: "simulate each point with this many seeds and fit their mean (the twin's random checkpoint and heartbeat phases)"},
 			&cli.StringFlag{Name: "latency", Value: "marker", Usage: "simulated latency compared with latency_ms: marker (Flink latency-marker p99, what Khaos recorded), or the event-time p99, p50 or mean"},
 			&cli.StringFlag{Name: "before-checkpoint", Value: "3s", Usage: "how long before the next checkpoint each crash fires"},
 		},
@@ -78,7 +79,11 @@ func runCalibrate(c *cli.Context) error {
 	if err != nil {
 		return badInput(err)
 	}
-	opt := calibrate.Options{Workers: c.Int("workers"), MaxEvaluations: c.Int("max-evaluations"), Latency: c.String("latency")}
+	opt := calibrate.Options{Workers: c.Int("workers"), MaxEvaluations: c.Int("max-evaluations"), Latency: c.String("latency"),
+		Replications: c.Int("replications")}
+	if opt.Replications < 1 {
+		return badInput(fmt.Errorf("--replications must be ≥ 1, got %d", opt.Replications))
+	}
 	switch opt.Latency {
 	case "marker", "p99", "p50", "mean":
 	default:

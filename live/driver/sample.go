@@ -520,7 +520,7 @@ func (r *run) checkpoints(ctx context.Context, job string) {
 		}
 		r.seenCkpt[key] = true
 		id := h.ID
-		at := float64(h.LatestAckTimestamp-r.start.UnixMilli()) / 1000
+		at := float64(checkpointEnd(h)-r.start.UnixMilli()) / 1000
 		d := float64(h.EndToEndDuration) / 1000
 		size := float64(h.CheckpointedSize)
 		kind := results.KindCheckpointCompleted
@@ -532,6 +532,19 @@ func (r *run) checkpoints(ctx context.Context, job string) {
 		}
 		r.event(results.Event{TimeS: math.Max(at, 1e-3), Kind: kind, CheckpointID: &id, DurationS: &d, SizeBytes: &size})
 	}
+}
+
+// checkpointEnd is when a checkpoint completed or failed (Unix ms): its
+// failure time, else its last acknowledgement, else its trigger time plus
+// its duration (a checkpoint failed before any task acknowledged it).
+func checkpointEnd(h rest.CheckpointStat) int64 {
+	switch {
+	case h.Status == "FAILED" && h.FailureTimestamp > 0:
+		return h.FailureTimestamp
+	case h.LatestAckTimestamp > 0:
+		return h.LatestAckTimestamp
+	}
+	return h.TriggerTimestamp + h.EndToEndDuration
 }
 
 // observe is what the policy sees: the recent samples and the job status.

@@ -246,7 +246,8 @@ type CheckpointStat struct {
 	Status             string `json:"status"`
 	IsSavepoint        bool   `json:"is_savepoint"`
 	TriggerTimestamp   int64  `json:"trigger_timestamp"`
-	LatestAckTimestamp int64  `json:"latest_ack_timestamp"`
+	LatestAckTimestamp int64  `json:"latest_ack_timestamp"` // 0 when no task acknowledged
+	FailureTimestamp   int64  `json:"failure_timestamp"`    // failed checkpoints only
 	EndToEndDuration   int64  `json:"end_to_end_duration"`
 	StateSize          int64  `json:"state_size"`
 	CheckpointedSize   int64  `json:"checkpointed_size"`

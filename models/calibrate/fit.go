@@ -47,6 +47,11 @@ type Options struct {
 	LatencyWeight float64
 	// MaxEvaluations bounds the optimiser (default 150 per fitted parameter).
 	MaxEvaluations int
+	// Replications simulates each point with this many seeds (the
+	// scenario's, then seeds derived from it) and averages the predictions
+	// (default 1): the twin's random parts (checkpoint phase, heartbeat
+	// phase) then count as they do in a series of measurements.
+	Replications int
 	// Progress, if set, is called after every loss evaluation.
 	Progress func(evaluations int, best float64)
 }
@@ -75,6 +80,9 @@ func (o *Options) defaults() {
 	}
 	if o.MaxEvaluations == 0 {
 		o.MaxEvaluations = 150 * len(o.Fit)
+	}
+	if o.Replications <= 0 {
+		o.Replications = 1
 	}
 }
 
@@ -114,9 +122,28 @@ type Result struct {
 
 // Predict simulates one measured point on sc: constant input at the
 // point's throughput and CI, one crash of the sink's TaskManager aligned
-// BeforeCheckpoint before a checkpoint, as Khaos injects them.
+// BeforeCheckpoint before a checkpoint, as Khaos injects them; the mean
+// over o.Replications seeds.
 func Predict(sc scenario.Scenario, p Point, o Options) (Prediction, error) {
 	o.defaults()
+	mean := Prediction{Recovered: true}
+	seeds := sim.Seeds{Root: sc.Seed}
+	for k := range o.Replications {
+		if k > 0 {
+			sc.Seed = seeds.Stream(fmt.Sprintf("calibration.replication-%d", k)).Uint64()
+		}
+		pr, err := predictOnce(sc, p, o)
+		if err != nil {
+			return Prediction{}, err
+		}
+		mean.RecoveryS += pr.RecoveryS / float64(o.Replications)
+		mean.LatencyMs += pr.LatencyMs / float64(o.Replications)
+		mean.Recovered = mean.Recovered && pr.Recovered
+	}
+	return mean, nil
+}
+
+func predictOnce(sc scenario.Scenario, p Point, o Options) (Prediction, error) {
 	sc.Job.Checkpoint.Interval = durationOf(p.CheckpointIntervalS)
 	sc.Policy = scenario.PolicySpec{Name: "static"}
 	sc.Faults, sc.Actions, sc.Variants = nil, nil, nil

@@ -1,6 +1,7 @@
 package calibrate
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -8,6 +9,7 @@ import (
 
 	_ "github.com/streamtwin/streamtwin/models/policy/all"
 	"github.com/streamtwin/streamtwin/models/scenario"
+	"github.com/streamtwin/streamtwin/sim"
 )
 
 const synthetic = `
@@ -125,6 +127,40 @@ func TestPredictFollowsThePhysics(t *testing.T) {
 	}
 	if p.Recovered || p.RecoveryS != 300 {
 		t.Errorf("above capacity: %+v, want not recovered at the 300 s horizon", p)
+	}
+}
+
+// TestPredictReplications: with replications a point's prediction is the
+// mean over the scenario's seed and seeds derived from it, which differ
+// here because a TaskManager dies at a random phase of the heartbeat.
+func TestPredictReplications(t *testing.T) {
+	sc := baseScenario(t)
+	sc.Job.Detection.Mode = "rpc"
+	pt := Point{Throughput: 60000, CheckpointIntervalS: 30}
+	seeds := sim.Seeds{Root: sc.Seed}
+	var sum float64
+	var each []float64
+	for k := range 4 {
+		one := sc
+		if k > 0 {
+			one.Seed = seeds.Stream(fmt.Sprintf("calibration.replication-%d", k)).Uint64()
+		}
+		p, err := Predict(one, pt, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum += p.RecoveryS
+		each = append(each, p.RecoveryS)
+	}
+	if each[0] == each[1] && each[1] == each[2] && each[2] == each[3] {
+		t.Fatalf("every seed predicts %v s: the test needs a random phase", each[0])
+	}
+	p, err := Predict(sc, pt, Options{Replications: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(p.RecoveryS-sum/4) > 1e-9 {
+		t.Errorf("4 replications predict %v s, want the mean %v s of %v", p.RecoveryS, sum/4, each)
 	}
 }
 

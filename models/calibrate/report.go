@@ -163,6 +163,9 @@ func reportText(r *Result, rep jsonReport) []byte {
 	}
 	fmt.Fprintf(&b, ".\n\nEach measured point was simulated at its throughput and CI with one crash of the sink's TaskManager %g s before a checkpoint (Khaos's alignment), after %g s of steady load; latency is the mean %s over the %g s before the crash.\n\n",
 		r.Options.BeforeCheckpoint, r.Options.Settle, r.Options.Latency, r.Options.Window)
+	if n := r.Options.Replications; n > 1 {
+		fmt.Fprintf(&b, "Predictions are means over %d seeds per point.\n\n", n)
+	}
 	b.WriteString("## Parameters\n\n| parameter | scenario path | before | fitted | unit |\n|---|---|---|---|---|\n")
 	for _, v := range r.Values {
 		fmt.Fprintf(&b, "| %s | `%s` | %.4g | %.4g | %s |\n", v.Name, v.Path, v.Initial, v.Fitted, v.Unit)

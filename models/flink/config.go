@@ -98,9 +98,9 @@ type RestartConfig struct {
 type DetectionConfig struct {
 	// Mode: "auto" uses ConnectionLoss when the dead TaskManager exchanged
 	// data with tasks on another TaskManager (their channels fail at once)
-	// and the heartbeat RPC-failure path (HeartbeatInterval ×
-	// RPCFailureThreshold) when it ran alone; "connection", "rpc" and
-	// "heartbeat" (HeartbeatTimeout) force one path.
+	// and the heartbeat RPC-failure path (the threshold-th failed request,
+	// at a random phase of HeartbeatInterval) when it ran alone;
+	// "connection", "rpc" and "heartbeat" (HeartbeatTimeout) force one path.
 	Mode                string       `yaml:"mode"`
 	ConnectionLoss      sim.Duration `yaml:"connection_loss"`       // time for peers to see the RST and fail their tasks
 	HeartbeatInterval   sim.Duration `yaml:"heartbeat_interval"`    // heartbeat.interval 10 s

@@ -105,6 +105,7 @@ type Job struct {
 	rec   Recorder
 	rng   *rand.Rand // restart jitter
 	ckRng *rand.Rand // checkpoint initial delays
+	hbRng *rand.Rand // where in the heartbeat period a TaskManager dies
 
 	graph *Graph
 	par   int
@@ -191,6 +192,7 @@ func NewJob(env *sim.Env, cfg JobConfig, topicCfg kafka.Config, in Arrivals, see
 	// Separate streams, so restart jitter and checkpoint start delays never
 	// shift each other's numbers.
 	j.ckRng = seeds.Stream("flink.checkpoint-initial-delay")
+	j.hbRng = seeds.Stream("flink.heartbeat-phase")
 	return j, nil
 }
 

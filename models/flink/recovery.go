@@ -67,19 +67,25 @@ func (j *Job) fail(now float64, cause string) {
 // RPCs failing (interval × threshold) or, failing that, the timeout.
 func (j *Job) detectionDelay() float64 {
 	d := j.cfg.Detection
-	rpc := float64(d.HeartbeatInterval) * float64(d.RPCFailureThreshold)
-	switch d.Mode {
-	case "connection":
+	if d.Mode == "connection" || d.Mode == "auto" && j.graph.distributed {
 		return float64(d.ConnectionLoss)
+	}
+	// The JobManager asks every TaskManager for a heartbeat each interval,
+	// at a phase the kill does not know: the first request after it comes
+	// u·interval later (u uniform), and fails at once; the threshold-th
+	// consecutive failure marks the TaskManager unreachable. The timeout
+	// runs from the last answered request, (1−u)·interval before the kill.
+	iv := float64(d.HeartbeatInterval)
+	u := j.hbRng.Float64()
+	rpc := iv*(float64(d.RPCFailureThreshold)-1) + u*iv
+	timeout := math.Max(0, float64(d.HeartbeatTimeout)-(1-u)*iv)
+	switch d.Mode {
 	case "rpc":
 		return rpc
 	case "heartbeat":
-		return float64(d.HeartbeatTimeout)
+		return timeout
 	}
-	if j.graph.distributed {
-		return float64(d.ConnectionLoss)
-	}
-	return math.Min(rpc, float64(d.HeartbeatTimeout))
+	return math.Min(rpc, timeout)
 }
 
 func (j *Job) detected(cause string) {

@@ -1,6 +1,7 @@
 package twin
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -139,6 +140,33 @@ func TestRestartOnSpareTaskManager(t *testing.T) {
 		t.Errorf("summary: %d faults, %d recoveries; want 3, 2", sum.Faults, sum.Recoveries)
 	}
 	near(t, "throughput after the spare's kill", m.at(250).Throughput, 50000, 1e-6)
+}
+
+// TestHeartbeatDetectionPhase: a TaskManager dies at a random point of the
+// JobManager's 2 s heartbeat period, so RPC-failure detection (threshold 2)
+// takes 2–4 s, 3 s on average, and a 10 s heartbeat timeout 8–10 s.
+func TestHeartbeatDetectionPhase(t *testing.T) {
+	for _, c := range []struct {
+		mode   string
+		lo, hi float64
+	}{{"rpc", 2, 4}, {"heartbeat", 8, 10}, {"auto", 2, 4}} {
+		t.Run(c.mode, func(t *testing.T) {
+			job := strings.Replace(handJob, "detection: {mode: connection, connection_loss: 1s}",
+				"detection: {mode: "+c.mode+", heartbeat_interval: 2s, rpc_failure_threshold: 2, heartbeat_timeout: 10s}", 1)
+			var sum float64
+			const n = 60
+			for seed := 1; seed <= n; seed++ {
+				m, _ := runYAML(t, fmt.Sprintf("seed: %d\nduration: 3m\nworkload: {shape: constant, rate: 50000/s}\n%s", seed, job)+
+					"faults:\n  - {at: 125s, taskmanager: 0}\n")
+				d := one(t, m, results.KindDetected).TimeS - 125
+				if d < c.lo || d > c.hi {
+					t.Fatalf("seed %d: detected after %.3f s, want %g–%g s", seed, d, c.lo, c.hi)
+				}
+				sum += d
+			}
+			near(t, "mean detection delay", sum/n, (c.lo+c.hi)/2, 0.2)
+		})
+	}
 }
 
 func TestWarmupCostsHalfItsLengthAtFullCapacity(t *testing.T) {
