@@ -595,6 +595,11 @@ func (r *run) apply(ctx context.Context, a policy.Action) {
 }
 
 func (r *run) reconfigure(ctx context.Context, ci float64, par int, why string) error {
+	// The local cluster does not grow: refuse a parallelism its slots cannot
+	// host before stopping a job that could then not come back.
+	if o, err := r.env.REST.Overview(ctx); err == nil && par > o.SlotsTotal {
+		return fmt.Errorf("parallelism %d needs %d slots, the cluster has %d (start it with more: streamtwin live up --taskmanagers/--slots)", par, par, o.SlotsTotal)
+	}
 	start := r.now()
 	old := r.currentJob()
 	loc, err := r.env.REST.StopWithSavepoint(ctx, old, fileURI(r.env.StateDir+"/savepoints"))

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -138,5 +139,28 @@ func TestCheckpointEnd(t *testing.T) {
 		if got := checkpointEnd(c.h); got != c.want {
 			t.Errorf("%s: %d, want %d", c.name, got, c.want)
 		}
+	}
+}
+
+// TestRescaleBeyondSlots: a rescale the cluster's slots cannot host is
+// refused before the running job is stopped.
+func TestRescaleBeyondSlots(t *testing.T) {
+	var stopped atomic.Bool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if req.URL.Path == "/overview" {
+			fmt.Fprint(w, `{"taskmanagers":2,"slots-total":4,"slots-available":2}`)
+			return
+		}
+		stopped.Store(true)
+		http.Error(w, `{"errors":["unexpected"]}`, http.StatusInternalServerError)
+	}))
+	defer srv.Close()
+	r := &run{env: Env{REST: rest.New(srv.URL)}, jobID: "j", ci: 10, par: 2, start: time.Now()}
+	err := r.reconfigure(context.Background(), 10, 8, "scale out")
+	if err == nil || !strings.Contains(err.Error(), "parallelism 8 needs 8 slots, the cluster has 4") {
+		t.Errorf("err = %v", err)
+	}
+	if stopped.Load() {
+		t.Error("the job was stopped")
 	}
 }
