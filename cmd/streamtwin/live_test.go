@@ -56,7 +56,7 @@ func TestLiveEndToEnd(t *testing.T) {
 	})
 	run := filepath.Join(dir, "live")
 	if d := os.Getenv("STREAMTWIN_LIVE_OUT"); d != "" {
-		run = d // kept for `streamtwin compare` (make live-test)
+		run = d // kept for the sim-vs-live report of make live-test
 		if err := os.RemoveAll(run); err != nil {
 			t.Fatal(err)
 		}

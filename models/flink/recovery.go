@@ -64,7 +64,8 @@ func (j *Job) fail(now float64, cause string) {
 
 // detectionDelay: peers of the dead TaskManager see their channels reset
 // almost at once; a TaskManager with no peers is noticed by the heartbeat
-// RPCs failing (interval × threshold) or, failing that, the timeout.
+// RPCs failing (the threshold-th request after the kill) or, failing that,
+// the timeout.
 func (j *Job) detectionDelay() float64 {
 	d := j.cfg.Detection
 	if d.Mode == "connection" || d.Mode == "auto" && j.graph.distributed {
