@@ -18,6 +18,7 @@ type Env struct {
 	// (NaN outside one); Now reports it.
 	virtual float64
 	horizon float64 // RunUntil's end: no clock tick runs at or after it
+	closed  bool    // Close was called: handlers no longer run
 }
 
 // NewEnv returns an empty simulation at time 0.
@@ -64,8 +65,22 @@ func (t *Timer) Cancel() {
 // simgo's own clock, which lags Now during a clock batch.
 func (e *Env) schedule(at float64, fn func()) *simgo.Event {
 	ev := e.s.Timeout(math.Max(0, at-e.s.Now()))
-	ev.AddHandler(func(*simgo.Event) { fn() })
+	ev.AddHandler(func(*simgo.Event) {
+		if !e.closed {
+			fn()
+		}
+	})
 	return ev
+}
+
+// Close discards every event still pending without running it; the Env is
+// done. simgo gives each event a finalizer, and a pending event, its
+// handler's closure (and through it the model) and the simulation's queue
+// form a cycle that Go never collects: a run that ends with timers armed
+// would keep its whole model alive for the life of the process.
+func (e *Env) Close() {
+	e.closed = true
+	e.s.Run() // no-op handlers; empties the queue, which breaks the cycle
 }
 
 // track records a pending fire time for the clocks to respect.

@@ -1,9 +1,12 @@
 package sim
 
 import (
+	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 func TestTimers(t *testing.T) {
@@ -94,3 +97,27 @@ func TestClockBatchesBetweenEvents(t *testing.T) {
 func ftoa(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 
 func joinStrings(s []string) string { return strings.Join(s, " ") }
+
+// TestCloseReleasesTheModel: timers still armed when a run ends run no
+// more after Close, and what their callbacks hold becomes garbage (simgo's
+// finalizers would otherwise keep the pending events' cycle alive).
+func TestCloseReleasesTheModel(t *testing.T) {
+	var collected atomic.Bool
+	func() {
+		env := NewEnv()
+		model := make([]byte, 1<<20)
+		runtime.SetFinalizer(&model[0], func(*byte) { collected.Store(true) })
+		env.After(1000, func() { t.Error("a discarded timer ran"); model[0]++ })
+		env.Every(1, 1, func() { model[1]++ })
+		env.Clock(0, 1, func() { model[2]++ })
+		env.RunUntil(10)
+		env.Close()
+	}()
+	for i := 0; i < 20 && !collected.Load(); i++ {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+	}
+	if !collected.Load() {
+		t.Error("the model of a closed Env was never collected")
+	}
+}

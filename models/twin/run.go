@@ -55,6 +55,7 @@ const WindowLength = 600
 func Run(sc scenario.Scenario, schedule *scenario.Schedule, sink Sink) (results.Summary, error) {
 	start := time.Now()
 	env := sim.NewEnv()
+	defer env.Close()
 	seeds := sim.Seeds{Root: sc.Seed}
 	r := &recorder{sink: sink, sum: results.NewSummarizer(sc.Name, sc.Variant, "sim", sc.Seed,
 		1000*float64(sc.QoS.Latency), float64(sc.QoS.Recovery), int(float64(sc.Duration)/float64(sc.MetricInterval))+1)}
