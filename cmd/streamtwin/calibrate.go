@@ -121,6 +121,13 @@ func runCalibrate(c *cli.Context) error {
 	if report == "" {
 		report = strings.TrimSuffix(out, filepath.Ext(out)) + "-fit"
 	}
+	// the output folders now: failing to write after minutes of fitting
+	// would lose them
+	for _, d := range []string{filepath.Dir(out), filepath.Dir(report)} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return badInput(fmt.Errorf("--out/--report: %w", err))
+		}
+	}
 	if opt.MaxEvaluations == 0 {
 		opt.MaxEvaluations = 150 * len(opt.Fit)
 	}

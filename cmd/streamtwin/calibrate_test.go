@@ -243,3 +243,19 @@ func TestCalibrateConvert(t *testing.T) {
 		}
 	}
 }
+
+// TestCalibrateCreatesOutputFolders: --out in a folder that does not exist
+// yet is created before the fit, not found missing after it.
+func TestCalibrateCreatesOutputFolders(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "new", "nested", "cal.yaml")
+	_, stderr, code, _ := runCLI(t, "calibrate", "--scenario", "../../scenarios/live-traffic.yaml",
+		"--measured", "../../scenarios/measured/live-traffic-profile.csv", "--fit", "warmup", "--max-evaluations", "2", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, p := range []string{out, filepath.Join(strings.TrimSuffix(out, ".yaml")+"-fit", "report.md")} {
+		if _, err := os.Stat(p); err != nil {
+			t.Error(err)
+		}
+	}
+}
