@@ -56,4 +56,12 @@ const (
 	KindSavepoint           = "savepoint_completed"  // stop-with-savepoint finished; job STOPPED
 	KindReconfigured        = "reconfigured"         // resubmitted job is RUNNING again; DurationS = downtime
 	KindPolicyDecision      = "policy_decision"      // a policy asked for an action; Reason says why
+	// KindUnrecovered closes, at the end of the run, a fault (or
+	// reconfiguration) whose recovery had not finished: DurationS is the
+	// time since it began, a lower bound of its recovery time (censored).
+	KindUnrecovered = "unrecovered"
+	// KindRunEnd is the last event of every run: Reason is the job's state
+	// then (RUNNING, FAILED, RESTARTING, …), DurationS how long the job had
+	// been down by then (0 when RUNNING).
+	KindRunEnd = "run_end"
 )

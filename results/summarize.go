@@ -18,6 +18,8 @@ type Summarizer struct {
 	p50s, p99s          []float64
 	ciSum, cpuSum, cpuT float64
 	ckptDurSum          float64
+	latT                float64   // time of intervals with output
+	censored            []float64 // unrecovered faults: time from fault to the end
 }
 
 // NewSummarizer starts a summary with the run's identity and QoS bounds;
@@ -46,6 +48,7 @@ func (z *Summarizer) Sample(x Sample) {
 	if !math.IsNaN(x.LatencyMeanMs) && x.OutputRate > 0 {
 		w := x.Throughput * dt
 		z.latW += w
+		z.latT += dt
 		z.latSum += w * x.LatencyMeanMs
 		if !x.Recovering {
 			z.steadyW += w
@@ -77,6 +80,17 @@ func (z *Summarizer) Event(e Event) {
 				s.QoS.RecoveryViolations++
 			}
 		}
+	case KindUnrecovered:
+		if e.DurationS != nil && !isReconfiguration(e.Reason) {
+			s.UnrecoveredFaults++
+			s.QoS.RecoveryViolations++
+			z.censored = append(z.censored, *e.DurationS)
+		}
+	case KindRunEnd:
+		s.FinalState = e.Reason
+		if e.DurationS != nil {
+			s.DowntimeS += *e.DurationS
+		}
 	case KindRunning, KindReconfigured:
 		if e.DurationS != nil {
 			s.DowntimeS += *e.DurationS
@@ -106,6 +120,7 @@ func (z *Summarizer) Summary(durationS, wallTimeS float64) Summary {
 	if z.lastT > 0 {
 		s.ThroughputMean = s.RecordsProcessed / z.lastT
 		s.CheckpointIntervalMeanS = z.ciSum / z.lastT
+		s.LatencyCoverage = math.Min(1, z.latT/z.lastT)
 	}
 	if z.cpuT > 0 {
 		s.CPUBusyMean = z.cpuSum / z.cpuT
@@ -117,8 +132,8 @@ func (z *Summarizer) Summary(durationS, wallTimeS float64) Summary {
 		s.CheckpointMeanS = z.ckptDurSum / float64(s.CheckpointsCompleted)
 	}
 	s.RecoveryTimesS = append([]float64{}, s.RecoveryTimesS...)
-	if n := len(s.RecoveryTimesS); n > 0 {
-		sorted := append([]float64(nil), s.RecoveryTimesS...)
+	if n := len(s.RecoveryTimesS) + len(z.censored); n > 0 {
+		sorted := append(append([]float64(nil), s.RecoveryTimesS...), z.censored...)
 		sort.Float64s(sorted)
 		for _, r := range sorted {
 			s.RecoveryMeanS += r / float64(n)

@@ -27,13 +27,26 @@ type Summary struct {
 	// latency-marker p99: the "mean latency" of Khaos's 24 h series.
 	LatencyMarkerMeanMs float64 `json:"latency_marker_mean_ms"`
 
-	Faults          int       `json:"faults"`
-	Recoveries      int       `json:"recoveries"`
-	RecoveryTimesS  []float64 `json:"recovery_times_s"`
-	RecoveryMeanS   float64   `json:"recovery_mean_s"`
-	RecoveryMedianS float64   `json:"recovery_median_s"`
-	RecoveryMaxS    float64   `json:"recovery_max_s"`
-	DowntimeS       float64   `json:"downtime_s"` // time with no source consuming
+	// LatencyCoverage is the fraction of the run's time whose intervals had
+	// output: the latency figures describe only those. Time the job was
+	// down, and records still in Kafka at the end (final_lag), are in no
+	// latency figure; throughput_mean counts down time as 0 records/s.
+	LatencyCoverage float64 `json:"latency_coverage"`
+
+	Faults     int `json:"faults"`
+	Recoveries int `json:"recoveries"` // faults whose recovery finished
+	// UnrecoveredFaults are faults whose recovery had not finished when the
+	// run ended (the job still catching up, or down for good). Each counts
+	// as a recovery violation and enters the recovery mean, median and max
+	// with its censored time (fault → end of run), so with any unrecovered
+	// fault those three are lower bounds.
+	UnrecoveredFaults int       `json:"unrecovered_faults"`
+	RecoveryTimesS    []float64 `json:"recovery_times_s"` // finished recoveries only
+	RecoveryMeanS     float64   `json:"recovery_mean_s"`
+	RecoveryMedianS   float64   `json:"recovery_median_s"`
+	RecoveryMaxS      float64   `json:"recovery_max_s"`
+	DowntimeS         float64   `json:"downtime_s"`  // time with no source consuming, including a job down at the end
+	FinalState        string    `json:"final_state"` // the job's state when the run ended: RUNNING, FAILED, …
 
 	CheckpointsCompleted    int     `json:"checkpoints_completed"`
 	CheckpointsFailed       int     `json:"checkpoints_failed"`
@@ -52,5 +65,5 @@ type QoSSummary struct {
 	LatencyBoundMs          float64 `json:"latency_bound_ms"`
 	RecoveryBoundS          float64 `json:"recovery_bound_s"`
 	LatencyViolationSeconds int     `json:"latency_violation_seconds"` // intervals whose p99 exceeded the bound
-	RecoveryViolations      int     `json:"recovery_violations"`       // recoveries longer than the bound
+	RecoveryViolations      int     `json:"recovery_violations"`       // recoveries longer than the bound, and unrecovered faults
 }

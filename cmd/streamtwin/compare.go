@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 
 	"github.com/streamtwin/streamtwin/results"
 	"github.com/urfave/cli/v2"
@@ -35,6 +36,7 @@ func compareCommand() *cli.Command {
 			&cli.BoolFlag{Name: "all", Usage: "print every figure, not only those that differ"},
 			&cli.BoolFlag{Name: "strict", Usage: "figures or runs present on one side only are failures"},
 			&cli.BoolFlag{Name: "faults", Usage: "also compare two run folders fault by fault: recovery time, lag peak, latency (e.g. a simulated and a live run of one schedule)"},
+			&cli.BoolFlag{Name: "decisions", Usage: "also set the policy decision logs of two run folders side by side: the first decision that differs in kind or value, and the CI timelines"},
 		},
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return badInput(err) },
 		Action: func(c *cli.Context) error {
@@ -71,6 +73,19 @@ func compareCommand() *cli.Command {
 					return err
 				}
 			}
+			if c.Bool("decisions") {
+				var logs [2][]results.Decision
+				var cis [2][]results.CIStep
+				for i, path := range c.Args().Slice() {
+					if logs[i], cis[i], err = decisionLog(path); err != nil {
+						return badInput(fmt.Errorf("--decisions needs two run folders: %w", err))
+					}
+				}
+				fmt.Println()
+				if err := results.WriteDecisionTable(os.Stdout, logs[0], logs[1], cis[0], cis[1], c.Args().Get(0), c.Args().Get(1)); err != nil {
+					return err
+				}
+			}
 			switch {
 			case cmp.Beyond > 0:
 				return cli.Exit(fmt.Sprintf("%d of %d figures beyond tolerance", cmp.Beyond, cmp.Compared), 1)
@@ -80,6 +95,19 @@ func compareCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// decisionLog reads a run folder's policy decisions and CI timeline.
+func decisionLog(dir string) ([]results.Decision, []results.CIStep, error) {
+	ds, err := results.Decisions(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	samples, err := results.ReadSamples(filepath.Join(dir, results.TimeseriesFile))
+	if err != nil {
+		return nil, nil, err
+	}
+	return ds, results.CITimeline(samples), nil
 }
 
 // compareTolerances builds the tolerances from --tolerance or --rel/--abs.

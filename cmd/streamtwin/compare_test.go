@@ -248,3 +248,52 @@ func TestCompareVariantsAndReference(t *testing.T) {
 		})
 	}
 }
+
+// TestCompareDecisionsCLI: --decisions sets the decision logs of two runs
+// side by side and names the first divergence; it is a report, so the exit
+// code is the figures' own. It needs two run folders.
+func TestCompareDecisionsCLI(t *testing.T) {
+	dir := t.TempDir()
+	actions := "actions:\n  - {at: 50s, checkpoint_interval: 20s}\n"
+	runs := map[string]string{"a": actions + "  - {at: 90s, checkpoint_interval: 5s}\n", "b": actions}
+	for name, acts := range runs {
+		scen := writeFile(t, filepath.Join(dir, name+".yaml"), goodScenario+acts)
+		if _, stderr, code, _ := runCLI(t, "run", scen, "--out", filepath.Join(dir, name)); code != 0 {
+			t.Fatalf("run %s: %s", name, stderr)
+		}
+	}
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	cases := []struct {
+		name   string
+		args   []string
+		code   int
+		stdout []string
+		stderr string
+	}{
+		{"one more decision in A", []string{a, b, "--decisions", "--rel", "10"}, 0, []string{
+			"policy decisions (A = " + a + ", B = " + b + ")",
+			"first divergence: decision 2: A set_checkpoint_interval 5 s at 90.0 s, B none\n",
+			"  A reason: forced by actions in the scenario\n",
+			"CI timeline A: 10 s from 1.0 s, 20 s from 53.0 s, 5 s from 92.0 s\n",
+			"CI timeline B: 10 s from 1.0 s, 20 s from 53.0 s\n"}, ""},
+		{"figures beyond tolerance: the exit code is theirs", []string{a, b, "--decisions"}, 1, []string{"first divergence: decision 2:"}, "beyond tolerance"},
+		{"the same run", []string{a, a, "--decisions"}, 0, []string{"no divergence: 2 decisions agree in kind and value; largest time difference 0.0 s"}, ""},
+		{"a summary file is no run folder", []string{filepath.Join(a, "summary.json"), b, "--decisions"}, 2, nil, "--decisions needs two run folders"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			stdout, stderr, code, _ := runCLI(t, append([]string{"compare"}, c.args...)...)
+			if code != c.code {
+				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr: %s", code, c.code, stdout, stderr)
+			}
+			for _, w := range c.stdout {
+				if !strings.Contains(stdout, w) {
+					t.Errorf("stdout lacks %q:\n%s", w, stdout)
+				}
+			}
+			if !strings.Contains(stderr, c.stderr) {
+				t.Errorf("stderr %q lacks %q", stderr, c.stderr)
+			}
+		})
+	}
+}

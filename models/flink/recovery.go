@@ -308,3 +308,22 @@ func (j *Job) TriggerSavepoint(reason string) {
 	j.savepointReason = reason
 	j.triggerCheckpoint(true)
 }
+
+// Finish closes the run at its end: every recovery still pending is written
+// as unrecovered, with the time since it began (a lower bound of the
+// recovery time it would have had), and a run_end event carries the job's
+// final state and how long it has been down by then.
+func (j *Job) Finish() {
+	now := j.env.Now()
+	if j.opt.Duration > 0 {
+		now = math.Min(now, j.opt.Duration) // the clock stops a hair after the end
+	}
+	for _, p := range j.pending {
+		j.rec.Event(results.Event{TimeS: now, Kind: results.KindUnrecovered, DurationS: f64(now - p.start), Reason: p.reason})
+	}
+	down := 0.0
+	if j.state != StateRunning {
+		down = now - j.downSince
+	}
+	j.rec.Event(results.Event{TimeS: now, Kind: results.KindRunEnd, DurationS: f64(down), Reason: j.state})
+}

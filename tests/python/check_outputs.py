@@ -70,6 +70,8 @@ EVENT_KINDS = {
     "savepoint_completed",
     "reconfigured",
     "policy_decision",
+    "unrecovered",
+    "run_end",
 }
 
 # results.Summary json tags.
@@ -78,9 +80,9 @@ SUMMARY_KEYS = [
     "duration_s", "wall_time_s",
     "records_in", "records_processed", "throughput_mean", "final_lag", "lag_max",
     "latency_mean_ms", "latency_p50_ms", "latency_p99_ms", "latency_steady_mean_ms",
-    "latency_marker_mean_ms",
-    "faults", "recoveries", "recovery_times_s", "recovery_mean_s",
-    "recovery_median_s", "recovery_max_s", "downtime_s",
+    "latency_marker_mean_ms", "latency_coverage",
+    "faults", "recoveries", "unrecovered_faults", "recovery_times_s", "recovery_mean_s",
+    "recovery_median_s", "recovery_max_s", "downtime_s", "final_state",
     "checkpoints_completed", "checkpoints_failed",
     "checkpoint_duration_mean_s", "checkpoint_interval_mean_s",
     "reconfigurations", "worker_seconds", "cpu_busy_mean",

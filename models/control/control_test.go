@@ -1,0 +1,299 @@
+package control
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/streamtwin/streamtwin/models/policy"
+	"github.com/streamtwin/streamtwin/models/scenario"
+	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/sim"
+)
+
+// fake is a backend on a plain timer list: it samples once a second and
+// logs every operation the controller asks for.
+type fake struct {
+	now     float64
+	timers  []timer
+	seq     int
+	hooks   []func()
+	ctl     *Controller
+	due     float64 // next checkpoint due
+	tms     int
+	ci      float64
+	par     int
+	ops     []string
+	events  []results.Event
+	refuse  error // Reconfigure's answer
+	failed  error
+	started bool
+}
+
+type timer struct {
+	at  float64
+	seq int
+	fn  func()
+}
+
+func (f *fake) Now() float64 { return f.now }
+func (f *fake) At(t float64, fn func()) {
+	f.seq++
+	f.timers = append(f.timers, timer{t, f.seq, fn})
+}
+func (f *fake) Every(start, period float64, fn func()) {
+	var arm func(k float64)
+	arm = func(k float64) {
+		f.At(start+k*period, func() { arm(k + 1); fn() })
+	}
+	arm(0)
+}
+func (f *fake) Start() {
+	f.started = true
+	f.Every(1, 1, func() { f.ctl.Observe(results.Sample{TimeS: f.now, Throughput: f.now}) })
+}
+func (f *fake) Status() policy.JobStatus {
+	return policy.JobStatus{State: "RUNNING", Parallelism: f.par, CheckpointInterval: time.Duration(f.ci * float64(time.Second))}
+}
+func (f *fake) NextCheckpointDue() (float64, bool) { return f.due, !math.IsNaN(f.due) }
+func (f *fake) OnCheckpointTrigger(fn func())      { f.hooks = append(f.hooks, fn) }
+func (f *fake) TaskManagers() int                  { return f.tms }
+func (f *fake) TaskManagerOf(op string) (int, error) {
+	if op == "sink" {
+		return 2, nil
+	}
+	return 0, fmt.Errorf("no operator named %q", op)
+}
+func (f *fake) Kill(tm int, reason string) error {
+	f.ops = append(f.ops, fmt.Sprintf("%g kill %d (%s)", f.now, tm, reason))
+	return nil
+}
+func (f *fake) Reconfigure(ci float64, par int, reason string) error {
+	if f.refuse != nil {
+		return f.refuse
+	}
+	f.ops = append(f.ops, fmt.Sprintf("%g reconfigure ci %g par %d", f.now, ci, par))
+	f.ci, f.par = ci, par
+	return nil
+}
+func (f *fake) TriggerSavepoint(reason string) error {
+	f.ops = append(f.ops, fmt.Sprintf("%g savepoint", f.now))
+	return nil
+}
+func (f *fake) Record(e results.Event) { f.events = append(f.events, e) }
+func (f *fake) Fail(err error) {
+	if f.failed == nil {
+		f.failed = err
+	}
+}
+
+// runUntil fires the timers in time order (ties in scheduling order).
+func (f *fake) runUntil(end float64) {
+	for {
+		sort.SliceStable(f.timers, func(i, j int) bool {
+			if f.timers[i].at != f.timers[j].at {
+				return f.timers[i].at < f.timers[j].at
+			}
+			return f.timers[i].seq < f.timers[j].seq
+		})
+		if len(f.timers) == 0 || f.timers[0].at >= end {
+			return
+		}
+		t := f.timers[0]
+		f.timers = f.timers[1:]
+		f.now = t.at
+		t.fn()
+	}
+}
+
+// scripted is a policy that logs what it sees and answers from a script.
+type scripted struct {
+	period  time.Duration
+	window  int // 0: not a WindowUser
+	seen    []string
+	answers map[time.Duration][]policy.Action
+}
+
+func (p *scripted) Name() string            { return "scripted" }
+func (p *scripted) Interval() time.Duration { return p.period }
+func (p *scripted) Step(now time.Duration, obs policy.Observation) []policy.Action {
+	w := obs.Window
+	first, last := math.NaN(), math.NaN()
+	if len(w) > 0 {
+		first, last = w[0].TimeS, w[len(w)-1].TimeS
+	}
+	p.seen = append(p.seen, fmt.Sprintf("%v: %d samples %g..%g", now, len(w), first, last))
+	return p.answers[now]
+}
+
+type windowed struct{ *scripted }
+
+func (p windowed) WindowSamples() int { return p.window }
+
+func run(t *testing.T, f *fake, pol policy.Policy, sched *scenario.Schedule, end float64) {
+	t.Helper()
+	f.ctl = New(f, pol, sched)
+	f.ctl.Start()
+	if !f.started {
+		t.Fatal("the backend was not started")
+	}
+	f.runUntil(end)
+}
+
+func TestWindowLength(t *testing.T) {
+	cases := []struct {
+		name   string
+		window int // 0: the default
+		want   []string
+	}{
+		{"default 600 samples", 0, []string{"10m0s: 599 samples 1..599", "20m0s: 600 samples 600..1199"}},
+		{"WindowUser 60", 60, []string{"10m0s: 60 samples 540..599", "20m0s: 60 samples 1140..1199"}},
+		{"WindowUser 0 means 1", -1, []string{"10m0s: 1 samples 599..599", "20m0s: 1 samples 1199..1199"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := &scripted{period: 10 * time.Minute, window: max(0, c.window)}
+			var pol policy.Policy = p
+			if c.window != 0 {
+				pol = windowed{p}
+			}
+			f := &fake{due: math.NaN(), ci: 30, par: 2}
+			run(t, f, pol, &scenario.Schedule{}, 1201)
+			// the tick at 600 s runs before that second's sample (it was
+			// scheduled first), so it sees samples up to 599 s
+			if strings.Join(p.seen, "; ") != strings.Join(c.want, "; ") {
+				t.Errorf("policy saw\n  %v\nwant\n  %v", p.seen, c.want)
+			}
+		})
+	}
+}
+
+func d(s float64) *sim.Duration { v := sim.Duration(s); return &v }
+func ip(i int) *int             { return &i }
+
+func TestForcedActionsAndDecisions(t *testing.T) {
+	sched := &scenario.Schedule{Actions: []scenario.Action{
+		{At: 5, Savepoint: true},
+		{At: 7, CheckpointInterval: d(10)},
+		{At: 9, Parallelism: ip(4)},
+	}}
+	p := &scripted{period: 20 * time.Second, answers: map[time.Duration][]policy.Action{
+		20 * time.Second: {{Kind: policy.SetCheckpointInterval, Interval: 45 * time.Second, Reason: "too slow"},
+			{Kind: policy.Note, Reason: "just saying"}},
+	}}
+	f := &fake{due: math.NaN(), ci: 30, par: 2}
+	run(t, f, p, sched, 21)
+	wantOps := []string{"5 savepoint", "7 reconfigure ci 10 par 2", "9 reconfigure ci 10 par 4", "20 reconfigure ci 45 par 4"}
+	if strings.Join(f.ops, "; ") != strings.Join(wantOps, "; ") {
+		t.Errorf("ops %v, want %v", f.ops, wantOps)
+	}
+	want := []struct {
+		at     float64
+		value  float64
+		reason string
+	}{
+		{5, 0, "trigger_savepoint: forced by actions in the scenario"},
+		{7, 10, "set_checkpoint_interval: forced by actions in the scenario"},
+		{9, 4, "rescale: forced by actions in the scenario"},
+		{20, 45, "set_checkpoint_interval: too slow"},
+		{20, 0, "note: just saying"},
+	}
+	if len(f.events) != len(want) {
+		t.Fatalf("events %+v, want %d decisions", f.events, len(want))
+	}
+	for i, w := range want {
+		e := f.events[i]
+		if e.Kind != results.KindPolicyDecision || e.TimeS != w.at || *e.Value != w.value || e.Reason != w.reason {
+			t.Errorf("decision %d: %g %s %g %q, want %g %g %q", i, e.TimeS, e.Kind, *e.Value, e.Reason, w.at, w.value, w.reason)
+		}
+	}
+}
+
+func TestRefusedActionIsRecorded(t *testing.T) {
+	f := &fake{due: math.NaN(), ci: 30, par: 2, refuse: errors.New("parallelism 9 needs 9 slots")}
+	run(t, f, &scripted{period: time.Hour}, &scenario.Schedule{Actions: []scenario.Action{{At: 3, Parallelism: ip(9)}}}, 4)
+	if len(f.events) != 1 || f.events[0].Reason != "rescale: forced by actions in the scenario (rejected: parallelism 9 needs 9 slots)" {
+		t.Errorf("events %+v", f.events)
+	}
+}
+
+func TestFaultTargets(t *testing.T) {
+	nan := math.NaN()
+	sched := &scenario.Schedule{Faults: []scenario.ScheduledFault{
+		{At: 1, BeforeCheckpoint: nan, TaskManager: 1, Pick: -1, Source: "faults[0]"},
+		{At: 2, BeforeCheckpoint: nan, TaskManager: -1, Pick: 0.99, Source: "faults[1] (random)"}, // ⌊0.99·4⌋ = 3
+		{At: 3, BeforeCheckpoint: nan, TaskManager: -1, Pick: 0.3, Source: "faults[1] (random)"},  // ⌊0.3·4⌋ = 1
+		{At: 4, BeforeCheckpoint: nan, TaskManager: -1, Operator: "sink", Pick: -1, Source: "faults[2]"},
+		// aligned: armed at 5, the next checkpoint is due at 12 → fires at 9
+		{At: 5, BeforeCheckpoint: 3, TaskManager: 0, Pick: -1, Source: "faults[3]"},
+	}}
+	f := &fake{due: 12, tms: 4, ci: 30, par: 4}
+	run(t, f, &scripted{period: time.Hour}, sched, 20)
+	want := []string{"1 kill 1 (faults[0])", "2 kill 3 (faults[1] (random))", "3 kill 1 (faults[1] (random))",
+		"4 kill 2 (faults[2])", "9 kill 0 (faults[3], 3s before checkpoint due at 12.000s)"}
+	if strings.Join(f.ops, "; ") != strings.Join(want, "; ") {
+		t.Errorf("kills\n  %v\nwant\n  %v", f.ops, want)
+	}
+}
+
+// An aligned fault whose moment has passed waits for the next trigger.
+func TestAlignedFaultWaitsForTheNextTrigger(t *testing.T) {
+	sched := &scenario.Schedule{Faults: []scenario.ScheduledFault{{At: 11, BeforeCheckpoint: 3, TaskManager: 0, Pick: -1, Source: "faults[0]"}}}
+	f := &fake{due: 12, tms: 2, ci: 10, par: 2}
+	run(t, f, &scripted{period: time.Hour}, sched, 12)
+	if len(f.ops) != 0 {
+		t.Fatalf("fired before the next trigger: %v", f.ops)
+	}
+	f.due = 22 // the trigger at 12 scheduled the next one
+	for _, h := range f.hooks {
+		h()
+	}
+	f.runUntil(30)
+	if want := "19 kill 0 (faults[0], 3s before checkpoint due at 22.000s)"; len(f.ops) != 1 || f.ops[0] != want {
+		t.Errorf("kills %v, want [%s]", f.ops, want)
+	}
+}
+
+func TestUnknownOperatorFailsTheRun(t *testing.T) {
+	sched := &scenario.Schedule{Faults: []scenario.ScheduledFault{{At: 1, BeforeCheckpoint: math.NaN(), Operator: "map", Pick: -1, Source: "faults[0]"}}}
+	f := &fake{due: math.NaN(), tms: 2}
+	run(t, f, &scripted{period: time.Hour}, sched, 2)
+	if f.failed == nil || f.failed.Error() != `faults[0]: no operator named "map"` {
+		t.Errorf("failed with %v", f.failed)
+	}
+}
+
+func TestCheckCapabilities(t *testing.T) {
+	sc := scenario.Scenario{}
+	sc.Job.Parallelism = 2
+	sc.Faults = []scenario.Fault{{At: d(10), TaskManager: ip(3)}}
+	sc.Actions = []scenario.Action{{At: 20, Parallelism: ip(8)}, {At: 30, Savepoint: true}}
+	pol := &scripted{period: time.Second}
+	cases := []struct {
+		name string
+		caps Capabilities
+		want map[string]string
+	}{
+		{"the simulator takes everything", Everything("the simulator"), nil},
+		{"no fault injection", Capabilities{Backend: "an external cluster", NoFaultsWhy: "its TaskManagers are not ours to kill",
+			Actions: Everything("").Actions}, map[string]string{
+			"faults[0]": "an external cluster cannot inject faults: its TaskManagers are not ours to kill"}},
+		{"bounded cluster", Capabilities{Backend: "this live cluster", Faults: true, TaskManagers: 2, MaxParallelism: 4,
+			Actions: map[policy.ActionKind]bool{policy.Rescale: true, policy.SetCheckpointInterval: true}}, map[string]string{
+			"faults[0].taskmanager":  "3 is beyond this live cluster's TaskManagers (allowed 0..1)",
+			"actions[0].parallelism": "8 is beyond this live cluster's 4 slots (allowed 1..4)",
+			"actions[1]":             "this live cluster cannot take a savepoint (it can: rescale, set_checkpoint_interval)"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := Check(sc, pol, c.caps)
+			if fmt.Sprint(got) != fmt.Sprint(c.want) {
+				t.Errorf("got  %v\nwant %v", got, c.want)
+			}
+		})
+	}
+}
