@@ -4,7 +4,7 @@ VENV    := .venv
 PYTHON  := $(VENV)/bin/python
 BIN     := bin/streamtwin
 
-.PHONY: demo test bench build vet clean reference calibration live-jobs live-test
+.PHONY: demo test bench build vet clean reference calibration live-jobs live-test live-khaos-profile live-khaos-reference
 
 build:
 	$(GO) build -o $(BIN) ./cmd/streamtwin
@@ -65,12 +65,27 @@ live-jobs:
 live-test: build live-jobs
 	STREAMTWIN_LIVE=1 $(GO) test -count=1 -timeout 10m ./live/cluster/
 	STREAMTWIN_LIVE=1 STREAMTWIN_LIVE_DIR=$(CURDIR)/$(LIVE_DIR) STREAMTWIN_LIVE_OUT=$(CURDIR)/runs/test/live \
-		$(GO) test -count=1 -timeout 10m -run 'TestLiveEndToEnd' -v ./cmd/streamtwin/; \
+		STREAMTWIN_LIVE_KHAOS_OUT=$(CURDIR)/runs/test/live-khaos \
+		$(GO) test -count=1 -timeout 20m -run 'TestLiveEndToEnd|TestLiveKhaos$$' -v ./cmd/streamtwin/; \
 		rc=$$?; $(BIN) live down --dir $(LIVE_DIR) >/dev/null 2>&1; exit $$rc
 	@echo "sim (calibrated for this machine, 30 seeds) vs this live run of the same schedule — a report, not a test:"
 	@$(BIN) sweep scenarios/sweeps/live-traffic-seeds.yaml --out runs/test/live-sim >/dev/null
 	@$(BIN) results summarize runs/test/live-sim --by job.checkpoint.interval | grep -E ' figure |recovery_mean_s|lag_max'
 	@grep -E '"(recovery_mean_s|lag_max)"' runs/test/live/summary.json
+
+# Khaos validated live: the twin's profile of the live job (models.json
+# for scenarios/live-khaos.yaml), and the committed live reference run
+# (the files of the last `make live-test`'s TestLiveKhaos).
+live-khaos-profile: build
+	$(BIN) profile scenarios/live-khaos-profile.yaml --out runs/live-khaos-profile --failures 6 --min-recovery 5s \
+		--min-interval 15m --window 60s --min-ci 10s --max-ci 60s
+	cp runs/live-khaos-profile/models.json runs/live-khaos-profile/failure_points.csv scenarios/live-khaos-profile/
+
+live-khaos-reference:
+	test -f runs/test/live-khaos/summary.json || { echo "run make live-test first"; exit 2; }
+	mkdir -p results/reference/live/live-khaos
+	cp runs/test/live-khaos/summary.json runs/test/live-khaos/events.parquet runs/test/live-khaos/timeseries.parquet \
+		runs/test/live-khaos/scenario.yaml results/reference/live/live-khaos/
 
 # Rewrite results/reference/ from fresh runs of scenarios/*.yaml. Only after
 # a deliberate model change: review `git diff results/reference` first.

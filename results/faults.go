@@ -9,9 +9,12 @@ import (
 )
 
 // FaultOutcome is what one fault cost a run: its recovery (Khaos's
-// definition), the lag peak and the latency during it.
+// definition), the lag peak and the latency during it. A fault still not
+// recovered at the end has RecoveryS NaN and UnrecoveredS, the censored
+// time from the fault to the end (its recovery took longer).
 type FaultOutcome struct {
 	AtS, RecoveryS, LagPeak, LatencyP99MaxMs, LatencyP99MeanMs float64
+	UnrecoveredS                                               float64
 }
 
 // FaultOutcomes reads a run folder's faults, in time order. Recovery is NaN
@@ -31,10 +34,16 @@ func FaultOutcomes(dir string) ([]FaultOutcome, error) {
 		if e.Kind != KindFault {
 			continue
 		}
-		f := FaultOutcome{AtS: e.TimeS, RecoveryS: math.NaN()}
+		f := FaultOutcome{AtS: e.TimeS, RecoveryS: math.NaN(), UnrecoveredS: math.NaN()}
 		for _, r := range events {
-			if r.Kind == KindRecovered && r.DurationS != nil && !isReconfiguration(r.Reason) && math.Abs(r.TimeS-*r.DurationS-e.TimeS) < 1e-6 {
+			if r.DurationS == nil || isReconfiguration(r.Reason) || math.Abs(r.TimeS-*r.DurationS-e.TimeS) >= 1e-6 {
+				continue
+			}
+			switch r.Kind {
+			case KindRecovered:
 				f.RecoveryS = *r.DurationS
+			case KindUnrecovered:
+				f.UnrecoveredS = *r.DurationS
 			}
 		}
 		end := math.Inf(1)
@@ -74,7 +83,7 @@ func FaultOutcomes(dir string) ([]FaultOutcome, error) {
 func WriteFaultTable(w io.Writer, a, b []FaultOutcome, nameA, nameB string) error {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "per fault (%s → %s)\n", nameA, nameB)
-	fmt.Fprintf(&sb, "%-3s %-17s %-26s %-26s %-26s\n", "#", "at (s)", "recovery (s)", "lag peak (records)", "latency p99 max (ms)")
+	fmt.Fprintf(&sb, "%-3s %-17s %-26s %-26s %-26s\n", "#", "at (s)", "recovery (s; >: unrecovered)", "lag peak (records)", "latency p99 max (ms)")
 	rel := func(x, y float64) string {
 		if math.IsNaN(x) || math.IsNaN(y) || x == 0 {
 			return "   –"
@@ -84,11 +93,22 @@ func WriteFaultTable(w io.Writer, a, b []FaultOutcome, nameA, nameB string) erro
 	pair := func(x, y float64) string {
 		return fmt.Sprintf("%8s %8s %s", short(x), short(y), rel(x, y))
 	}
+	// an unrecovered fault shows its censored time, ">1200.0"
+	recovery := func(x, y FaultOutcome) string {
+		sx, sy := short(x.RecoveryS), short(y.RecoveryS)
+		if !math.IsNaN(x.UnrecoveredS) {
+			sx = ">" + short(x.UnrecoveredS)
+		}
+		if !math.IsNaN(y.UnrecoveredS) {
+			sy = ">" + short(y.UnrecoveredS)
+		}
+		return fmt.Sprintf("%8s %8s %s", sx, sy, rel(x.RecoveryS, y.RecoveryS))
+	}
 	n := max(len(a), len(b))
 	for i := 0; i < n; i++ {
 		x, y := pick(a, i), pick(b, i)
 		fmt.Fprintf(&sb, "%-3d %-17s %-26s %-26s %-26s\n", i+1, short(x.AtS)+" / "+short(y.AtS),
-			pair(x.RecoveryS, y.RecoveryS), pair(x.LagPeak, y.LagPeak), pair(x.LatencyP99MaxMs, y.LatencyP99MaxMs))
+			recovery(x, y), pair(x.LagPeak, y.LagPeak), pair(x.LatencyP99MaxMs, y.LatencyP99MaxMs))
 	}
 	if len(a) != len(b) {
 		fmt.Fprintf(&sb, "%s has %d faults, %s %d\n", nameA, len(a), nameB, len(b))
@@ -102,7 +122,7 @@ func pick(fs []FaultOutcome, i int) FaultOutcome {
 		return fs[i]
 	}
 	nan := math.NaN()
-	return FaultOutcome{nan, nan, nan, nan, nan}
+	return FaultOutcome{nan, nan, nan, nan, nan, nan}
 }
 
 func short(v float64) string {

@@ -300,11 +300,36 @@ func (v vline) Plot(c draw.Canvas, p *plot.Plot) {
 	c.StrokeLine2(v.style, x, c.Min.Y, x, c.Max.Y)
 }
 
+// span shades a time range across the whole height of a panel (an
+// unrecovered fault, from the fault to the end of the run). Like vline it
+// reports no data range.
+type span struct{ x0, x1 float64 }
+
+// unrecoveredFill is a faint red, a light grey in black and white.
+var unrecoveredFill = color.NRGBA{R: 0xc0, G: 0x20, B: 0x20, A: 0x26}
+
+func (s span) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, _ := p.Transforms(&c)
+	x0, x1 := max(trX(s.x0), c.Min.X), min(trX(s.x1), c.Max.X)
+	if x1 <= x0 {
+		return
+	}
+	c.FillPolygon(unrecoveredFill, []vg.Point{{X: x0, Y: c.Min.Y}, {X: x1, Y: c.Min.Y}, {X: x1, Y: c.Max.Y}, {X: x0, Y: c.Max.Y}})
+}
+
 // addEventMarkers draws faults (dashed) and reconfigurations/savepoints
-// (dotted) in every panel; the legend for them goes on legendOn.
+// (dotted) in every panel, and shades each unrecovered fault from its
+// start to the end of the run; the legend for them goes on legendOn.
 func addEventMarkers(panels []*plot.Plot, events []Event, scale float64, legendOn *plot.Plot) {
-	var faults, recons bool
+	var faults, recons, unrecovered bool
 	for _, e := range events {
+		if e.Kind == KindUnrecovered && e.DurationS != nil && !isReconfiguration(e.Reason) {
+			unrecovered = true
+			for _, p := range panels {
+				p.Add(span{x0: (e.TimeS - *e.DurationS) / scale, x1: e.TimeS / scale})
+			}
+			continue
+		}
 		var st draw.LineStyle
 		switch e.Kind {
 		case KindFault:
@@ -323,6 +348,9 @@ func addEventMarkers(panels []*plot.Plot, events []Event, scale float64, legendO
 	}
 	if recons {
 		legendOn.Legend.Add("savepoint / reconfigured", &plotter.Line{LineStyle: reconStyle})
+	}
+	if unrecovered {
+		legendOn.Legend.Add("unrecovered (fault → end)", &plotter.Polygon{Color: unrecoveredFill})
 	}
 }
 

@@ -16,7 +16,11 @@ import (
 	"github.com/streamtwin/streamtwin/live/cluster"
 	"github.com/streamtwin/streamtwin/live/driver"
 	"github.com/streamtwin/streamtwin/live/rest"
+	"github.com/streamtwin/streamtwin/models/control"
+	"github.com/streamtwin/streamtwin/models/policy"
+	"github.com/streamtwin/streamtwin/models/scenario"
 	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/sim"
 )
 
 func init() { liveExtra = append(liveExtra, liveRunCommand()) }
@@ -62,7 +66,13 @@ func liveRunCommand() *cli.Command {
 			if len(runs) != 1 {
 				return badInput(fmt.Errorf("%s has %d variants: live mode replays one at a time, pick it with --variant", f.Path, len(runs)))
 			}
-			sc := runs[0]
+			out := c.String("out")
+			if out == "" {
+				out = filepath.Join("runs", "live-"+runs[0].Name)
+				if runs[0].Variant != "" {
+					out = filepath.Join(out, runs[0].Variant)
+				}
+			}
 			if _, err := os.Stat(c.String("jar")); err != nil {
 				return badInput(fmt.Errorf("job jar %s: %w (build it with `make live-jobs`, or pass --jar)", c.String("jar"), err))
 			}
@@ -71,9 +81,6 @@ func liveRunCommand() *cli.Command {
 			case c.IsSet("flink") != c.IsSet("kafka"):
 				return badInput(errors.New("an existing cluster needs both --flink URL and --kafka BROKERS"))
 			case c.IsSet("flink"):
-				if len(sc.Faults) > 0 {
-					return badInput(fmt.Errorf("%s: faults need a local cluster (streamtwin live up); an external cluster's TaskManagers cannot be killed from here: drop the faults or use --dir", f.Path))
-				}
 				env.REST, env.Bootstrap = rest.New(c.String("flink")), c.String("kafka")
 				env.StateDir = filepath.Join(c.String("dir"), "state")
 			default:
@@ -84,21 +91,29 @@ func liveRunCommand() *cli.Command {
 				ep := cl.Endpoints()
 				env.REST, env.Bootstrap, env.Cluster, env.StateDir = rest.New(ep.REST), ep.Kafka, cl, filepath.Join(cl.Dir(), "state")
 			}
+			// Khaos needs its models: from policy.profile, or profiled on the
+			// twin first, as `run` does; they are inlined into the run
+			// folder's scenario.yaml.
+			if runs, err = withKhaosModels(f, runs, out); err != nil {
+				return err
+			}
+			sc := runs[0]
+			pol, err := policy.New(sc.Policy.Name, sc.Policy.Node, sim.Seeds{Root: sc.Seed}.Stream("policy"))
+			if err != nil {
+				return badInput(fmt.Errorf("%s: policy: %w", f.Path, err))
+			}
 			ping, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
-			if _, err := env.REST.Overview(ping); err != nil {
-				return badInput(err)
+			caps, capsErr := driver.Capabilities(ping, env)
+			if refused := control.Check(sc, pol, caps); refused != nil {
+				return badInput(scenario.ProblemsAt(f.Path, refused))
+			}
+			if capsErr != nil {
+				return badInput(capsErr)
 			}
 			sched, err := sc.Resolve()
 			if err != nil {
 				return err
-			}
-			out := c.String("out")
-			if out == "" {
-				out = filepath.Join("runs", "live-"+sc.Name)
-				if sc.Variant != "" {
-					out = filepath.Join(out, sc.Variant)
-				}
 			}
 			resolved, err := yaml.Marshal(sc)
 			if err != nil {

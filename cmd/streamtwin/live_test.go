@@ -183,7 +183,7 @@ func TestLiveErrors(t *testing.T) {
 		{"job jar missing", []string{"live", "run", noFaults, "--dir", filepath.Join(dir, "none"), "--jar", filepath.Join(dir, "missing.jar")},
 			[]string{"missing.jar", "make live-jobs"}},
 		{"faults on an external cluster", []string{"live", "run", "../../scenarios/live-traffic.yaml", "--jar", jar, "--flink", "http://" + closed, "--kafka", closed},
-			[]string{"live-traffic.yaml", "faults need a local cluster", "--dir"}},
+			[]string{"live-traffic.yaml:", "faults[0]: an external cluster cannot inject faults", "--dir"}},
 		{"bad taskmanager count", []string{"live", "up", "--taskmanagers", "0", "--dir", filepath.Join(dir, "c")},
 			[]string{"taskmanagers"}},
 	}
@@ -215,4 +215,97 @@ func closedPort(t *testing.T) string {
 	addr := l.Addr().String()
 	l.Close()
 	return addr
+}
+
+// TestLiveKhaos replays scenarios/live-khaos.yaml against a real Kafka and
+// Flink: Khaos, with the models profiled on the twin, must see a
+// violation and change the CI by stop-with-savepoint + resubmit, and the
+// job must recover from both kills. STREAMTWIN_LIVE_KHAOS_OUT keeps the run
+// folder (make live-khaos-reference copies it into results/reference/live).
+func TestLiveKhaos(t *testing.T) {
+	if os.Getenv("STREAMTWIN_LIVE") == "" {
+		t.Skip("set STREAMTWIN_LIVE=1 to start a real Flink and Kafka (make live-test)")
+	}
+	dir := t.TempDir()
+	cl := filepath.Join(dir, "cluster")
+	if d := os.Getenv("STREAMTWIN_LIVE_DIR"); d != "" {
+		cl = d
+	}
+	if out, stderr, code, _ := runCLI(t, "live", "up", "--taskmanagers", "2", "--slots", "2", "--dir", cl); code != 0 {
+		t.Fatalf("live up: exit %d\n%s%s", code, out, stderr)
+	}
+	t.Cleanup(func() {
+		if _, stderr, code, _ := runCLI(t, "live", "down", "--dir", cl); code != 0 {
+			t.Errorf("live down: %s", stderr)
+		}
+	})
+	run := filepath.Join(dir, "live-khaos")
+	if d := os.Getenv("STREAMTWIN_LIVE_KHAOS_OUT"); d != "" {
+		run = d
+		if err := os.RemoveAll(run); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stdout, stderr, code, _ := runCLI(t, "live", "run", "../../scenarios/live-khaos.yaml", "--dir", cl, "--out", run, "--jar", "../../"+defaultJobJar)
+	t.Log(stdout, stderr)
+	if code != 0 {
+		t.Fatalf("live run: exit %d", code)
+	}
+	checkKhaosRun(t, run)
+}
+
+// TestLiveKhaosReference checks the committed live Khaos run (the files of
+// one TestLiveKhaos run) by the same rules, without a cluster.
+func TestLiveKhaosReference(t *testing.T) {
+	if _, err := os.Stat("../../results/reference/live/live-khaos"); err != nil {
+		t.Skip("no committed live Khaos run yet") // TODO before the issue closes: commit it
+	}
+	checkKhaosRun(t, "../../results/reference/live/live-khaos")
+}
+
+// checkKhaosRun: a set_checkpoint_interval decision taken because of a
+// violation and carried out, every fault recovered, and the latency-marker
+// p99 finite in at least 90 % of the RUNNING rows.
+func checkKhaosRun(t *testing.T, run string) {
+	t.Helper()
+	sum, err := results.ReadSummary(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Faults != 2 || sum.Recoveries != 2 || sum.UnrecoveredFaults != 0 || sum.Reconfigurations < 1 {
+		t.Errorf("%d faults, %d recovered, %d unrecovered, %d reconfigurations; want 2, 2, 0, ≥ 1",
+			sum.Faults, sum.Recoveries, sum.UnrecoveredFaults, sum.Reconfigurations)
+	}
+	decisions, err := results.Decisions(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	acted := 0
+	for _, d := range decisions {
+		if d.Kind == "set_checkpoint_interval" && !d.Rejected && strings.Contains(d.Reason, "violation") {
+			acted++
+		}
+	}
+	if acted == 0 {
+		t.Errorf("Khaos took no set_checkpoint_interval decision for a violation: %+v", decisions)
+	}
+	samples, err := results.ReadSamples(filepath.Join(run, results.TimeseriesFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	running, finite := 0, 0
+	for _, s := range samples {
+		if s.JobState == "RUNNING" {
+			running++
+			if !math.IsNaN(s.LatencyMarkerP99Ms) {
+				finite++
+			}
+		}
+	}
+	if running == 0 || float64(finite) < 0.9*float64(running) {
+		t.Errorf("latency-marker p99 finite in %d of %d RUNNING rows, want ≥ 90 %%", finite, running)
+	}
+	if sc := string(must(os.ReadFile(filepath.Join(run, results.ScenarioFile)))); !strings.Contains(sc, "models:") {
+		t.Error("scenario.yaml lacks the inlined Khaos models")
+	}
 }

@@ -59,6 +59,13 @@ func (c *Cluster) Endpoints() Endpoints {
 	}
 }
 
+// TaskManagers is how many TaskManagers the cluster was started with.
+func (c *Cluster) TaskManagers() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.state.TaskManagers
+}
+
 // Dir is the absolute state folder.
 func (c *Cluster) Dir() string { return c.layout.Dir }
 

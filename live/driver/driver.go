@@ -24,6 +24,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamtwin/streamtwin/live/rest"
+	"github.com/streamtwin/streamtwin/models/control"
 	"github.com/streamtwin/streamtwin/models/policy"
 	"github.com/streamtwin/streamtwin/models/scenario"
 	"github.com/streamtwin/streamtwin/results"
@@ -36,6 +37,7 @@ import (
 // (live/cluster) can kill and restart its TaskManager processes, numbered
 // from 1 like their resource ids tm-1, tm-2, ….
 type Cluster interface {
+	TaskManagers() int
 	KillTaskManager(i int) error
 	RestartTaskManager(i int) error
 }
@@ -90,12 +92,25 @@ type run struct {
 	// restartSeen is Flink's time (Unix ms) of the last restart recorded
 	restartSeen int64
 	lastCkpt    int64
-	seenCkpt    map[int64]bool
+	seenCkpt    map[checkpointKey]bool
 	runningAt   time.Time // when the job last became RUNNING
 	state       string
 	latencies   []float64 // ms, records that reached the sink since the last sample
 	produced    float64   // records produced so far
 	wanted      float64   // records the schedule asked for so far
+	queued      *reconfig // the next reconfiguration to carry out
+	down        bool      // a fault or restart took the job down; cleared when it runs again
+	// reconfiguring: a goroutine is carrying out the queued ones
+	reconfiguring bool
+
+	// the controller's side: its clock loop, and what it registered
+	clock *clock
+	ctl   *control.Controller
+	hooks []func() // checkpoint-trigger hooks, called on the clock's loop
+	ctx   context.Context
+	stop  context.CancelFunc
+	wg    sync.WaitGroup
+	errs  chan error
 }
 
 func (r *run) logf(format string, args ...any) {
@@ -116,26 +131,31 @@ func (r *run) event(e results.Event) {
 	r.events = append(r.events, e)
 }
 
-// Run replays sc's schedule live and streams its rows to sink. It always
-// cancels the jobs and deletes the topics and jar it created.
+// Run replays sc's schedule live and streams its rows to sink. The
+// scenario's policy, forced actions and faults are driven by the same
+// controller as in the simulator (models/control), with this run as its
+// backend. It always cancels the jobs and deletes the topics and jar it
+// created.
 func Run(ctx context.Context, sc scenario.Scenario, sched *scenario.Schedule, env Env, sink Sink) (sum results.Summary, err error) {
 	wall := time.Now()
 	entry, err := jobOf(sc)
 	if err != nil {
 		return sum, err
 	}
-	for _, f := range sched.Faults {
-		if env.Cluster == nil {
-			return sum, fmt.Errorf("%s: faults need a local cluster (streamtwin live up); an external cluster's TaskManagers cannot be killed from here", f.Source)
-		}
-	}
 	pol, err := policy.New(sc.Policy.Name, sc.Policy.Node, sim.Seeds{Root: sc.Seed}.Stream("policy"))
 	if err != nil {
 		return sum, err
 	}
+	caps, err := Capabilities(ctx, env)
+	if err != nil {
+		return sum, err
+	}
+	if refused := control.Check(sc, pol, caps); refused != nil {
+		return sum, fmt.Errorf("%s cannot run this scenario: %v", caps.Backend, refused)
+	}
 	tag := fmt.Sprintf("%s-%d", strings.ReplaceAll(sc.Name, "_", "-"), time.Now().UnixNano()%1e9)
 	r := &run{sc: sc, sched: sched, env: env, entry: entry, in: tag + "-in", out: tag + "-out",
-		ci: float64(sc.Job.Checkpoint.Interval), par: sc.Job.Parallelism, seenCkpt: map[int64]bool{}}
+		ci: float64(sc.Job.Checkpoint.Interval), par: sc.Job.Parallelism, seenCkpt: map[checkpointKey]bool{}, errs: make(chan error, 8)}
 	if r.kafka, err = kgo.NewClient(kgo.SeedBrokers(strings.Split(env.Bootstrap, ",")...),
 		kgo.ProducerLinger(5*time.Millisecond), kgo.RequiredAcks(kgo.LeaderAck()), kgo.DisableIdempotentWrite(),
 		kgo.ProducerBatchMaxBytes(1<<20)); err != nil {
@@ -147,34 +167,30 @@ func Run(ctx context.Context, sc scenario.Scenario, sched *scenario.Schedule, en
 	if err := r.setup(ctx); err != nil {
 		return sum, err
 	}
-	runCtx, stop := context.WithCancel(ctx)
-	defer stop()
-	var wg sync.WaitGroup
-	errs := make(chan error, 4)
+	r.ctx, r.stop = context.WithCancel(ctx)
+	defer r.stop()
 	r.start = time.Now()
 	r.runningAt = r.start
-	goDo := func(f func(context.Context) error) {
-		wg.Add(1)
+	r.clock = newClock(r.start)
+	r.ctl = control.New(r, pol, sched)
+	r.ctl.Start()
+	for _, f := range []func(context.Context) error{r.produce, r.consumeLatency, r.sample, r.clock.run} {
+		r.wg.Add(1)
 		go func() {
-			defer wg.Done()
-			if err := f(runCtx); err != nil && !errors.Is(err, context.Canceled) {
-				errs <- err
-				stop()
+			defer r.wg.Done()
+			if err := f(r.ctx); err != nil && !errors.Is(err, context.Canceled) {
+				r.Fail(err)
 			}
 		}()
 	}
-	goDo(r.produce)
-	goDo(r.consumeLatency)
-	goDo(r.injectFaults)
-	goDo(func(ctx context.Context) error { return r.sampleAndControl(ctx, pol) })
 	select {
 	case <-time.After(time.Duration(float64(sc.Duration) * float64(time.Second))):
-	case <-runCtx.Done():
+	case <-r.ctx.Done():
 	}
-	stop()
-	wg.Wait()
+	r.stop()
+	r.wg.Wait()
 	select {
-	case err := <-errs:
+	case err := <-r.errs:
 		return sum, err
 	default:
 	}

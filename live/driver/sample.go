@@ -14,7 +14,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamtwin/streamtwin/live/rest"
-	"github.com/streamtwin/streamtwin/models/policy"
 	"github.com/streamtwin/streamtwin/results"
 )
 
@@ -56,6 +55,7 @@ type metricNames struct {
 	vertices []string         // every vertex, for busy time
 	offsets  map[int32]string // partition → its KafkaSourceReader currentOffset id
 	sink     string           // vertex id of the sink writer
+	markers  []string         // the sink writer's latency-marker p99 ids (markers.go)
 }
 
 func (r *run) discover(ctx context.Context, jobID string) (*metricNames, error) {
@@ -105,27 +105,20 @@ const metricPhase = 300 * time.Millisecond
 // per-second bursts, when a healthy job has consumed them.
 const samplePhase = 500 * time.Millisecond
 
-// sampleAndControl takes one sample a second and runs the policy on its
-// period, through the same Controller interface as the simulator.
-func (r *run) sampleAndControl(ctx context.Context, pol policy.Policy) error {
-	if err := r.sleepUntil(ctx, samplePhase.Seconds()); err != nil {
+// sample takes one sample a second and hands it to the controller (on the
+// clock's loop) and the result files.
+func (r *run) sample(ctx context.Context) error {
+	if err := sleepCtx(ctx, time.Until(r.start.Add(samplePhase))); err != nil {
 		return err
 	}
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
-	period := pol.Interval()
-	nextStep := period
-	window := 600
-	if w, ok := pol.(policy.WindowUser); ok {
-		window = max(1, w.WindowSamples())
-	}
 	var names *metricNames
 	var prev struct {
 		t, end, consumed, out float64
 		pos                   map[int32]float64
 		ok                    bool
 	}
-	actions := append([]forcedAction(nil), toActions(r)...)
 	for {
 		select {
 		case <-ctx.Done():
@@ -180,6 +173,12 @@ func (r *run) sampleAndControl(ctx context.Context, pol policy.Policy) error {
 					out = x
 				}
 			}
+			if len(m.markers) < vertexParallelism(st, m.sink) { // subtasks get their histogram with their first marker
+				m.markers, _ = markerMetricIDs(ctx, r.env.REST, job, m.sink)
+			}
+			if v, ok := markerP99(ctx, r.env.REST, job, m.sink, m.markers); ok {
+				s.LatencyMarkerP99Ms = v
+			}
 			s.CPUBusyMean, s.CPUBusyMax = r.busy(ctx, m)
 			if v, err := r.env.REST.SubtaskMetrics(ctx, job, m.source, "avg", "backPressuredTimeMsPerSecond"); err == nil {
 				s.Backpressure = finiteOr(v["backPressuredTimeMsPerSecond"]/1000, 0)
@@ -216,16 +215,7 @@ func (r *run) sampleAndControl(ctx context.Context, pol policy.Policy) error {
 		r.mu.Lock()
 		r.samples = append(r.samples, s)
 		r.mu.Unlock()
-		for len(actions) > 0 && actions[0].at <= t {
-			r.apply(ctx, actions[0].action)
-			actions = actions[1:]
-		}
-		if time.Duration(t*float64(time.Second)) >= nextStep {
-			nextStep += period
-			for _, a := range pol.Step(time.Duration(t*float64(time.Second)), r.observe(window)) {
-				r.apply(ctx, a)
-			}
-		}
+		r.clock.post(func() { r.ctl.Observe(s) })
 	}
 }
 
@@ -350,29 +340,6 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	}
 }
 
-type forcedAction struct {
-	at     float64
-	action policy.Action
-}
-
-// toActions turns the schedule's forced actions into policy actions.
-func toActions(r *run) []forcedAction {
-	var out []forcedAction
-	for _, a := range r.sched.Actions {
-		pa := policy.Action{Reason: "forced by actions in the scenario"}
-		switch {
-		case a.CheckpointInterval != nil:
-			pa.Kind, pa.Interval = policy.SetCheckpointInterval, time.Duration(float64(*a.CheckpointInterval)*float64(time.Second))
-		case a.Parallelism != nil:
-			pa.Kind, pa.Parallelism = policy.Rescale, *a.Parallelism
-		default:
-			continue
-		}
-		out = append(out, forcedAction{at: float64(a.At), action: pa})
-	}
-	return out
-}
-
 func finiteOr(v, d float64) float64 {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return d
@@ -433,10 +400,14 @@ func (r *run) trackState(j rest.Job, seen float64) {
 	if prev == "RUNNING" && (j.State == "RESTARTING" || j.State == "FAILING") && r.newRestart(j, j.State) {
 		r.mu.Lock()
 		r.restarts++
+		r.down = true
 		r.mu.Unlock()
 		r.event(results.Event{TimeS: r.stamp(j, j.State), Kind: results.KindDetected, Reason: "job " + strings.ToLower(j.State)})
 	}
-	if prev != "" && prev != "RUNNING" && j.State == "RUNNING" {
+	r.mu.Lock()
+	back := r.down && prev != "" && prev != "RUNNING" && j.State == "RUNNING"
+	r.mu.Unlock()
+	if back {
 		r.backRunning(j, seen) // all tasks running: Flink has no timestamp for that
 	}
 }
@@ -483,6 +454,7 @@ func (r *run) countRestarts(ctx context.Context, j rest.Job) {
 // downtime since the last fault.
 func (r *run) backRunning(j rest.Job, at float64) {
 	r.mu.Lock()
+	r.down = false
 	if ts := j.Timestamps["RUNNING"]; ts > 0 {
 		r.runningAt = time.UnixMilli(ts)
 	}
@@ -513,12 +485,13 @@ func (r *run) checkpoints(ctx context.Context, job string) {
 		return
 	}
 	sort.Slice(cp.History, func(i, j int) bool { return cp.History[i].ID < cp.History[j].ID })
+	triggered := false
 	for _, h := range cp.History {
-		key := int64(len(job))<<48 ^ h.ID // ids restart with each job
-		if r.seenCkpt[key] || (h.Status != "COMPLETED" && h.Status != "FAILED") {
-			continue
+		key := checkpointKey{job, h.ID}
+		if r.seenCkpt[key] || h.IsSavepoint || (h.Status != "COMPLETED" && h.Status != "FAILED") {
+			continue // savepoints are written by the operations that take them
 		}
-		r.seenCkpt[key] = true
+		r.seenCkpt[key], triggered = true, true
 		id := h.ID
 		at := float64(checkpointEnd(h)-r.start.UnixMilli()) / 1000
 		d := float64(h.EndToEndDuration) / 1000
@@ -527,11 +500,21 @@ func (r *run) checkpoints(ctx context.Context, job string) {
 		if h.Status == "FAILED" {
 			kind = results.KindCheckpointFailed
 		}
-		if h.IsSavepoint {
-			kind = results.KindSavepoint
-		}
 		r.event(results.Event{TimeS: math.Max(at, 1e-3), Kind: kind, CheckpointID: &id, DurationS: &d, SizeBytes: &size})
 	}
+	if triggered { // aligned faults waiting for a trigger look again
+		r.clock.post(func() {
+			for _, h := range r.hooks {
+				h()
+			}
+		})
+	}
+}
+
+// checkpointKey identifies a checkpoint across the run's jobs.
+type checkpointKey struct {
+	job string
+	id  int64
 }
 
 // checkpointEnd is when a checkpoint completed or failed (Unix ms): its
@@ -547,66 +530,16 @@ func checkpointEnd(h rest.CheckpointStat) int64 {
 	return h.TriggerTimestamp + h.EndToEndDuration
 }
 
-// observe is what the policy sees: the recent samples and the job status.
-func (r *run) observe(window int) policy.Observation {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	w := r.samples[max(0, len(r.samples)-window):]
-	js := policy.JobStatus{State: r.state, Parallelism: r.par, CheckpointInterval: time.Duration(r.ci * float64(time.Second)),
-		Faults: r.faults}
-	if r.state == "RUNNING" {
-		js.Uptime = time.Since(r.runningAt)
-	}
-	for i := len(r.events) - 1; i >= 0; i-- {
-		e := r.events[i]
-		if e.Kind == results.KindCheckpointCompleted && e.DurationS != nil {
-			js.LastCheckpoint = &policy.Checkpoint{ID: *e.CheckpointID, CompletedAt: time.Duration(e.TimeS * float64(time.Second)),
-				Duration: time.Duration(*e.DurationS * float64(time.Second)), SizeBytes: *e.SizeBytes}
-			break
-		}
-	}
-	return policy.Observation{Window: append([]results.Sample(nil), w...), Job: js}
-}
-
-// apply carries out one policy action on the real job. A CI or parallelism
-// change is a stop-with-savepoint and a resubmission from it, as Khaos does.
-func (r *run) apply(ctx context.Context, a policy.Action) {
-	v := 0.0
-	reason := string(a.Kind) + ": " + a.Reason
-	switch a.Kind {
-	case policy.SetCheckpointInterval, policy.Rescale:
-		ci, par := r.ci, r.par
-		if a.Kind == policy.SetCheckpointInterval {
-			ci, v = a.Interval.Seconds(), a.Interval.Seconds()
-		} else {
-			par, v = a.Parallelism, float64(a.Parallelism)
-		}
-		r.event(results.Event{Kind: results.KindPolicyDecision, Value: &v, Reason: reason})
-		if err := r.reconfigure(ctx, ci, par, a.Reason); err != nil {
-			r.event(results.Event{Kind: results.KindPolicyDecision, Reason: "reconfiguration failed: " + err.Error()})
-			r.logf("reconfiguration failed: %v", err)
-		}
-		return
-	case policy.Note:
-	default:
-		reason += " (not supported live)"
-	}
-	r.event(results.Event{Kind: results.KindPolicyDecision, Value: &v, Reason: reason})
-}
-
+// reconfigure is a stop-with-savepoint and a resubmission from it with CI
+// ci and parallelism par, as Khaos does.
 func (r *run) reconfigure(ctx context.Context, ci float64, par int, why string) error {
-	// The local cluster does not grow: refuse a parallelism its slots cannot
-	// host before stopping a job that could then not come back.
-	if o, err := r.env.REST.Overview(ctx); err == nil && par > o.SlotsTotal {
-		return fmt.Errorf("parallelism %d needs %d slots, the cluster has %d (start it with more: streamtwin live up --taskmanagers/--slots)", par, par, o.SlotsTotal)
-	}
 	start := r.now()
 	old := r.currentJob()
 	loc, err := r.env.REST.StopWithSavepoint(ctx, old, fileURI(r.env.StateDir+"/savepoints"))
 	if err != nil {
 		return err
 	}
-	r.event(results.Event{Kind: results.KindSavepoint, Reason: loc})
+	r.savepointDone(ctx, old, loc, why)
 	id, err := r.submit(ctx, ci, par, loc)
 	if err != nil {
 		return err
@@ -624,6 +557,34 @@ func (r *run) reconfigure(ctx context.Context, ci float64, par int, why string) 
 	r.event(results.Event{Kind: results.KindReconfigured, DurationS: &down, Reason: "reconfiguration: " + why})
 	r.logf("reconfigured in %.1f s: job %s, CI %gs, parallelism %d", down, id, ci, par)
 	return nil
+}
+
+// savepointDone writes the savepoint_completed event of the savepoint at
+// loc, with its id, duration and size from the job's checkpoint
+// statistics when Flink still has them.
+func (r *run) savepointDone(ctx context.Context, job, loc, reason string) {
+	r.logf("savepoint %s", loc)
+	e := results.Event{Kind: results.KindSavepoint, Reason: reason}
+	if cp, err := r.env.REST.Checkpoints(ctx, job); err == nil {
+		for _, h := range cp.History {
+			if h.IsSavepoint && h.ExternalPath == loc {
+				id, d, size := h.ID, float64(h.EndToEndDuration)/1000, float64(h.CheckpointedSize)
+				e.TimeS = math.Max(float64(checkpointEnd(h)-r.start.UnixMilli())/1000, 1e-3)
+				e.CheckpointID, e.DurationS, e.SizeBytes = &id, &d, &size
+			}
+		}
+	}
+	r.event(e)
+}
+
+// vertexParallelism is the parallelism of vertex id in j (0 if absent).
+func vertexParallelism(j rest.Job, id string) int {
+	for _, v := range j.Vertices {
+		if v.ID == id {
+			return v.Parallelism
+		}
+	}
+	return 0
 }
 
 // sinkVertex is the vertex that writes the results: Flink 2 splits a Kafka

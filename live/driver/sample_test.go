@@ -155,8 +155,8 @@ func TestRescaleBeyondSlots(t *testing.T) {
 		http.Error(w, `{"errors":["unexpected"]}`, http.StatusInternalServerError)
 	}))
 	defer srv.Close()
-	r := &run{env: Env{REST: rest.New(srv.URL)}, jobID: "j", ci: 10, par: 2, start: time.Now()}
-	err := r.reconfigure(context.Background(), 10, 8, "scale out")
+	r := &run{env: Env{REST: rest.New(srv.URL)}, jobID: "j", ci: 10, par: 2, start: time.Now(), ctx: context.Background()}
+	err := r.Reconfigure(10, 8, "scale out")
 	if err == nil || !strings.Contains(err.Error(), "parallelism 8 needs 8 slots, the cluster has 4") {
 		t.Errorf("err = %v", err)
 	}

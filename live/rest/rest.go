@@ -290,36 +290,7 @@ func (c *Client) StopWithSavepoint(ctx context.Context, id, dir string) (string,
 	if err := c.sendJSON(ctx, http.MethodPost, "/jobs/"+url.PathEscape(id)+"/stop", body, &r); err != nil {
 		return "", err
 	}
-	path := "/jobs/" + url.PathEscape(id) + "/savepoints/" + url.PathEscape(r.RequestID)
-	for {
-		var s struct {
-			Status struct {
-				ID string `json:"id"`
-			} `json:"status"`
-			Operation struct {
-				Location     string `json:"location"`
-				FailureCause *struct {
-					Class      string `json:"class"`
-					StackTrace string `json:"stack-trace"`
-				} `json:"failure-cause"`
-			} `json:"operation"`
-		}
-		if err := c.getJSON(ctx, path, &s); err != nil {
-			return "", err
-		}
-		if s.Status.ID == "COMPLETED" {
-			if fc := s.Operation.FailureCause; fc != nil {
-				first, _, _ := strings.Cut(fc.StackTrace, "\n")
-				return "", fmt.Errorf("stop-with-savepoint of job %s failed: %s", id, first)
-			}
-			return s.Operation.Location, nil
-		}
-		select {
-		case <-ctx.Done():
-			return "", ctx.Err()
-		case <-time.After(100 * time.Millisecond): // Khaos polls every 100 ms
-		}
-	}
+	return c.waitSavepoint(ctx, id, r.RequestID, "stop-with-savepoint")
 }
 
 // Cancel cancels a job (PATCH /jobs/{id}?mode=cancel).
@@ -357,7 +328,11 @@ func (c *Client) JobMetrics(ctx context.Context, id string, names ...string) (ma
 
 // SubtaskMetrics aggregates a vertex's subtask metrics with agg (sum, avg,
 // max, …): GET /jobs/{id}/vertices/{vid}/subtasks/metrics?get=…&agg=….
-// A name Flink does not know yet is simply missing from the map.
+// A name Flink does not know yet is missing from the map, and so is every
+// other name of the same request: Flink 2.2.1 answers [] to the whole
+// request when one of its names is unknown (measured live). Ask for names
+// that may be missing (operator metrics before their first update) one at a
+// time, or with VertexMetricValues.
 func (c *Client) SubtaskMetrics(ctx context.Context, jobID, vertexID, agg string, names ...string) (map[string]float64, error) {
 	var raw []map[string]any
 	path := fmt.Sprintf("/jobs/%s/vertices/%s/subtasks/metrics?get=%s&agg=%s", url.PathEscape(jobID), url.PathEscape(vertexID),
@@ -382,6 +357,38 @@ func (c *Client) SubtaskMetricNames(ctx context.Context, jobID, vertexID string)
 		}
 	}
 	return names, nil
+}
+
+// VertexMetricNames lists the metric ids of a vertex's subtasks as GET
+// /jobs/{id}/vertices/{vid}/metrics names them: "<subtask index>.<metric
+// id>", e.g. "0.numRecordsIn" or, for a latency-marker histogram,
+// "1.latency.source_id.<op>.operator_id.<op>.operator_subtask_index.1.latency_p99".
+func (c *Client) VertexMetricNames(ctx context.Context, jobID, vertexID string) ([]string, error) {
+	var raw []map[string]any
+	if err := c.getJSON(ctx, fmt.Sprintf("/jobs/%s/vertices/%s/metrics", url.PathEscape(jobID), url.PathEscape(vertexID)), &raw); err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, m := range raw {
+		if id, ok := m["id"].(string); ok {
+			names = append(names, id)
+		}
+	}
+	return names, nil
+}
+
+// VertexMetricValues reads per-subtask metrics of a vertex by the ids of
+// VertexMetricNames (GET /jobs/{id}/vertices/{vid}/metrics?get=…). Unlike
+// SubtaskMetrics, an id Flink does not know is only missing from the map,
+// the others are answered; values come as strings, so "NaN" reads as NaN.
+func (c *Client) VertexMetricValues(ctx context.Context, jobID, vertexID string, names ...string) (map[string]float64, error) {
+	var raw []map[string]any
+	path := fmt.Sprintf("/jobs/%s/vertices/%s/metrics?get=%s", url.PathEscape(jobID), url.PathEscape(vertexID),
+		url.QueryEscape(strings.Join(names, ",")))
+	if err := c.getJSON(ctx, path, &raw); err != nil {
+		return nil, err
+	}
+	return metricValues(raw, "value"), nil
 }
 
 // VertexTaskManagers lists the TaskManager ids running a vertex's

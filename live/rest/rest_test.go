@@ -146,3 +146,125 @@ func TestErrorsSayWhatFlinkSaid(t *testing.T) {
 		t.Error("IsNotFound does not see the 404")
 	}
 }
+
+// fixture serves a recorded Flink 2.2.1 answer from testdata/ (see its README).
+func fixture(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// The per-subtask latency-marker histograms of the sink writer, as a real
+// Flink 2.2.1 names and answers them.
+func TestVertexMetricsRecorded(t *testing.T) {
+	const job, writer = "aa025c1e2267b9b4ed9f6d92e965704f", "6f007a2ee602da0824249dbe09fd0b1e"
+	p99 := func(n string) string {
+		return n + ".latency.source_id.61252f73469d3ffba207c548d29a0267.operator_id." + writer + ".operator_subtask_index." + n + ".latency_p99"
+	}
+	var got []string
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /jobs/{id}/vertices/{vid}/metrics", func(w http.ResponseWriter, r *http.Request) {
+		if r.PathValue("id") != job || r.PathValue("vid") != writer {
+			http.NotFound(w, r)
+			return
+		}
+		q := r.URL.Query().Get("get")
+		if q == "" {
+			w.Write(fixture(t, "markers-writer-vertex-metrics.json"))
+			return
+		}
+		got = strings.Split(q, ",")
+		// Flink answers the ids it knows: the recording, minus unknown ones
+		var all []map[string]string
+		_ = json.Unmarshal(fixture(t, "markers-writer-vertex-p99.json"), &all)
+		var out []map[string]string
+		for _, m := range all {
+			for _, id := range got {
+				if m["id"] == id {
+					out = append(out, m)
+				}
+			}
+		}
+		if out == nil {
+			out = []map[string]string{}
+		}
+		json.NewEncoder(w).Encode(out)
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	c := New(srv.URL)
+	ctx := context.Background()
+
+	names, err := c.VertexMetricNames(ctx, job, writer)
+	if err != nil || len(names) != 58 {
+		t.Fatalf("names: %d, %v", len(names), err)
+	}
+	has := map[string]bool{}
+	for _, n := range names {
+		has[n] = true
+	}
+	for _, n := range []string{p99("0"), p99("1"), "0.numRecordsIn", "1.mailboxLatencyMs_p99"} {
+		if !has[n] {
+			t.Errorf("%s missing from the names", n)
+		}
+	}
+
+	v, err := c.VertexMetricValues(ctx, job, writer, p99("0"), p99("1"), "0.bogus")
+	if err != nil || len(v) != 2 || v[p99("0")] != 383 || v[p99("1")] != 426 {
+		t.Fatalf("values %v, %v", v, err)
+	}
+	if len(got) != 3 || got[0] != p99("0") {
+		t.Errorf("asked for %q", got)
+	}
+	if _, err := c.VertexMetricValues(ctx, job, "other", p99("0")); !IsNotFound(err) {
+		t.Errorf("unknown vertex: %v", err)
+	}
+}
+
+// The aggregating endpoint answers numbers, and (as Flink 2.2.1 does) []
+// when one of the ids is unknown.
+func TestSubtaskMetricsRecorded(t *testing.T) {
+	ids := []string{
+		"latency.source_id.61252f73469d3ffba207c548d29a0267.operator_id.6f007a2ee602da0824249dbe09fd0b1e.operator_subtask_index.0.latency_p99",
+		"latency.source_id.61252f73469d3ffba207c548d29a0267.operator_id.6f007a2ee602da0824249dbe09fd0b1e.operator_subtask_index.1.latency_p99",
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for _, id := range strings.Split(r.URL.Query().Get("get"), ",") {
+			if id != ids[0] && id != ids[1] {
+				io.WriteString(w, "[]")
+				return
+			}
+		}
+		w.Write(fixture(t, "markers-writer-subtasks-p99-max.json"))
+	}))
+	defer srv.Close()
+	c := New(srv.URL)
+	v, err := c.SubtaskMetrics(context.Background(), "j", "v", "max", ids...)
+	if err != nil || v[ids[0]] != 383 || v[ids[1]] != 426 {
+		t.Fatalf("%v, %v", v, err)
+	}
+	v, err = c.SubtaskMetrics(context.Background(), "j", "v", "max", append(ids, "latency_count")...)
+	if err != nil || len(v) != 0 {
+		t.Fatalf("with an unknown id: %v, %v", v, err)
+	}
+}
+
+// The job's own metrics carry no latency histogram in Flink 2.2.1.
+func TestJobMetricsHaveNoMarkers(t *testing.T) {
+	var raw []map[string]string
+	if err := json.Unmarshal(fixture(t, "markers-job-metrics.json"), &raw); err != nil || len(raw) == 0 {
+		t.Fatal(err)
+	}
+	for _, m := range raw {
+		if strings.HasPrefix(m["id"], "latency") {
+			t.Errorf("job metric %s", m["id"])
+		}
+	}
+	var j Job
+	if err := json.Unmarshal(fixture(t, "markers-job.json"), &j); err != nil || len(j.Vertices) != 8 || j.State != "RUNNING" {
+		t.Fatalf("job: %+v, %v", j, err)
+	}
+}

@@ -152,6 +152,9 @@ func decode(path string, data []byte, variant int, sets []Set) (Scenario, *ast.F
 	if err := applyTemplate(root); err != nil {
 		return Scenario{}, nil, Problems{{path, lineOf(file, "job.template"), "job.template", err.Error()}}
 	}
+	if err := resolveProfile(root, filepath.Dir(path)); err != nil {
+		return Scenario{}, nil, Problems{{path, lineOf(file, "policy.profile"), "policy.profile", err.Error()}}
+	}
 	for _, set := range sets {
 		if err := setPath(root, set.Path, set.Value); err != nil {
 			return Scenario{}, nil, &SetError{Path: set.Path, Err: err}
@@ -339,6 +342,9 @@ func pathOfToken(file *ast.File, tk *token.Token) string {
 // lineOf returns the line of the dotted field, or of its closest ancestor
 // present in the file (a missing key is reported where it belongs).
 func lineOf(file *ast.File, field string) int {
+	if file == nil {
+		return 1
+	}
 	for f := field; ; {
 		if p, err := yaml.PathString("$." + f); err == nil && f != "" {
 			if n, err := p.FilterFile(file); err == nil && n != nil {
@@ -353,6 +359,16 @@ func lineOf(file *ast.File, field string) int {
 	}
 }
 
+// ProblemsAt turns field → message into Problems at the fields' lines in
+// the scenario file at path (line 1 if it cannot be read again).
+func ProblemsAt(path string, errs map[string]string) Problems {
+	var file *ast.File
+	if data, err := os.ReadFile(path); err == nil {
+		file, _ = parser.ParseBytes(data, 0)
+	}
+	return problemsAt(path, file, errs)
+}
+
 func problemsAt(path string, file *ast.File, errs map[string]string) Problems {
 	var ps Problems
 	for field, msg := range errs {
@@ -365,6 +381,28 @@ func problemsAt(path string, file *ast.File, errs map[string]string) Problems {
 		return ps[i].Field < ps[j].Field
 	})
 	return ps
+}
+
+// resolveProfile makes a relative policy.profile relative to the scenario
+// file's folder, as trace paths are (unless it names a file from here).
+func resolveProfile(root *ast.MappingNode, dir string) error {
+	for _, kv := range root.Values {
+		pol, ok := kv.Value.(*ast.MappingNode)
+		if kv.Key.String() != "policy" || !ok {
+			continue
+		}
+		for _, pkv := range pol.Values {
+			p, ok := pkv.Value.(*ast.StringNode)
+			if pkv.Key.String() != "profile" || !ok || filepath.IsAbs(p.Value) {
+				continue
+			}
+			if _, err := os.Stat(p.Value); err == nil {
+				return nil
+			}
+			return setPath(root, "policy.profile", filepath.Join(dir, p.Value))
+		}
+	}
+	return nil
 }
 
 // resolveFiles makes trace paths relative to the scenario file's folder.

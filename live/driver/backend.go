@@ -1,0 +1,282 @@
+package driver
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/streamtwin/streamtwin/models/control"
+	"github.com/streamtwin/streamtwin/models/policy"
+	"github.com/streamtwin/streamtwin/results"
+)
+
+// Capabilities is what a live run on env can carry out: every action, with
+// a parallelism up to the cluster's slots, and TaskManager kills on a local
+// cluster only.
+// What needs no cluster is filled in even when the JobManager does not
+// answer (err), so a scenario's own problems can be told first.
+func Capabilities(ctx context.Context, env Env) (control.Capabilities, error) {
+	caps := control.Everything("this live cluster")
+	if env.Cluster == nil {
+		caps.Backend = "an external cluster"
+		caps.Faults, caps.NoFaultsWhy = false, "its TaskManagers are not ours to kill; use a local cluster (streamtwin live up, --dir)"
+	} else {
+		caps.TaskManagers = env.Cluster.TaskManagers()
+	}
+	o, err := env.REST.Overview(ctx)
+	if err != nil {
+		return caps, err
+	}
+	caps.MaxParallelism = o.SlotsTotal
+	return caps, nil
+}
+
+// The run is the controller's live backend. Its methods are called on the
+// clock's loop; state the sampler and other goroutines share is behind mu.
+
+func (r *run) Now() float64                           { return r.clock.Now() }
+func (r *run) At(t float64, fn func())                { r.clock.At(t, fn) }
+func (r *run) Every(start, period float64, fn func()) { r.clock.Every(start, period, fn) }
+func (r *run) Start()                                 {}
+func (r *run) OnCheckpointTrigger(fn func())          { r.hooks = append(r.hooks, fn) }
+func (r *run) Record(e results.Event)                 { r.event(e) }
+
+func (r *run) Fail(err error) {
+	select {
+	case r.errs <- err:
+	default:
+	}
+	r.stop()
+}
+
+// Status is the job as the last sample saw it.
+func (r *run) Status() policy.JobStatus {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	js := policy.JobStatus{State: r.state, Parallelism: r.par, CheckpointInterval: time.Duration(r.ci * float64(time.Second)),
+		Restarts: int(r.restarts), Faults: r.faults}
+	if r.state == "RUNNING" {
+		js.Uptime = time.Since(r.runningAt)
+	}
+	for i := len(r.events) - 1; i >= 0; i-- {
+		e := r.events[i]
+		if e.Kind == results.KindCheckpointCompleted && e.DurationS != nil {
+			js.LastCheckpoint = &policy.Checkpoint{ID: *e.CheckpointID, CompletedAt: time.Duration(e.TimeS * float64(time.Second)),
+				Duration: time.Duration(*e.DurationS * float64(time.Second)), SizeBytes: *e.SizeBytes}
+			break
+		}
+	}
+	return js
+}
+
+// NextCheckpointDue is the first trigger time still to come: the last
+// completed checkpoint's trigger (or the job's start) plus whole CIs, from
+// the REST checkpoint statistics.
+func (r *run) NextCheckpointDue() (float64, bool) {
+	ctx, cancel := context.WithTimeout(r.ctx, 5*time.Second)
+	defer cancel()
+	cp, err := r.env.REST.Checkpoints(ctx, r.currentJob())
+	if err != nil {
+		return math.NaN(), false
+	}
+	r.mu.Lock()
+	last, ci := r.runningAt.UnixMilli(), r.ci
+	r.mu.Unlock()
+	if c := cp.Latest.Completed; c != nil && c.TriggerTimestamp > last {
+		last = c.TriggerTimestamp
+	}
+	due := float64(last-r.start.UnixMilli())/1000 + ci
+	for due < r.now() {
+		due += ci
+	}
+	return due, true
+}
+
+// TaskManagers is the local cluster's TaskManager count.
+func (r *run) TaskManagers() int {
+	if r.env.Cluster == nil {
+		return 0
+	}
+	return r.env.Cluster.TaskManagers()
+}
+
+// TaskManagerOf is the TaskManager (0-based; the cluster's resource ids are
+// tm-1, tm-2, …) running a subtask of the named operator (Khaos: the
+// sink's): the lowest-numbered one of its vertex.
+func (r *run) TaskManagerOf(op string) (int, error) {
+	ctx, cancel := context.WithTimeout(r.ctx, 10*time.Second)
+	defer cancel()
+	j, err := r.env.REST.Job(ctx, r.currentJob())
+	if err != nil {
+		return 0, err
+	}
+	var vertex string
+	if strings.EqualFold(op, "sink") {
+		vertex = sinkVertex(j)
+	}
+	for _, v := range j.Vertices {
+		if vertex == "" && strings.Contains(strings.ToLower(v.Name), strings.ToLower(op)) {
+			vertex = v.ID
+		}
+	}
+	if vertex == "" {
+		return 0, fmt.Errorf("the job has no vertex named like %q", op)
+	}
+	ids, err := r.env.REST.VertexTaskManagers(ctx, r.currentJob(), vertex)
+	if err != nil {
+		return 0, err
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		if n, err := strconv.Atoi(strings.TrimPrefix(id, "tm-")); err == nil {
+			return n - 1, nil
+		}
+	}
+	return 0, fmt.Errorf("no TaskManager of vertex %q has a resource id tm-N (%v)", op, ids)
+}
+
+// Kill SIGKILLs TaskManager tm (0-based), which comes back after
+// job.cluster.restart_delay, as a pod would.
+func (r *run) Kill(tm int, reason string) error {
+	if r.env.Cluster == nil {
+		return fmt.Errorf("an external cluster's TaskManagers cannot be killed from here")
+	}
+	if n := r.env.Cluster.TaskManagers(); tm < 0 || tm >= n {
+		return fmt.Errorf("no TaskManager %d (the cluster has %d)", tm, n)
+	}
+	if err := r.env.Cluster.KillTaskManager(tm + 1); err != nil {
+		return fmt.Errorf("killing TaskManager tm-%d: %w", tm+1, err)
+	}
+	t32 := int32(tm)
+	r.mu.Lock()
+	r.faults++
+	r.down = true // the next return to RUNNING ends this fault's downtime
+	r.mu.Unlock()
+	r.event(results.Event{Kind: results.KindFault, TaskManager: &t32, Reason: reason + " (SIGKILL)"})
+	r.logf("killed TaskManager tm-%d at %.1f s (%s)", tm+1, r.now(), reason)
+	delay := time.Duration(float64(r.sc.Job.Cluster.RestartDelay) * float64(time.Second))
+	r.background(func(ctx context.Context) {
+		// also when the run ends first: the cluster is left as it was found
+		_ = sleepCtx(ctx, delay)
+		if err := r.env.Cluster.RestartTaskManager(tm + 1); err != nil {
+			r.logf("restarting TaskManager tm-%d: %v", tm+1, err)
+			return
+		}
+		r.event(results.Event{Kind: results.KindTaskManagerUp, TaskManager: &t32})
+	})
+	return nil
+}
+
+// Reconfigure checks that the cluster can host par, then stops the job with
+// a savepoint and resubmits it in the background; a request while one is
+// under way replaces any queued one, as in the simulator.
+func (r *run) Reconfigure(ci float64, par int, reason string) error {
+	if ci <= 0 {
+		return fmt.Errorf("checkpoint interval must be positive, got %gs", ci)
+	}
+	ctx, cancel := context.WithTimeout(r.ctx, 5*time.Second)
+	o, err := r.env.REST.Overview(ctx)
+	cancel()
+	// The local cluster does not grow: refuse a parallelism its slots cannot
+	// host before stopping a job that could then not come back.
+	if err == nil && par > o.SlotsTotal {
+		return fmt.Errorf("parallelism %d needs %d slots, the cluster has %d (start it with more: streamtwin live up --taskmanagers/--slots)", par, par, o.SlotsTotal)
+	}
+	r.mu.Lock()
+	r.queued = &reconfig{ci: ci, par: par, reason: reason}
+	busy := r.reconfiguring
+	r.reconfiguring = true
+	r.mu.Unlock()
+	if !busy {
+		r.background(r.reconfigureQueued)
+	}
+	return nil
+}
+
+type reconfig struct {
+	ci     float64
+	par    int
+	reason string
+}
+
+// reconfigureQueued carries out queued reconfigurations one after the
+// other, each once the job runs.
+func (r *run) reconfigureQueued(ctx context.Context) {
+	for {
+		r.mu.Lock()
+		q := r.queued
+		r.queued = nil
+		if q == nil {
+			r.reconfiguring = false
+		}
+		r.mu.Unlock()
+		if q == nil {
+			return
+		}
+		if err := r.waitState(ctx, "RUNNING", 2*time.Minute); err != nil {
+			r.event(results.Event{Kind: results.KindPolicyDecision, Reason: "reconfiguration failed: " + err.Error()})
+			continue
+		}
+		if err := r.reconfigure(ctx, q.ci, q.par, q.reason); err != nil && ctx.Err() == nil {
+			r.event(results.Event{Kind: results.KindPolicyDecision, Reason: "reconfiguration failed: " + err.Error()})
+			r.logf("reconfiguration failed: %v", err)
+		}
+	}
+}
+
+// TriggerSavepoint takes a savepoint while the job runs; the event is
+// written when Flink reports it complete. A job that is down takes none,
+// as in the simulator.
+func (r *run) TriggerSavepoint(reason string) error {
+	r.mu.Lock()
+	state, job := r.state, r.jobID
+	r.mu.Unlock()
+	if state != "RUNNING" {
+		return nil
+	}
+	r.background(func(ctx context.Context) {
+		loc, err := r.env.REST.TriggerSavepoint(ctx, job, fileURI(r.env.StateDir+"/savepoints"))
+		if err != nil {
+			if ctx.Err() == nil {
+				r.event(results.Event{Kind: results.KindPolicyDecision, Reason: "savepoint failed: " + err.Error()})
+			}
+			return
+		}
+		r.savepointDone(ctx, job, loc, reason)
+	})
+	return nil
+}
+
+// waitState waits until the sampler has seen the job in state.
+func (r *run) waitState(ctx context.Context, state string, limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	for {
+		r.mu.Lock()
+		s := r.state
+		r.mu.Unlock()
+		if s == state {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the job is %s, not %s, after %v", s, state, limit)
+		}
+		if err := sleepCtx(ctx, 200*time.Millisecond); err != nil {
+			return err
+		}
+	}
+}
+
+// background runs fn on its own goroutine until the run ends.
+func (r *run) background(fn func(context.Context)) {
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		fn(r.ctx)
+	}()
+}
+
+var _ control.Backend = (*run)(nil)
