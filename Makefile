@@ -37,11 +37,12 @@ test: vet build $(PYTHON) live-jobs
 	$(MAKE) --no-print-directory live-test
 
 # Simulated-seconds per wall-second for the standard days, JSON events per
-# second of the event generators on one core, and the peak memory of a
-# 7-day run.
+# second of the event generators on one core, the cost of one policy step,
+# the peak memory of a 7-day run, sweep scaling and calibration time.
 bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 5x ./models/twin/
 	$(GO) test -run '^$$' -bench AppendSecond -cpu 1 -benchtime 2s ./workloads/ysb/ ./workloads/iot/
+	$(GO) test -run '^$$' -bench PolicyStep -benchtime 20000x ./models/control/ | grep -E 'Benchmark|ok
 	STREAMTWIN_BENCH=1 $(GO) test -count=1 -run TestWeekPeakMemory -v ./cmd/streamtwin/ | grep -E 'peak|ok|FAIL'
 	STREAMTWIN_BENCH=1 $(GO) test -count=1 -run TestSweepScaling -v -timeout 20m ./models/sweep/ | grep -E 'runs|speedup|ok|FAIL'
 	$(BIN) calibrate --scenario scenarios/khaos-ysb-base.yaml --measured scenarios/measured/khaos-ysb-failures.csv \

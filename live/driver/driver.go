@@ -100,6 +100,9 @@ type run struct {
 	wanted      float64   // records the schedule asked for so far
 	queued      *reconfig // the next reconfiguration to carry out
 	down        bool      // a fault or restart took the job down; cleared when it runs again
+	// staleSamples counts samples whose positions came from the source's
+	// record count because Flink's offsets stood still (see stale)
+	staleSamples int
 	// reconfiguring: a goroutine is carrying out the queued ones
 	reconfiguring bool
 
@@ -200,6 +203,9 @@ func Run(ctx context.Context, sc scenario.Scenario, sched *scenario.Schedule, en
 	if r.wanted > 0 && r.produced < 0.98*r.wanted {
 		r.logf("the producer achieved %.0f records/s of the schedule's %.0f (%.1f %%): the results describe the achieved input (input_rate)",
 			r.produced/float64(sc.Duration), r.wanted/float64(sc.Duration), 100*r.produced/r.wanted)
+	}
+	if r.staleSamples > 0 {
+		r.logf("Flink's source offsets stood still in %d samples while the source emitted records; their positions come from the source's record count", r.staleSamples)
 	}
 	return r.finish(sink, time.Since(wall).Seconds())
 }

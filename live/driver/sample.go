@@ -118,6 +118,16 @@ func (r *run) sample(ctx context.Context) error {
 		t, end, consumed, out float64
 		pos                   map[int32]float64
 		ok                    bool
+		job                   string
+		estimated             bool // pos came from the source's record count
+	}
+	// the last sample whose Flink offsets moved, and how long they stood
+	// still since (see stale)
+	var fresh struct {
+		current, emitted float64
+		pos              map[int32]float64
+		job              string
+		still            int
 	}
 	for {
 		select {
@@ -191,12 +201,47 @@ func (r *run) sample(ctx context.Context) error {
 		if committedBy != nil {
 			s.CommittedOffset = sumOffsets(committedBy)
 		}
-		pos := positions(endBy, committedBy, current, prev.pos, st.State == "RUNNING")
+		r.mu.Lock()
+		reconfiguring := r.reconfiguring
+		r.mu.Unlock()
+		var pos map[int32]float64
+		emitted := sourceEmitted(st, names)
+		switch {
+		case reconfiguring && len(current) == 0 && prev.pos != nil:
+			// stopped at a savepoint, which a resubmission resumes from: the
+			// position stays where it was (not at the last checkpoint's offsets)
+			pos = positions(endBy, nil, nil, prev.pos, false)
+		case len(current) > 0 && job == fresh.job && sumOffsets(current) == fresh.current && emitted > fresh.emitted:
+			fresh.still++
+			if fresh.still < staleAfter {
+				pos = positions(endBy, committedBy, current, prev.pos, true)
+				break
+			}
+			// Flink's metric store keeps serving a restarted job's old offsets
+			// (seen now and then after a second restart, for the rest of the
+			// run); the source's record count in the job details, which the
+			// TaskManagers' heartbeats keep fresh, advances the positions
+			// from the last ones Flink gave
+			pos = advance(fresh.pos, endBy, emitted-fresh.emitted)
+			r.staleSamples++
+		default:
+			pos = positions(endBy, committedBy, current, prev.pos, st.State == "RUNNING")
+			fresh.still = 0
+			if len(current) > 0 {
+				fresh.current, fresh.emitted, fresh.pos, fresh.job = sumOffsets(current), emitted, pos, job
+			} else {
+				fresh.job = ""
+			}
+		}
+		estimated := fresh.still >= staleAfter
 		consumed := sumOffsets(pos)
 		dt := t - prev.t
 		if prev.ok && dt > 0 {
 			s.InputRate = (s.EndOffset - prev.end) / dt
 			s.Throughput = consumedSince(prev.pos, pos, committedBy) / dt
+			if prev.estimated && !estimated { // back from an estimate: no restore in between
+				s.Throughput = math.Max(0, sumOffsets(pos)-prev.consumed) / dt
+			}
 			if !math.IsNaN(out) && !math.IsNaN(prev.out) {
 				s.OutputRate = math.Max(0, out-prev.out) / dt
 				if out < prev.out { // the sink's counter restarted with the job
@@ -211,12 +256,49 @@ func (r *run) sample(ctx context.Context) error {
 		r.mu.Unlock()
 		s.LatencyMeanMs, s.LatencyP50Ms, s.LatencyP99Ms = latencyStats(lat)
 		prev.t, prev.end, prev.consumed, prev.out, prev.pos, prev.ok = t, s.EndOffset, consumed, out, pos, true
+		prev.job, prev.estimated = job, estimated
 		r.checkpoints(ctx, job)
 		r.mu.Lock()
 		r.samples = append(r.samples, s)
 		r.mu.Unlock()
 		r.clock.post(func() { r.ctl.Observe(s) })
 	}
+}
+
+// sourceEmitted is the records the source vertex emitted in the current
+// job attempt (write-records of GET /jobs/{id}), NaN when unknown.
+func sourceEmitted(j rest.Job, m *metricNames) float64 {
+	if m == nil || j.State != "RUNNING" {
+		return math.NaN()
+	}
+	for _, v := range j.Vertices {
+		if v.ID == m.source {
+			return v.Metrics.WriteRecords
+		}
+	}
+	return math.NaN()
+}
+
+// staleAfter is how many samples Flink's offsets may stand still while the
+// source emits records before the sampler takes them for stale (one
+// missed metric refresh is not).
+const staleAfter = 3
+
+// advance moves the positions by n records, shared over the partitions in
+// proportion to their backlog, none beyond its end offset.
+func advance(prev, end map[int32]float64, n float64) map[int32]float64 {
+	backlog := 0.0
+	for p, e := range end {
+		backlog += math.Max(0, e-prev[p])
+	}
+	out := map[int32]float64{}
+	for p, e := range end {
+		out[p] = prev[p]
+		if backlog > 0 {
+			out[p] = math.Min(e, prev[p]+n*math.Max(0, e-prev[p])/backlog)
+		}
+	}
+	return out
 }
 
 // currentOffsets reads the offset of the last record each partition's

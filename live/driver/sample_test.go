@@ -164,3 +164,16 @@ func TestRescaleBeyondSlots(t *testing.T) {
 		t.Error("the job was stopped")
 	}
 }
+
+// advance shares records over the partitions by backlog, never past the end.
+func TestAdvance(t *testing.T) {
+	prev := map[int32]float64{0: 100, 1: 100}
+	end := map[int32]float64{0: 400, 1: 200} // backlogs 300 and 100
+	got := advance(prev, end, 200)
+	if want := map[int32]float64{0: 250, 1: 150}; !reflect.DeepEqual(got, want) {
+		t.Errorf("advance by 200: %v, want %v", got, want)
+	}
+	if got := advance(prev, end, 1000); !reflect.DeepEqual(got, end) {
+		t.Errorf("advance by 1000: %v, want the end offsets %v", got, end)
+	}
+}

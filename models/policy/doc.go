@@ -1,7 +1,7 @@
-// Package policy is the Controller interface between a backend (the
-// simulator or a live Flink cluster) and the policies that steer a job:
-// a policy is a deterministic state machine that a backend calls every
-// Interval with an Observation and that answers with Actions. A policy never
-// knows which backend it drives, so the offline policy and the live
-// controller are the same code.
+// Package policy is the interface between the controller (models/control)
+// and the policies that steer a job: a policy is a deterministic state
+// machine that the controller calls every Interval with an Observation and
+// that answers with Actions. A policy never knows which backend — the
+// simulator or a live Flink cluster — it drives, so the offline policy and
+// the live one are the same code.
 package policy

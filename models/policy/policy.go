@@ -12,11 +12,12 @@ import (
 	"github.com/streamtwin/streamtwin/results"
 )
 
-// Policy is a controller. Step must be deterministic given its inputs and
+// Policy steers a job: the controller (models/control) calls Step every
+// Interval. Step must be deterministic given its inputs and
 // the random stream it was built with.
 type Policy interface {
 	Name() string
-	Interval() time.Duration                          // how often the backend calls Step
+	Interval() time.Duration                          // how often the controller calls Step
 	Step(now time.Duration, obs Observation) []Action // now: time since the run started
 }
 
