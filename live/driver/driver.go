@@ -101,7 +101,7 @@ type run struct {
 	queued      *reconfig // the next reconfiguration to carry out
 	down        bool      // a fault or restart took the job down; cleared when it runs again
 	// staleSamples counts samples whose positions came from the source's
-	// record count because Flink's offsets stood still (see stale)
+	// record count because Flink's offsets stood still (see staleAfter)
 	staleSamples int
 	// reconfiguring: a goroutine is carrying out the queued ones
 	reconfiguring bool

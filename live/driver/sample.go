@@ -118,11 +118,10 @@ func (r *run) sample(ctx context.Context) error {
 		t, end, consumed, out float64
 		pos                   map[int32]float64
 		ok                    bool
-		job                   string
 		estimated             bool // pos came from the source's record count
 	}
-	// the last sample whose Flink offsets moved, and how long they stood
-	// still since (see stale)
+	// the last sample whose Flink offsets moved, and for how many samples
+	// they have stood still since (see staleAfter)
 	var fresh struct {
 		current, emitted float64
 		pos              map[int32]float64
@@ -256,7 +255,7 @@ func (r *run) sample(ctx context.Context) error {
 		r.mu.Unlock()
 		s.LatencyMeanMs, s.LatencyP50Ms, s.LatencyP99Ms = latencyStats(lat)
 		prev.t, prev.end, prev.consumed, prev.out, prev.pos, prev.ok = t, s.EndOffset, consumed, out, pos, true
-		prev.job, prev.estimated = job, estimated
+		prev.estimated = estimated
 		r.checkpoints(ctx, job)
 		r.mu.Lock()
 		r.samples = append(r.samples, s)

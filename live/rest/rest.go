@@ -346,17 +346,7 @@ func (c *Client) SubtaskMetrics(ctx context.Context, jobID, vertexID, agg string
 // SubtaskMetricNames lists the metric ids a vertex's subtasks have now
 // (operator metrics appear once the operator has run).
 func (c *Client) SubtaskMetricNames(ctx context.Context, jobID, vertexID string) ([]string, error) {
-	var raw []map[string]any
-	if err := c.getJSON(ctx, fmt.Sprintf("/jobs/%s/vertices/%s/subtasks/metrics", url.PathEscape(jobID), url.PathEscape(vertexID)), &raw); err != nil {
-		return nil, err
-	}
-	var names []string
-	for _, m := range raw {
-		if id, ok := m["id"].(string); ok {
-			names = append(names, id)
-		}
-	}
-	return names, nil
+	return c.metricNames(ctx, fmt.Sprintf("/jobs/%s/vertices/%s/subtasks/metrics", url.PathEscape(jobID), url.PathEscape(vertexID)))
 }
 
 // VertexMetricNames lists the metric ids of a vertex's subtasks as GET
@@ -364,8 +354,13 @@ func (c *Client) SubtaskMetricNames(ctx context.Context, jobID, vertexID string)
 // id>", e.g. "0.numRecordsIn" or, for a latency-marker histogram,
 // "1.latency.source_id.<op>.operator_id.<op>.operator_subtask_index.1.latency_p99".
 func (c *Client) VertexMetricNames(ctx context.Context, jobID, vertexID string) ([]string, error) {
+	return c.metricNames(ctx, fmt.Sprintf("/jobs/%s/vertices/%s/metrics", url.PathEscape(jobID), url.PathEscape(vertexID)))
+}
+
+// metricNames lists the ids of a metrics endpoint ([{"id": …}, …]).
+func (c *Client) metricNames(ctx context.Context, path string) ([]string, error) {
 	var raw []map[string]any
-	if err := c.getJSON(ctx, fmt.Sprintf("/jobs/%s/vertices/%s/metrics", url.PathEscape(jobID), url.PathEscape(vertexID)), &raw); err != nil {
+	if err := c.getJSON(ctx, path, &raw); err != nil {
 		return nil, err
 	}
 	var names []string
