@@ -42,7 +42,7 @@ test: vet build $(PYTHON) live-jobs
 bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 5x ./models/twin/
 	$(GO) test -run '^$$' -bench AppendSecond -cpu 1 -benchtime 2s ./workloads/ysb/ ./workloads/iot/
-	$(GO) test -run '^$$' -bench PolicyStep -benchtime 20000x ./models/control/ | grep -E 'Benchmark|ok
+	$(GO) test -run '^$$' -bench PolicyStep -benchtime 20000x ./models/control/ | grep -E 'Benchmark|ok'
 	STREAMTWIN_BENCH=1 $(GO) test -count=1 -run TestWeekPeakMemory -v ./cmd/streamtwin/ | grep -E 'peak|ok|FAIL'
 	STREAMTWIN_BENCH=1 $(GO) test -count=1 -run TestSweepScaling -v -timeout 20m ./models/sweep/ | grep -E 'runs|speedup|ok|FAIL'
 	$(BIN) calibrate --scenario scenarios/khaos-ysb-base.yaml --measured scenarios/measured/khaos-ysb-failures.csv \

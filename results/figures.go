@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"gonum.org/v1/gonum/stat/distuv"
 	"gonum.org/v1/plot"
@@ -25,9 +26,22 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgpdf"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	// gonum's vgpdf writes with fpdf; its defaults make PDFs reproducible
+	"codeberg.org/go-pdf/fpdf"
 )
 
 // Comparison figures: sweeps (runs.parquet) and several runs side by side.
+// PDFs carry a fixed creation date and sorted resource catalogs (fpdf,
+// under gonum's vgpdf, stamps the current time and keeps map order
+// otherwise), so the same run gives the same bytes in every file.
+func init() {
+	fixed := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+	fpdf.SetDefaultCreationDate(fixed)
+	fpdf.SetDefaultModificationDate(fixed)
+	fpdf.SetDefaultCatalogSort(true)
+}
+
 // Every figure is written as base+".png", base+".svg" and base+".pdf", each
 // atomically, and keeps the look of PlotRun: the same fonts, grid and tick
 // labels, units on every axis, and lines told apart by dash pattern and

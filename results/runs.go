@@ -35,8 +35,8 @@ type RunRecord struct {
 }
 
 // Figures flattens a summary into its numeric figures, in a fixed order:
-// the JSON names, qos.* as qos_*, without the wall time (the one value that
-// differs between identical runs) and without the list of recovery times.
+// the JSON names, qos.* as qos_*, without fields summary.json leaves out
+// (the wall time) and without the list of recovery times.
 func Figures(s Summary) ([]string, []float64) {
 	var names []string
 	var values []float64
@@ -44,14 +44,15 @@ func Figures(s Summary) ([]string, []float64) {
 	walk = func(prefix string, v reflect.Value, t reflect.Type) {
 		for i := 0; i < t.NumField(); i++ {
 			f := t.Field(i)
+			if jsonName(f) == "-" {
+				continue
+			}
 			name := prefix + jsonName(f)
 			switch f.Type.Kind() {
 			case reflect.Struct:
 				walk(name+"_", v.Field(i), f.Type)
 			case reflect.Float64:
-				if name != "wall_time_s" {
-					names, values = append(names, name), append(values, v.Field(i).Float())
-				}
+				names, values = append(names, name), append(values, v.Field(i).Float())
 			case reflect.Int:
 				names, values = append(names, name), append(values, float64(v.Field(i).Int()))
 			}

@@ -77,7 +77,7 @@ EVENT_KINDS = {
 # results.Summary json tags.
 SUMMARY_KEYS = [
     "scenario", "variant", "seed", "backend",
-    "duration_s", "wall_time_s",
+    "duration_s",
     "records_in", "records_processed", "throughput_mean", "final_lag", "lag_max",
     "latency_mean_ms", "latency_p50_ms", "latency_p99_ms", "latency_steady_mean_ms",
     "latency_marker_mean_ms", "latency_coverage",
