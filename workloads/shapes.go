@@ -80,11 +80,17 @@ var DailyCurve = [24]float64{0.6, 1.9, 2.1, 0.8, 3.1, 8.5, 31.4, 66.0, 45.0, 18.
 	22.3, 23.6, 20.6, 30.9, 58.1, 78.6, 94.6, 86.3, 62.2, 18.3, 9.9, 5.0}
 
 // Validate reports problems keyed by field name.
+// MaxRate bounds every rate of a workload, in records/s.
+const MaxRate = 1e9
+
 func (c Config) Validate() map[string]string {
 	e := map[string]string{}
 	neg := func(field string, r sim.Rate) {
-		if r < 0 || math.IsNaN(float64(r)) {
+		switch {
+		case r < 0 || math.IsNaN(float64(r)):
 			e[field] = fmt.Sprintf("must not be negative, got %v", r)
+		case float64(r) > MaxRate:
+			e[field] = fmt.Sprintf("must be in 0..1e9 records/s (a billion a second is beyond any single Flink job), got %v", r)
 		}
 	}
 	neg("rate", c.Rate)
@@ -126,7 +132,11 @@ func (c Config) Validate() map[string]string {
 		return e
 	}
 	switch c.Shape {
-	case "constant", "step", "ramp":
+	case "constant":
+		if c.Rate == 0 && c.Noise == nil {
+			e["rate"] = "a constant workload needs a positive rate, e.g. rate: 20000/s (a rate of 0 replays nothing, and every fault would \"recover\" at once)"
+		}
+	case "step", "ramp":
 	case "burst":
 		if c.Every <= 0 || c.Length <= 0 || c.Length > c.Every {
 			e["length"] = "a burst workload needs 0 < length ≤ every, e.g. every: 10m, length: 30s"
@@ -153,9 +163,7 @@ func (c Config) Validate() map[string]string {
 		if s.At < 0 {
 			e[fmt.Sprintf("steps[%d].at", i)] = fmt.Sprintf("must not be negative, got %v", s.At)
 		}
-		if s.Rate < 0 {
-			e[fmt.Sprintf("steps[%d].rate", i)] = fmt.Sprintf("must not be negative, got %v", s.Rate)
-		}
+		neg(fmt.Sprintf("steps[%d].rate", i), s.Rate)
 		if i > 0 && s.At < c.Steps[i-1].At {
 			e[fmt.Sprintf("steps[%d].at", i)] = "steps must be in time order"
 		}

@@ -19,10 +19,16 @@ type Config struct {
 func DefaultConfig() Config { return Config{Partitions: 4} }
 
 // Validate reports impossible settings, naming the field.
+// MaxPartitions bounds a topic's partitions. Kafka's guidance is a few
+// thousand per broker and about 200,000 per cluster; one topic beyond
+// 100,000 describes no deployment (and would cost the twin gigabytes of
+// per-partition state before it says anything).
+const MaxPartitions = 100_000
+
 func (c Config) Validate() map[string]string {
 	errs := map[string]string{}
-	if c.Partitions < 1 {
-		errs["partitions"] = fmt.Sprintf("must be at least 1, got %d", c.Partitions)
+	if c.Partitions < 1 || c.Partitions > MaxPartitions {
+		errs["partitions"] = fmt.Sprintf("must be in 1..%d, got %d", MaxPartitions, c.Partitions)
 	}
 	if c.Skew < 0 || math.IsNaN(c.Skew) {
 		errs["skew"] = fmt.Sprintf("must be ≥ 0, got %g", c.Skew)

@@ -4,6 +4,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 )
 
 const base = `name: s
@@ -199,6 +200,40 @@ func TestPatchKeepsTheFileAndAddsKeysInLine(t *testing.T) {
 				if !strings.Contains(string(out), w+"\n") {
 					t.Errorf("patched file lacks %q:\n%s", w, out)
 				}
+			}
+		})
+	}
+}
+
+// TestBounds: absurd sizes are refused at once, naming the file, line,
+// field and allowed range, with no follow-on problem of the bad value.
+func TestBounds(t *testing.T) {
+	with := func(old, new string) string { return strings.Replace(base, old, new, 1) }
+	cases := []struct {
+		name, src, want string
+		not             string // a follow-on message that must not appear
+	}{
+		{"partitions 1e9", base + "kafka: {partitions: 1000000000}\n", "s.yaml:10: kafka.partitions: must be in 1..100000, got 1000000000", ""},
+		{"rate 1e12/s", with("rate: 1000/s", "rate: 1e12/s"), "s.yaml:3: workload.rate: must be in 0..1e9 records/s", ""},
+		{"step rate 1e12/s", with("{shape: constant, rate: 1000/s}", "{shape: step, rate: 1000/s, steps: [{at: 1m, rate: 1e12/s}]}"),
+			"s.yaml:3: workload.steps[0].rate: must be in 0..1e9 records/s", ""},
+		{"constant rate 0", with("rate: 1000/s", "rate: 0/s"), "s.yaml:3: workload.rate: a constant workload needs a positive rate", ""},
+		{"parallelism 0", with("parallelism: 2", "parallelism: 0") + "  - {at: 20m, taskmanager: 1}\n", "s.yaml:5: job.parallelism: must be at least 1, got 0", "TaskManagers 0..-1"},
+		{"duration 0s", with("duration: 1h", "duration: 0s"), "s.yaml:2: duration: must be positive (e.g. duration: 2h), got 0s", "missing"},
+		{"duration missing", with("duration: 1h\n", ""), "duration: missing", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			start := time.Now()
+			_, err := Parse("s.yaml", []byte(c.src))
+			if d := time.Since(start); d > time.Second {
+				t.Errorf("took %v, want < 1 s", d)
+			}
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %v, want %q", err, c.want)
+			}
+			if c.not != "" && strings.Contains(err.Error(), c.not) {
+				t.Errorf("error %q has the follow-on %q", err, c.not)
 			}
 		})
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
 	"github.com/streamtwin/streamtwin/models/policy"
 	_ "github.com/streamtwin/streamtwin/models/policy/all"
@@ -23,6 +24,8 @@ func validate(path string, file *ast.File, sc *Scenario) Problems {
 	}
 	dur := float64(sc.Duration)
 	switch {
+	case sc.Duration == 0 && present(file, "duration"):
+		e["duration"] = "must be positive (e.g. duration: 2h), got 0s"
 	case sc.Duration == 0:
 		e["duration"] = "missing; how long to run, e.g. duration: 2h"
 	case sc.Duration < 0 || math.IsNaN(dur):
@@ -83,7 +86,7 @@ func validate(path string, file *ast.File, sc *Scenario) Problems {
 		if f.TaskManager != nil && f.Operator != "" {
 			e[at] = "give either taskmanager or operator, not both"
 		}
-		if f.TaskManager != nil && (*f.TaskManager < 0 || *f.TaskManager >= tms) {
+		if f.TaskManager != nil && tms > 0 && (*f.TaskManager < 0 || *f.TaskManager >= tms) {
 			e[at+".taskmanager"] = fmt.Sprintf("the cluster has TaskManagers 0..%d, got %d", tms-1, *f.TaskManager)
 		}
 		if f.Operator != "" && !ops[f.Operator] {
@@ -145,4 +148,18 @@ func validate(path string, file *ast.File, sc *Scenario) Problems {
 		ps = append(ps, p)
 	}
 	return ps
+}
+
+// present tells whether the file sets the dotted field itself (a zero value
+// there is a mistake, not a missing key).
+func present(file *ast.File, field string) bool {
+	if file == nil {
+		return false
+	}
+	p, err := yaml.PathString("$." + field)
+	if err != nil {
+		return false
+	}
+	n, err := p.FilterFile(file)
+	return err == nil && n != nil
 }
