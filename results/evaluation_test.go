@@ -19,7 +19,7 @@ func in(t, lo, hi float64) bool { return t > lo && t <= hi }
 // throughput, latency p99 and CI come from series.
 func writeEvalRun(t *testing.T, dir string, n int, series func(t float64) (thr, lat, ci float64), events []Event, sum Summary, scenarioYAML string) {
 	t.Helper()
-	w, err := CreateRun(dir)
+	w, err := CreateRun(dir, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -65,7 +65,7 @@ func syntheticRun(n int) ([]Sample, []Event, Summary) {
 // writeRun commits a run folder and fails the test on any error.
 func writeRun(t testing.TB, dir string, samples []Sample, events []Event, sum Summary) {
 	t.Helper()
-	w, err := CreateRun(dir)
+	w, err := CreateRun(dir, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -133,6 +133,8 @@ type RunWriter struct {
 	events   *table[Event]
 	closed   bool
 	volatile bool
+	lock     *folderLock
+	keep     []string // entries of dir no run writes: left as they are
 }
 
 // SkipSync makes Commit skip the fsyncs: the folder still appears whole or
@@ -143,26 +145,49 @@ type RunWriter struct {
 func (w *RunWriter) SkipSync() { w.volatile = true }
 
 // CreateRun prepares a run folder. Everything is written into a sibling temp
-// folder (dir + ".tmp-<pid>") and only Commit renames it into place
-// (replacing an existing dir), so a crashed or aborted run never leaves a
-// half-written folder that looks complete. Abort removes the temp folder; it
-// is a no-op after Commit, so `defer w.Abort()` is the intended pattern.
-func CreateRun(dir string) (*RunWriter, error) {
+// folder (dir + ".tmp-<pid>") and only Commit moves it into place, so a
+// crashed or aborted run never leaves a half-written folder that looks
+// complete. Abort removes the temp folder; it is a no-op after Commit, so
+// `defer w.Abort()` is the intended pattern.
+//
+// The user's files are never touched: dir must be new, empty or a run
+// folder (MarkerFile, or only the run's own files); anything else is a
+// *RefusedError unless force, which writes the run's files beside the
+// foreign ones. A flock on dir+".lock" refuses a second concurrent writer.
+func CreateRun(dir string, force bool) (*RunWriter, error) {
 	dir = filepath.Clean(dir)
 	tmp := fmt.Sprintf("%s.tmp-%d", dir, os.Getpid())
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return nil, fmt.Errorf("results: create run %s: %w", dir, err)
 	}
+	lock, err := lockFolder(dir)
+	if err != nil {
+		return nil, err
+	}
+	keep, err := inspectOut(dir, force)
+	if err != nil {
+		lock.release()
+		return nil, err
+	}
+	// Holding the lock, every temp or old sibling of dir is a leftover of
+	// a killed writer: remove them.
+	for _, pat := range []string{dir + ".tmp-*", dir + ".old-*"} {
+		left, _ := filepath.Glob(pat)
+		for _, l := range left {
+			os.RemoveAll(l)
+		}
+	}
 	// A leftover with our pid can only come from an earlier crashed process
 	// that had the same pid, or an un-aborted writer in this one: discard it.
 	if err := os.RemoveAll(tmp); err != nil {
+		lock.release()
 		return nil, fmt.Errorf("results: create run %s: %w", dir, err)
 	}
 	if err := os.Mkdir(tmp, 0o755); err != nil {
+		lock.release()
 		return nil, fmt.Errorf("results: create run %s: %w", dir, err)
 	}
-	w := &RunWriter{dir: dir, tmp: tmp}
-	var err error
+	w := &RunWriter{dir: dir, tmp: tmp, lock: lock, keep: keep}
 	if w.samples, err = newTable[Sample](filepath.Join(tmp, TimeseriesFile)); err == nil {
 		w.events, err = newTable[Event](filepath.Join(tmp, EventsFile))
 	}
@@ -225,15 +250,23 @@ func (w *RunWriter) commit(s Summary, scenarioYAML []byte) error {
 	if err := writeSynced(filepath.Join(w.tmp, ScenarioFile), scenarioYAML, durable); err != nil {
 		return err
 	}
+	if err := markFolder(w.tmp, "streamtwin (run folder)", durable); err != nil {
+		return err
+	}
 	if durable {
 		if err := syncDir(w.tmp); err != nil {
 			return err
 		}
 	}
-	if err := replaceDir(w.tmp, w.dir); err != nil {
+	move := replaceDir
+	if len(w.keep) > 0 {
+		move = mergeDir
+	}
+	if err := move(w.tmp, w.dir); err != nil {
 		return err
 	}
 	w.closed = true
+	w.lock.release()
 	if !durable {
 		return nil
 	}
@@ -247,6 +280,7 @@ func (w *RunWriter) Abort() {
 		return
 	}
 	w.closed = true
+	defer w.lock.release()
 	// Close errors are irrelevant: the files are deleted next.
 	for _, f := range []*os.File{fileOf(w.samples), fileOf(w.events)} {
 		if f != nil {
@@ -280,6 +314,41 @@ func MarshalSummary(s Summary) ([]byte, error) {
 // replaceDir moves tmp to dir. A directory cannot be renamed over a non-empty
 // one, so an existing dir is first moved aside and deleted after the swap;
 // if the second rename fails the old folder is put back.
+// mergeDir moves the run files of tmp into dir, which holds files of the
+// user's: the results first, the marker last, then removes the run files
+// dir had that tmp does not (an old figure). Each file is replaced
+// atomically; the set is complete once the marker is there.
+func mergeDir(tmp, dir string) error {
+	entries, err := os.ReadDir(tmp)
+	if err != nil {
+		return err
+	}
+	fresh := map[string]bool{}
+	for _, e := range entries {
+		fresh[e.Name()] = true
+		if e.Name() != MarkerFile {
+			if err := os.Rename(filepath.Join(tmp, e.Name()), filepath.Join(dir, e.Name())); err != nil {
+				return err
+			}
+		}
+	}
+	if err := os.Rename(filepath.Join(tmp, MarkerFile), filepath.Join(dir, MarkerFile)); err != nil {
+		return err
+	}
+	old, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range old {
+		if runFileNames[e.Name()] && !fresh[e.Name()] && !e.IsDir() {
+			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
+				return err
+			}
+		}
+	}
+	return os.Remove(tmp)
+}
+
 func replaceDir(tmp, dir string) error {
 	old := ""
 	if _, err := os.Lstat(dir); err == nil {

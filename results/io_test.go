@@ -2,6 +2,7 @@ package results
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/parquet-go/parquet-go"
 )
@@ -129,7 +131,7 @@ func TestAbortLeavesNothing(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			base := t.TempDir()
-			w, err := CreateRun(filepath.Join(base, "run"))
+			w, err := CreateRun(filepath.Join(base, "run"), false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -151,48 +153,136 @@ func TestAbortLeavesNothing(t *testing.T) {
 	}
 }
 
-func TestCommitReplacesExistingRun(t *testing.T) {
-	base := t.TempDir()
-	dir := filepath.Join(base, "run")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
+// TestOutputFolders: a run replaces only what runs write, never the user's
+// files, and a second writer of the same folder is refused at once.
+func TestOutputFolders(t *testing.T) {
+	samples, _, sum := syntheticRun(50)
+	write := func(dir string, force bool) error {
+		w, err := CreateRun(dir, force)
+		if err != nil {
+			return err
+		}
+		defer w.Abort()
+		for _, s := range samples {
+			if err := w.WriteSample(s); err != nil {
+				return err
+			}
+		}
+		return w.Commit(sum, nil)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "stale.txt"), []byte("old"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	samples, events, sum := syntheticRun(50)
-	w, err := CreateRun(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Until Commit the old run stays readable where it was.
-	if _, err := os.Stat(filepath.Join(dir, "stale.txt")); err != nil {
-		t.Fatalf("old run disturbed before Commit: %v", err)
-	}
-	for _, s := range samples {
-		if err := w.WriteSample(s); err != nil {
+	file := func(dir, name, content string) {
+		t.Helper()
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := w.Commit(sum, nil); err != nil {
+	cases := []struct {
+		name    string
+		prepare func(dir string) // the folder before the run
+		force   bool
+		refused string   // part of the refusal, "" when the run is written
+		survive []string // files that must still be there, unchanged
+		gone    []string // files that must be gone
+	}{
+		{"new folder", func(string) {}, false, "", nil, nil},
+		{"an earlier run's files only", func(d string) { file(d, FigurePNG, "old figure"); file(d, SummaryFile, "{}") }, false, "", nil, []string{FigurePNG}},
+		{"a user's file", func(d string) { file(d, "thesis.tex", "chapter 1") }, false, "it holds thesis.tex, which streamtwin did not write", []string{"thesis.tex"}, nil},
+		{"a user's file, --force", func(d string) { file(d, "thesis.tex", "chapter 1") }, true, "", []string{"thesis.tex"}, nil},
+		{"a user's notes in a run folder", func(d string) {
+			if err := write(d, false); err != nil {
+				t.Fatal(err)
+			}
+			file(d, "notes.txt", "looks good")
+			file(d, FigurePNG, "old figure")
+		}, false, "", []string{"notes.txt"}, []string{FigurePNG}},
+		{"the Khaos profile of run", func(d string) { file(filepath.Join(d, "profile"), "models.json", "{}") }, false, "", []string{"profile/models.json"}, nil},
+		{"--out is a file", func(d string) { file(filepath.Dir(d), filepath.Base(d), "data") }, false, "it is a file", nil, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "run")
+			c.prepare(dir)
+			before := map[string][]byte{}
+			for _, f := range c.survive {
+				before[f], _ = os.ReadFile(filepath.Join(dir, f))
+			}
+			err := write(dir, c.force)
+			var re *RefusedError
+			switch {
+			case c.refused != "" && (!errors.As(err, &re) || !strings.Contains(err.Error(), c.refused)):
+				t.Fatalf("error %v, want a refusal saying %q", err, c.refused)
+			case c.refused == "" && err != nil:
+				t.Fatal(err)
+			case c.refused == "":
+				if got, err := ReadSamples(filepath.Join(dir, TimeseriesFile)); err != nil || len(got) != len(samples) {
+					t.Errorf("read back %d samples (%v), want %d", len(got), err, len(samples))
+				}
+				if err := VerifyRun(dir); err != nil {
+					t.Errorf("VerifyRun: %v", err)
+				}
+			}
+			for _, f := range c.survive {
+				if b, err := os.ReadFile(filepath.Join(dir, f)); err != nil || !bytes.Equal(b, before[f]) {
+					t.Errorf("%s did not survive unchanged (%v)", f, err)
+				}
+			}
+			for _, f := range c.gone {
+				if _, err := os.Stat(filepath.Join(dir, f)); !os.IsNotExist(err) {
+					t.Errorf("stale %s survived the run (%v)", f, err)
+				}
+			}
+			entries, _ := os.ReadDir(filepath.Dir(dir))
+			if len(entries) != 1 {
+				t.Errorf("leftovers next to the run: %v", entries)
+			}
+		})
+	}
+}
+
+func TestSecondWriterRefused(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	w, err := CreateRun(dir, false)
+	if err != nil {
 		t.Fatal(err)
 	}
-	w.Abort() // no-op after Commit
-	if _, err := os.Stat(filepath.Join(dir, "stale.txt")); !os.IsNotExist(err) {
-		t.Errorf("stale file survived Commit: %v", err)
+	start := time.Now()
+	_, err = CreateRun(dir, false)
+	var re *RefusedError
+	if !errors.As(err, &re) || !strings.Contains(err.Error(), "another streamtwin process is writing it") || time.Since(start) > time.Second {
+		t.Errorf("second writer: %v after %v, want an immediate refusal", err, time.Since(start))
 	}
-	got, err := ReadSamples(filepath.Join(dir, TimeseriesFile))
-	if err != nil || len(got) != len(samples) {
-		t.Fatalf("read back %d samples (%v), want %d", len(got), err, len(samples))
+	w.Abort()
+	if w2, err := CreateRun(dir, false); err != nil {
+		t.Errorf("after the first writer finished: %v", err)
+	} else {
+		w2.Abort()
 	}
-	if ev, err := ReadEvents(filepath.Join(dir, EventsFile)); err != nil || len(ev) != 0 {
-		t.Errorf("events.parquet should exist and be empty: %d rows, %v", len(ev), err)
+}
+
+// A resumed sweep reruns a run whose files changed or went missing.
+func TestVerifyRun(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	samples, _, sum := syntheticRun(20)
+	w, err := CreateRun(dir, false)
+	if err != nil {
+		t.Fatal(err)
 	}
-	entries, _ := os.ReadDir(base)
-	if len(entries) != 1 || entries[0].Name() != "run" {
-		t.Errorf("leftovers next to the run: %v", entries)
+	for _, s := range samples {
+		w.WriteSample(s)
 	}
-	_ = events
+	if err := w.Commit(sum, []byte("name: x\n")); err != nil {
+		t.Fatal(err)
+	}
+	if err := VerifyRun(dir); err != nil {
+		t.Fatalf("a fresh run: %v", err)
+	}
+	os.Remove(filepath.Join(dir, TimeseriesFile))
+	if err := VerifyRun(dir); err == nil {
+		t.Error("VerifyRun accepts a run without its timeseries.parquet")
+	}
 }
 
 func TestWriteFileAtomic(t *testing.T) {
@@ -237,7 +327,7 @@ func TestReadErrorsNameTheFile(t *testing.T) {
 func TestWeekLongRunMemory(t *testing.T) {
 	const rows = 7 * 24 * 3600
 	if dir := os.Getenv("RESULTS_MEMTEST_DIR"); dir != "" {
-		w, err := CreateRun(filepath.Join(dir, "run"))
+		w, err := CreateRun(filepath.Join(dir, "run"), false)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/streamtwin/streamtwin/results"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -101,7 +103,7 @@ func TestDeterminism(t *testing.T) {
 			t.Errorf("%s differs between two runs of the same seed (sha256 %x vs %x)", e.Name(), sha256.Sum256(a), sha256.Sum256(b))
 		}
 	}
-	if want := "events.parquet figure.pdf figure.png figure.svg scenario.yaml summary.json timeseries.parquet"; strings.Join(names, " ") != want {
+	if want := ".streamtwin.json events.parquet figure.pdf figure.png figure.svg scenario.yaml summary.json timeseries.parquet"; strings.Join(names, " ") != want {
 		t.Errorf("run folder holds %v, want %s", names, want)
 	}
 	// another seed moves the random faults
@@ -204,5 +206,69 @@ func TestRunReproducesFromItsFolder(t *testing.T) {
 		if len(a) == 0 || !bytes.Equal(a, b) {
 			t.Errorf("%s differs when replayed from the run folder", name)
 		}
+	}
+}
+
+// TestOutputFolderIsTheUsers: `run` never deletes a file it did not write,
+// refuses a folder another run is writing, and a resumed sweep reruns a run
+// whose files went missing (issue 17's defects, through the CLI).
+func TestOutputFolderIsTheUsers(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "s.yaml")
+	os.WriteFile(file, []byte(goodScenario), 0o644)
+	out := filepath.Join(dir, "thesis")
+	os.MkdirAll(out, 0o755)
+	os.WriteFile(filepath.Join(out, "thesis.tex"), []byte("chapter 1"), 0o644)
+
+	_, stderr, code, _ := runCLI(t, "run", file, "--out", out)
+	if code != 2 || !strings.Contains(stderr, "thesis.tex, which streamtwin did not write") || !strings.Contains(stderr, "--force") {
+		t.Errorf("run into a user's folder: exit %d, %s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(out, results.SummaryFile)); err == nil {
+		t.Error("the refused run wrote its summary")
+	}
+	if _, stderr, code, _ := runCLI(t, "run", file, "--out", out, "--force"); code != 0 {
+		t.Fatalf("--force: exit %d, %s", code, stderr)
+	}
+	if b, err := os.ReadFile(filepath.Join(out, "thesis.tex")); err != nil || string(b) != "chapter 1" {
+		t.Errorf("thesis.tex after --force: %q, %v", b, err)
+	}
+	if _, err := results.ReadSummary(out); err != nil {
+		t.Errorf("--force wrote no run: %v", err)
+	}
+
+	// a second writer of the same folder fails at once
+	busy := filepath.Join(dir, "busy")
+	w, err := results.CreateRun(busy, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code, _ = runCLI(t, "run", file, "--out", busy)
+	w.Abort()
+	if code != 2 || !strings.Contains(stderr, "another streamtwin process is writing it") {
+		t.Errorf("second writer: exit %d, %s", code, stderr)
+	}
+
+	// resume reruns the run whose timeseries.parquet was deleted
+	sweep := filepath.Join(dir, "sweep.yaml")
+	os.WriteFile(sweep, []byte("scenario: s.yaml\nreplications: 1\nparameters:\n  job.checkpoint.interval: [10s, 20s, 30s]\n"), 0o644)
+	sout := filepath.Join(dir, "sweep-out")
+	if _, stderr, code, _ := runCLI(t, "sweep", sweep, "--out", sout); code != 0 {
+		t.Fatalf("sweep: %s", stderr)
+	}
+	if _, stderr, code, _ := runCLI(t, "sweep", sweep, "--out", sout); code != 2 || !strings.Contains(stderr, "already holds a sweep; add --resume") {
+		t.Errorf("sweep into a used folder: exit %d, %s; want 2", code, stderr)
+	}
+	before := must(os.ReadFile(filepath.Join(sout, results.RunsFile)))
+	os.Remove(filepath.Join(sout, "runs", "r000001", results.TimeseriesFile))
+	stdout, stderr, code, _ := runCLI(t, "sweep", sweep, "--out", sout, "--resume")
+	if code != 0 || !strings.Contains(stdout+stderr, "1 run now, 2 already complete") {
+		t.Errorf("resume: exit %d, %s%s", code, stdout, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(sout, "runs", "r000001", results.TimeseriesFile)); err != nil {
+		t.Errorf("the rerun left no timeseries.parquet: %v", err)
+	}
+	if after := must(os.ReadFile(filepath.Join(sout, results.RunsFile))); !bytes.Equal(before, after) {
+		t.Error("runs.parquet changed across the resume")
 	}
 }

@@ -43,7 +43,7 @@ func figureSweep(t *testing.T, dir string) {
 // figureRun writes a 10-minute run folder with a fault at 4 min.
 func figureRun(t *testing.T, dir string, scale float64) {
 	t.Helper()
-	w, err := results.CreateRun(dir)
+	w, err := results.CreateRun(dir, false)
 	if err != nil {
 		t.Fatal(err)
 	}

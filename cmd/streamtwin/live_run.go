@@ -49,6 +49,7 @@ func liveRunCommand() *cli.Command {
 			&cli.StringFlag{Name: "flink", Usage: "REST URL of an existing Flink cluster, e.g. http://flink:8081"},
 			&cli.StringFlag{Name: "kafka", Usage: "bootstrap servers of an existing Kafka, e.g. kafka:9092"},
 			&cli.StringFlag{Name: "jar", Value: defaultJobJar, Usage: "the job jar (build it with make live-jobs)"},
+			&cli.BoolFlag{Name: "force", Usage: "write into an --out holding files streamtwin did not write, beside them (they are never touched)"},
 		},
 		Action: func(c *cli.Context) error {
 			f, err := loadScenario(c)
@@ -119,7 +120,7 @@ func liveRunCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			w, err := results.CreateRun(out)
+			w, err := results.CreateRun(out, c.Bool("force"))
 			if err != nil {
 				return err
 			}

@@ -7,6 +7,8 @@ import (
 	"runtime/debug"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/streamtwin/streamtwin/results"
 )
 
 // inputError marks errors caused by what the user gave us (exit code 2).
@@ -46,8 +48,9 @@ func main() {
 		fmt.Fprintln(os.Stderr, "streamtwin:", err)
 		var ie inputError
 		var ce cli.ExitCoder
+		var re *results.RefusedError // an output folder that is not ours, or busy
 		switch {
-		case errors.As(err, &ie):
+		case errors.As(err, &ie), errors.As(err, &re):
 			os.Exit(2)
 		case errors.As(err, &ce):
 			os.Exit(ce.ExitCode())

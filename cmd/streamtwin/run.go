@@ -25,6 +25,7 @@ func runCommand() *cli.Command {
 			&cli.StringFlag{Name: "out", Usage: "output folder"},
 			&cli.StringSliceFlag{Name: "variant", Usage: "run only these variants"},
 			&cli.BoolFlag{Name: "plot", Usage: "also draw figure.png/figure.svg in each run folder"},
+			&cli.BoolFlag{Name: "force", Usage: "write into an --out holding files streamtwin did not write, beside them (they are never touched)"},
 		},
 		Action: func(c *cli.Context) error {
 			f, err := loadScenario(c)
@@ -50,7 +51,7 @@ func runCommand() *cli.Command {
 				if sc.Variant != "" {
 					dir = filepath.Join(out, sc.Variant)
 				}
-				sum, err := runOne(sc, dir)
+				sum, err := twin.RunToDir(sc, dir, twin.Output{Durable: true, Force: c.Bool("force")})
 				if err != nil {
 					return err
 				}
@@ -71,12 +72,6 @@ func runCommand() *cli.Command {
 			return nil
 		},
 	}
-}
-
-// runOne simulates one resolved scenario into dir, atomically. Loading
-// already rendered the workload, so an error here is the run's own.
-func runOne(sc scenario.Scenario, dir string) (results.Summary, error) {
-	return twin.RunToDir(sc, dir, true)
 }
 
 func loadScenario(c *cli.Context) (*scenario.File, error) {

@@ -62,7 +62,7 @@ func Execute(ctx context.Context, s *Spec, opt Options) (Report, error) {
 	rep := Report{Total: len(mine)}
 	runsDir := filepath.Join(opt.Out, "runs")
 	if _, err := os.Stat(runsDir); err == nil && !opt.Resume {
-		return rep, fmt.Errorf("%s already holds a sweep; add --resume to continue it, or choose another --out", opt.Out)
+		return rep, &results.RefusedError{Dir: opt.Out, Why: "it already holds a sweep; add --resume to continue it, or choose another --out"}
 	}
 	if err := os.MkdirAll(runsDir, 0o755); err != nil {
 		return rep, err
@@ -151,7 +151,7 @@ func runOne(s *Spec, runsDir string, r Run) error {
 		return err
 	}
 	dir := filepath.Join(runsDir, r.ID)
-	if _, err := twin.RunToDir(sc, dir, false); err != nil {
+	if _, err := twin.RunToDir(sc, dir, twin.Output{}); err != nil {
 		return err
 	}
 	b, err := json.MarshalIndent(paramsJSON{r.ID, r.Index, r.Replication, r.Seed, r.Params}, "", "  ")
@@ -182,8 +182,9 @@ func complete(runsDir string, r Run) (bool, error) {
 	if string(want) != string(got) {
 		return false, fmt.Errorf("%s was run with other parameters (%s); the sweep file changed since — use a new --out", dir, got)
 	}
-	_, err = results.ReadSummary(dir)
-	return err == nil, nil
+	// every file the run wrote is there, with its size and hash (a resumed
+	// sweep reruns a run whose parquet was deleted or cut short)
+	return results.VerifyRun(dir) == nil, nil
 }
 
 // Collect writes runs.parquet at path from the completed run folders of

@@ -19,10 +19,19 @@ type Sink interface {
 	WriteEvent(results.Event) error
 }
 
+// Output says how RunToDir writes a run folder.
+type Output struct {
+	// Durable fsyncs the files (off for sweep runs, which a resume re-runs
+	// when they are unreadable).
+	Durable bool
+	// Force writes the run's files into a folder holding files streamtwin
+	// did not write, beside them (see results.CreateRun).
+	Force bool
+}
+
 // RunToDir simulates sc into the run folder dir, atomically: the folder
-// appears complete or not at all. durable also fsyncs it (off for sweep
-// runs, which a resume re-runs if they are unreadable).
-func RunToDir(sc scenario.Scenario, dir string, durable bool) (results.Summary, error) {
+// appears complete or not at all.
+func RunToDir(sc scenario.Scenario, dir string, out Output) (results.Summary, error) {
 	sched, err := sc.Resolve()
 	if err != nil {
 		return results.Summary{}, err
@@ -31,12 +40,12 @@ func RunToDir(sc scenario.Scenario, dir string, durable bool) (results.Summary, 
 	if err != nil {
 		return results.Summary{}, err
 	}
-	w, err := results.CreateRun(dir)
+	w, err := results.CreateRun(dir, out.Force)
 	if err != nil {
 		return results.Summary{}, err
 	}
 	defer w.Abort()
-	if !durable {
+	if !out.Durable {
 		w.SkipSync()
 	}
 	sum, err := Run(sc, sched, w)

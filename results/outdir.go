@@ -1,0 +1,204 @@
+package results
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+)
+
+// MarkerFile marks a run folder as streamtwin's and lists the files the run
+// wrote, with their sizes and hashes: a later run may replace them, and
+// never anything else.
+const MarkerFile = ".streamtwin.json"
+
+// runFileNames are the files a run folder's writers own: the results, the
+// figure of `run --plot` and a sweep run's params.json.
+var runFileNames = map[string]bool{
+	TimeseriesFile: true, EventsFile: true, SummaryFile: true, ScenarioFile: true,
+	FigurePNG: true, FigureSVG: true, "figure.pdf": true, "params.json": true, MarkerFile: true,
+}
+
+// Marker is the content of MarkerFile.
+type Marker struct {
+	WrittenBy string             `json:"written_by"`
+	Files     map[string]FileSum `json:"files"`
+}
+
+// FileSum identifies a file's content.
+type FileSum struct {
+	Bytes  int64  `json:"bytes"`
+	SHA256 string `json:"sha256"`
+}
+
+// RefusedError is an output folder streamtwin will not write into: one
+// holding files it did not write, or one another process is writing. The
+// CLI exits 2 on it.
+type RefusedError struct {
+	Dir string
+	Why string
+}
+
+func (e *RefusedError) Error() string { return fmt.Sprintf("refusing to write into %s: %s", e.Dir, e.Why) }
+
+// keptDirs are streamtwin's own subfolders of a run folder, kept across
+// runs: the Khaos profile `run` writes before it simulates.
+var keptDirs = map[string]bool{"profile": true}
+
+// inspectOut looks at dir before a run is written there. A missing or empty
+// folder, or one a run wrote, is fine; keep lists the entries there that no
+// run writes (left untouched). Anything foreign is refused unless force,
+// which writes the run's files beside it.
+func inspectOut(dir string, force bool) (keep []string, err error) {
+	st, err := os.Lstat(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !st.IsDir() {
+		return nil, &RefusedError{dir, "it is a file, not a folder; choose another --out"}
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	ours := false
+	var foreign []string
+	for _, e := range entries {
+		switch {
+		case e.Name() == MarkerFile:
+			ours = true
+		case e.IsDir() && keptDirs[e.Name()]:
+			keep = append(keep, e.Name())
+		case !runFileNames[e.Name()] || e.IsDir():
+			foreign = append(foreign, e.Name())
+		}
+	}
+	// Folders of earlier versions have no marker but only the run's files.
+	if len(foreign) == 0 || ours || force {
+		return append(keep, foreign...), nil
+	}
+	shown := foreign
+	if len(shown) > 5 {
+		shown = append(shown[:5:5], fmt.Sprintf("… (%d more)", len(foreign)-5))
+	}
+	return nil, &RefusedError{dir, fmt.Sprintf("it holds %s, which streamtwin did not write; choose another --out, or pass --force to write the run's files beside them (nothing else is touched)",
+		strings.Join(shown, ", "))}
+}
+
+// markFolder writes MarkerFile into dir, listing every run file in it.
+func markFolder(dir, by string, durable bool) error {
+	m := Marker{WrittenBy: by, Files: map[string]FileSum{}}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if !runFileNames[e.Name()] || e.Name() == MarkerFile || e.IsDir() {
+			continue
+		}
+		sum, err := sumFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return err
+		}
+		m.Files[e.Name()] = sum
+	}
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeSynced(filepath.Join(dir, MarkerFile), append(b, '\n'), durable)
+}
+
+func sumFile(path string) (FileSum, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return FileSum{}, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	return FileSum{Bytes: n, SHA256: hex.EncodeToString(h.Sum(nil))}, err
+}
+
+// VerifyRun checks that every file the marker of run folder dir lists is
+// there with its size and hash; a sweep's resume reruns a run that fails.
+func VerifyRun(dir string) error {
+	b, err := os.ReadFile(filepath.Join(dir, MarkerFile))
+	if err != nil {
+		return err
+	}
+	var m Marker
+	if err := json.Unmarshal(b, &m); err != nil {
+		return fmt.Errorf("%s: %w", filepath.Join(dir, MarkerFile), err)
+	}
+	for _, name := range []string{TimeseriesFile, EventsFile, SummaryFile, ScenarioFile} {
+		if _, ok := m.Files[name]; !ok {
+			return fmt.Errorf("%s: the marker does not list %s", dir, name)
+		}
+	}
+	names := make([]string, 0, len(m.Files))
+	for n := range m.Files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		got, err := sumFile(filepath.Join(dir, n))
+		if err != nil {
+			return err
+		}
+		if got != m.Files[n] {
+			return fmt.Errorf("%s: %s changed since the run wrote it (%d bytes, was %d)", dir, n, got.Bytes, m.Files[n].Bytes)
+		}
+	}
+	return nil
+}
+
+// folderLock is an exclusive flock on dir+".lock", so a second writer of
+// the same folder fails at once instead of racing the first.
+type folderLock struct {
+	f    *os.File
+	path string
+}
+
+func lockFolder(dir string) (*folderLock, error) {
+	path := dir + ".lock"
+	for {
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+		if err != nil {
+			return nil, err
+		}
+		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+			f.Close()
+			if errors.Is(err, syscall.EWOULDBLOCK) {
+				return nil, &RefusedError{dir, fmt.Sprintf("another streamtwin process is writing it (it holds %s); wait for it to finish or choose another --out", path)}
+			}
+			return nil, err
+		}
+		// the holder before us may have removed the file after we opened
+		// it: then our lock is on a deleted file, so take it again
+		a, errA := f.Stat()
+		b, errB := os.Stat(path)
+		if errA == nil && errB == nil && os.SameFile(a, b) {
+			return &folderLock{f: f, path: path}, nil
+		}
+		f.Close()
+	}
+}
+
+func (l *folderLock) release() {
+	if l == nil {
+		return
+	}
+	os.Remove(l.path)
+	l.f.Close()
+}
