@@ -10,6 +10,7 @@ import (
 	"github.com/streamtwin/streamtwin/models/scenario"
 	"github.com/streamtwin/streamtwin/models/twin"
 	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/sim"
 	"github.com/urfave/cli/v2"
 )
 
@@ -26,6 +27,7 @@ func runCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: "variant", Usage: "run only these variants"},
 			&cli.BoolFlag{Name: "plot", Usage: "also draw figure.png/figure.svg in each run folder"},
 			&cli.BoolFlag{Name: "force", Usage: "write into an --out holding files streamtwin did not write, beside them (they are never touched)"},
+			maxMemoryFlag,
 		},
 		Action: func(c *cli.Context) error {
 			f, err := loadScenario(c)
@@ -39,6 +41,15 @@ func runCommand() *cli.Command {
 			out := c.String("out")
 			if out == "" {
 				out = filepath.Join("runs", f.Base.Name)
+			}
+			limit, err := maxMemory(c)
+			if err != nil {
+				return err
+			}
+			for _, sc := range runs {
+				if err := sc.Estimate().CheckMemory(f.Path, 1, limit); err != nil {
+					return badInput(err)
+				}
 			}
 			if runs, err = withKhaosModels(f, runs, out); err != nil {
 				return err
@@ -115,3 +126,17 @@ func selectVariants(f *scenario.File, names []string) ([]scenario.Scenario, erro
 }
 
 func exists(path string) bool { _, err := os.Stat(path); return err == nil }
+
+var maxMemoryFlag = &cli.StringFlag{Name: "max-memory", Usage: "refuse runs estimated to need more memory than this, e.g. 8GiB (default: half of the machine's)"}
+
+// maxMemory is the --max-memory limit in bytes.
+func maxMemory(c *cli.Context) (float64, error) {
+	if !c.IsSet("max-memory") {
+		return scenario.DefaultMaxMemory(), nil
+	}
+	b, err := sim.ParseBytes(c.String("max-memory"))
+	if err != nil || b <= 0 {
+		return 0, badInput(fmt.Errorf("--max-memory: want a positive size such as 8GiB, got %q", c.String("max-memory")))
+	}
+	return float64(b), nil
+}

@@ -29,6 +29,7 @@ func sweepCommand() *cli.Command {
 			"running runs and writes runs.parquet of what is complete; --resume continues.",
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "workers", Value: runtime.NumCPU(), Usage: "parallel runs"},
+			maxMemoryFlag,
 			&cli.StringFlag{Name: "out", Usage: "sweep folder (default runs/sweep-<sweep file name>)"},
 			&cli.BoolFlag{Name: "resume", Usage: "skip the runs already complete in --out"},
 			&cli.StringFlag{Name: "shard", Usage: "run only shard i of n (i/n, 0-based): runs with index mod n = i"},
@@ -54,6 +55,19 @@ func sweepCommand() *cli.Command {
 			}
 			if c.Int("workers") < 1 {
 				return badInput(fmt.Errorf("--workers must be at least 1"))
+			}
+			limit, err := maxMemory(c)
+			if err != nil {
+				return err
+			}
+			if all := spec.Runs(); len(all) > 0 {
+				sc, err := spec.RunScenario(all[0])
+				if err != nil {
+					return badInput(err)
+				}
+				if err := sc.Estimate().CheckMemory(path, min(c.Int("workers"), len(all)), limit); err != nil {
+					return badInput(err)
+				}
 			}
 			out := c.String("out")
 			if out == "" {

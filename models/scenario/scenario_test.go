@@ -238,3 +238,30 @@ func TestBounds(t *testing.T) {
 		})
 	}
 }
+
+// TestEstimate: the cost model by hand, and the refusal it gives.
+func TestEstimate(t *testing.T) {
+	f, err := Parse("s.yaml", []byte(base+"kafka: {partitions: 4}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := f.Base
+	e := sc.Estimate()
+	ops := float64(len(sc.Job.Operators))
+	// 48 MiB + 64 B × 3,600 s + 256 B × 4 partitions + 1 KiB × 2 × ops tasks
+	if want := 48<<20 + 64*3600.0 + 256*4 + 1024*2*ops; e.MemoryBytes != want {
+		t.Errorf("memory %.0f B, want %.0f", e.MemoryBytes, want)
+	}
+	// 3,600 s / 30 s checkpoints + 12 for the fault at 10 m + 12 × 3 for
+	// the random ones (MTBF 20 m in 1 h)
+	if want := 120 + 12 + 36.0; e.Events != want {
+		t.Errorf("events %g, want %g", e.Events, want)
+	}
+	if err := e.CheckMemory("s.yaml", 1, e.MemoryBytes); err != nil {
+		t.Errorf("at the limit: %v", err)
+	}
+	err = e.CheckMemory("s.yaml", 4, e.MemoryBytes)
+	if err == nil || !strings.Contains(err.Error(), "s.yaml: a run needs ≈ 48 MiB") || !strings.Contains(err.Error(), "4 at once need") {
+		t.Errorf("4 workers over the limit: %v", err)
+	}
+}
