@@ -79,6 +79,9 @@ func runCalibrate(c *cli.Context) error {
 	if err != nil {
 		return badInput(err)
 	}
+	for _, w := range calibrate.Warnings(c.String("measured"), pts) {
+		fmt.Fprintln(os.Stderr, "warning:", w)
+	}
 	opt := calibrate.Options{Workers: c.Int("workers"), MaxEvaluations: c.Int("max-evaluations"), Latency: c.String("latency"),
 		Replications: c.Int("replications")}
 	if opt.Replications < 1 {

@@ -161,7 +161,7 @@ func TestCalibrateBadInput(t *testing.T) {
 		{"missing column", []string{"--measured", write("nocol.csv", "throughput,checkpoint_interval_s\n60000,30\n")},
 			"missing column recovery_s"},
 		{"non-positive recovery", []string{"--measured", write("neg.csv", "throughput,checkpoint_interval_s,recovery_s\n60000,30,150\n60000,60,0\n")},
-			"neg.csv:3: recovery_s: must be a positive number of seconds"},
+			"neg.csv:3: recovery_s: must be in (0, 604800] seconds"},
 		{"unknown --fit", []string{"--measured", good, "--fit", "cost_scale,restrat_delay"},
 			`unknown parameter "restrat_delay"; choose from`},
 		{"holdout matches nothing", []string{"--measured", good, "--holdout", "45s"},

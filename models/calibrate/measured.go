@@ -43,20 +43,72 @@ var (
 	requiredColumns = tableColumns[:3]
 )
 
-// ReadTable reads a measured table, CSV or Parquet by extension.
+// ReadTable reads a measured table, CSV or Parquet by extension. A row that
+// repeats another is an error (it would weigh twice in the fit).
 func ReadTable(path string) ([]Point, error) {
+	var pts []Point
+	var err error
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".csv":
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, err
+		f, ferr := os.Open(path)
+		if ferr != nil {
+			return nil, ferr
 		}
 		defer f.Close()
-		return ParseCSV(path, f)
+		pts, err = ParseCSV(path, f)
 	case ".parquet":
-		return readParquet(path)
+		pts, err = readParquet(path)
+	default:
+		return nil, fmt.Errorf("%s: unknown table format %q (use .csv or .parquet)", path, filepath.Ext(path))
 	}
-	return nil, fmt.Errorf("%s: unknown table format %q (use .csv or .parquet)", path, filepath.Ext(path))
+	if err != nil {
+		return nil, err
+	}
+	return pts, duplicates(path, pts)
+}
+
+// duplicates refuses a row equal to an earlier one in every column.
+func duplicates(path string, pts []Point) error {
+	type key struct {
+		label                         string
+		thr, ci, rec, lat, at, latNaN float64
+	}
+	seen := map[key]int{}
+	for _, p := range pts {
+		k := key{p.Label, p.Throughput, p.CheckpointIntervalS, p.RecoveryS, p.LatencyMs, p.FaultAtS, 0}
+		if math.IsNaN(k.lat) { // NaN never equals itself as a map key
+			k.lat, k.latNaN = 0, 1
+		}
+		if math.IsNaN(k.at) {
+			k.at = -1
+		}
+		if first, ok := seen[k]; ok {
+			return fmt.Errorf("%s:%d: the row repeats line %d in every column; remove one (a duplicate weighs twice in the fit)", path, p.Line, first)
+		}
+		seen[k] = p.Line
+	}
+	return nil
+}
+
+// Warnings are things a fit can run with but a reader should know: a CI
+// measured at fewer than two failures, whose fit error is one number.
+func Warnings(path string, pts []Point) []string {
+	n, first := map[float64]int{}, map[float64]int{}
+	var cis []float64
+	for _, p := range pts {
+		if n[p.CheckpointIntervalS] == 0 {
+			first[p.CheckpointIntervalS] = p.Line
+			cis = append(cis, p.CheckpointIntervalS)
+		}
+		n[p.CheckpointIntervalS]++
+	}
+	var out []string
+	for _, ci := range cis {
+		if n[ci] < 2 {
+			out = append(out, fmt.Sprintf("%s:%d: CI %gs has a single measured failure; its error in the report is one point, not a spread", path, first[ci], ci))
+		}
+	}
+	return out
 }
 
 // ParseCSV reads a CSV measured table from r; name is used in errors.
@@ -141,20 +193,22 @@ func (e *valueError) Error() string { return e.col + ": " + e.msg }
 
 // check validates a point's values; the error is a *valueError.
 func (p Point) check() error {
-	positive := func(v float64) bool { return v > 0 && !math.IsInf(v, 0) }
-	optional := func(v float64) bool { return math.IsNaN(v) || v >= 0 && !math.IsInf(v, 0) }
+	// physical ranges: a billion records/s, a day's CI, a week's recovery,
+	// a day's latency, a year's run
+	within := func(v, hi float64) bool { return v > 0 && v <= hi }
+	optional := func(v, hi float64) bool { return math.IsNaN(v) || v >= 0 && v <= hi }
 	bad := func(col, format string, v float64) error { return &valueError{col, fmt.Sprintf(format, v)} }
 	switch {
-	case !positive(p.Throughput):
-		return bad(colThroughput, "must be a positive number of records/s, got %v", p.Throughput)
-	case !positive(p.CheckpointIntervalS):
-		return bad(colCI, "must be a positive number of seconds, got %v", p.CheckpointIntervalS)
-	case !positive(p.RecoveryS):
-		return bad(colRecovery, "must be a positive number of seconds, got %v", p.RecoveryS)
-	case !optional(p.LatencyMs):
-		return bad(colLatency, "must be a non-negative number of ms (or empty), got %v", p.LatencyMs)
-	case !optional(p.FaultAtS):
-		return bad(colFaultAt, "must be a non-negative number of seconds since the run start (or empty), got %v", p.FaultAtS)
+	case !within(p.Throughput, 1e9):
+		return bad(colThroughput, "must be in (0, 1e9] records/s, got %v", p.Throughput)
+	case !within(p.CheckpointIntervalS, 86400):
+		return bad(colCI, "must be in (0, 86400] seconds (a day), got %v", p.CheckpointIntervalS)
+	case !within(p.RecoveryS, 7*86400):
+		return bad(colRecovery, "must be in (0, 604800] seconds (a week), got %v", p.RecoveryS)
+	case !optional(p.LatencyMs, 86400e3):
+		return bad(colLatency, "must be in [0, 86400000] ms (a day), or empty, got %v", p.LatencyMs)
+	case !optional(p.FaultAtS, 366*86400):
+		return bad(colFaultAt, "must be in [0, 31622400] seconds since the run start (a year), or empty, got %v", p.FaultAtS)
 	}
 	return nil
 }

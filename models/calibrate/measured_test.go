@@ -154,14 +154,15 @@ func TestParseCSVErrors(t *testing.T) {
 		{"data first", "1,2,3\n", `m.csv:1: the first line must be the header, got data "1,2,3"`},
 		{"header after comments", "# measured\n# on 2021-08-02\nthroughput,checkpoint_interval_s,lag\n", `m.csv:3: unknown column "lag"`},
 		{"not a number", h + "1,1,1\n1,1,1\nabc,1,1\n", `m.csv:4: throughput: "abc" is not a number`},
-		{"negative recovery", h + "# c\n\n1,1,1\n1,1,1\n1,1,1\n1,1,-3\n", "m.csv:7: recovery_s: must be a positive number of seconds, got -3"},
-		{"zero throughput", h + "0,1,1\n", "m.csv:2: throughput: must be a positive number of records/s, got 0"},
-		{"negative CI", h + "1,-10,1\n", "m.csv:2: checkpoint_interval_s: must be a positive number of seconds, got -10"},
-		{"infinite CI", h + "1,inf,1\n", "m.csv:2: checkpoint_interval_s: must be a positive number of seconds, got +Inf"},
-		{"NaN recovery", h + "1,1,NaN\n", "m.csv:2: recovery_s: must be a positive number of seconds, got NaN"},
+		{"negative recovery", h + "# c\n\n1,1,1\n1,1,1\n1,1,1\n1,1,-3\n", "m.csv:7: recovery_s: must be in (0, 604800] seconds (a week), got -3"},
+		{"zero throughput", h + "0,1,1\n", "m.csv:2: throughput: must be in (0, 1e9] records/s, got 0"},
+		{"negative CI", h + "1,-10,1\n", "m.csv:2: checkpoint_interval_s: must be in (0, 86400] seconds (a day), got -10"},
+		{"infinite CI", h + "1,inf,1\n", "m.csv:2: checkpoint_interval_s: must be in (0, 86400] seconds (a day), got +Inf"},
+		{"NaN recovery", h + "1,1,NaN\n", "m.csv:2: recovery_s: must be in (0, 604800] seconds (a week), got NaN"},
+		{"recovery 1e300", h + "1,1,1e300\n", "m.csv:2: recovery_s: must be in (0, 604800] seconds (a week), got 1e+300"},
 		{"empty required cell", h + "1,,1\n", "m.csv:2: checkpoint_interval_s: empty cell; the column is required"},
-		{"negative latency", "throughput,checkpoint_interval_s,recovery_s,latency_ms\n1,1,1,-5\n", "m.csv:2: latency_ms: must be a non-negative number of ms (or empty), got -5"},
-		{"negative fault time", "throughput,checkpoint_interval_s,recovery_s,fault_at_s\n1,1,1,-5\n", "m.csv:2: fault_at_s: must be a non-negative"},
+		{"negative latency", "throughput,checkpoint_interval_s,recovery_s,latency_ms\n1,1,1,-5\n", "m.csv:2: latency_ms: must be in [0, 86400000] ms (a day), or empty, got -5"},
+		{"negative fault time", "throughput,checkpoint_interval_s,recovery_s,fault_at_s\n1,1,1,-5\n", "m.csv:2: fault_at_s: must be in [0, 31622400] seconds"},
 		{"too few fields", h + "1,1\n", "m.csv:2: 2 fields, but the header has 3 (throughput,checkpoint_interval_s,recovery_s)"},
 		{"too many fields", h + "1,1,1,1\n", "m.csv:2: 4 fields, but the header has 3"},
 		{"bad quoting", "label," + h + "\"a,1,1,1\n", "m.csv:2:10: extraneous or missing \" in quoted-field"},
@@ -233,7 +234,7 @@ func TestReadTableErrors(t *testing.T) {
 		{"label not text", write("l.parquet", []wrongLabel{{1, 1, 1, 3}}), "column label is INT64; it must be a string column"},
 		{"number as text", write("n.parquet", []textNumber{{"1", 1, 1}}), "column throughput is BYTE_ARRAY; it must be numeric"},
 		{"typo", write("t.parquet", []typo{{1, 1, 1}}), `t.parquet: unknown column "checkpoint_interval"`},
-		{"bad value", write("v.parquet", []tableRow{{1, 1, 1, testNaN, "", testNaN}, {1, 1, -3, testNaN, "", testNaN}}), "v.parquet: row 2: recovery_s: must be a positive number of seconds, got -3"},
+		{"bad value", write("v.parquet", []tableRow{{1, 1, 1, testNaN, "", testNaN}, {1, 1, -3, testNaN, "", testNaN}}), "v.parquet: row 2: recovery_s: must be in (0, 604800] seconds (a week), got -3"},
 		{"no rows", write("e.parquet", []tableRow{}), "e.parquet: no rows"},
 	}
 	for _, c := range cases {
@@ -257,7 +258,7 @@ func TestWriteTableErrors(t *testing.T) {
 		want       string
 	}{
 		{"empty", "m.csv", nil, "no points to write"},
-		{"invalid point", "m.parquet", []Point{ok, bad}, "point 2: checkpoint_interval_s: must be a positive number of seconds, got 0"},
+		{"invalid point", "m.parquet", []Point{ok, bad}, "point 2: checkpoint_interval_s: must be in (0, 86400] seconds (a day), got 0"},
 		{"extension", "m.json", []Point{ok}, `unknown table format ".json" (use .csv or .parquet)`},
 	}
 	for _, c := range cases {
@@ -271,5 +272,30 @@ func TestWriteTableErrors(t *testing.T) {
 				t.Errorf("%s was written", c.file)
 			}
 		})
+	}
+}
+
+// A repeated row is refused, naming both lines; a CI with one failure is a
+// warning naming its row.
+func TestTableDuplicatesAndWarnings(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "m.csv")
+	write := func(body string) {
+		if err := os.WriteFile(path, []byte("throughput,checkpoint_interval_s,recovery_s,latency_ms\n"+body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("1000,10,20,\n1000,30,40,5\n1000,10,20,\n")
+	if _, err := ReadTable(path); err == nil || !strings.Contains(err.Error(), "m.csv:4: the row repeats line 2 in every column") {
+		t.Errorf("duplicate row: %v", err)
+	}
+	write("1000,10,20,\n1000,10,21,\n1000,30,40,5\n")
+	pts, err := ReadTable(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := Warnings(path, pts)
+	if len(w) != 1 || !strings.Contains(w[0], "m.csv:4: CI 30s has a single measured failure") {
+		t.Errorf("warnings %q, want one for CI 30s at line 4", w)
 	}
 }
