@@ -16,6 +16,11 @@ type Summary struct {
 
 	RecordsIn        float64 `json:"records_in"`        // appended to Kafka
 	RecordsProcessed float64 `json:"records_processed"` // consumed by the sources, reprocessing included
+	// RecordsReplayed were read again after restores from a checkpoint, so
+	// records_processed = records_in − final_lag + records_replayed. The
+	// simulator counts them at each restore; live mode derives them from
+	// that identity.
+	RecordsReplayed float64 `json:"records_replayed"`
 	ThroughputMean   float64 `json:"throughput_mean"`
 	FinalLag         float64 `json:"final_lag"`
 	LagMax           float64 `json:"lag_max"`

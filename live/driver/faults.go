@@ -77,7 +77,9 @@ func (r *run) finish(sink Sink, wallS float64) (results.Summary, error) {
 			return results.Summary{}, err
 		}
 	}
-	return sum.Summary(float64(r.sc.Duration), wallS), nil
+	s := sum.Summary(float64(r.sc.Duration), wallS)
+	s.RecordsReplayed = math.Max(0, s.RecordsProcessed-(s.RecordsIn-s.FinalLag))
+	return s, nil
 }
 
 // runEnd is the run_end event: the job's state in the last sample and, if

@@ -121,6 +121,7 @@ type Job struct {
 	warm      float64 // fraction of capacity reached since the last restore (1: warm)
 	asyncOn   int
 	processed float64
+	replayed  float64 // records read again after restores (rewinds to a checkpoint)
 	restoreAt float64 // source offset a restart resumes from
 
 	// checkpoints
@@ -277,6 +278,10 @@ func (j *Job) place() bool {
 
 // TaskManagers is the number of TaskManager processes of the cluster.
 func (j *Job) TaskManagers() int { return len(j.tms) }
+
+// Replayed is how many records the sources have read twice: at every
+// restore, those read since the restored checkpoint.
+func (j *Job) Replayed() float64 { return j.replayed }
 
 // Status is the job as a controller sees it now.
 func (j *Job) Status() Status {

@@ -184,6 +184,8 @@ func (j *Job) resume() {
 	j.advance()
 	now := j.env.Now()
 	j.state = StateRunning
+	// the records read since the restored checkpoint are read again
+	j.replayed += math.Max(0, j.topic.Consumed-j.restoreAt)
 	j.topic.Consumed = j.restoreAt
 	j.t0 = now
 	backlog := math.Max(0, j.in.Arrived(now)-j.topic.Consumed)

@@ -80,7 +80,9 @@ func Run(sc scenario.Scenario, schedule *scenario.Schedule, sink Sink) (results.
 	if r.err != nil {
 		return results.Summary{}, r.err
 	}
-	return r.sum.Summary(float64(sc.Duration), time.Since(start).Seconds()), nil
+	sum := r.sum.Summary(float64(sc.Duration), time.Since(start).Seconds())
+	sum.RecordsReplayed = job.Replayed()
+	return sum, nil
 }
 
 // Capabilities: the simulator carries out every action and fault.

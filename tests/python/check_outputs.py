@@ -78,7 +78,7 @@ EVENT_KINDS = {
 SUMMARY_KEYS = [
     "scenario", "variant", "seed", "backend",
     "duration_s",
-    "records_in", "records_processed", "throughput_mean", "final_lag", "lag_max",
+    "records_in", "records_processed", "records_replayed", "throughput_mean", "final_lag", "lag_max",
     "latency_mean_ms", "latency_p50_ms", "latency_p99_ms", "latency_steady_mean_ms",
     "latency_marker_mean_ms", "latency_coverage",
     "faults", "recoveries", "unrecovered_faults", "recovery_times_s", "recovery_mean_s",
