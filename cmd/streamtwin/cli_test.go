@@ -272,3 +272,56 @@ func TestOutputFolderIsTheUsers(t *testing.T) {
 		t.Error("runs.parquet changed across the resume")
 	}
 }
+
+// TestExitCodes: every command exits 0 when it did its job, 1 when a run
+// failed or a comparison is beyond tolerance, 2 on bad input or a refused
+// folder (README: Commands).
+func TestExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "s.yaml")
+	os.WriteFile(good, []byte(goodScenario), 0o644)
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	for i, out := range []string{a, b} {
+		if _, stderr, code, _ := runCLI(t, "run", good, "--out", out, "--seed", strconv.Itoa(i+1)); code != 0 {
+			t.Fatalf("run: %s", stderr)
+		}
+	}
+	notDir := filepath.Join(dir, "file.txt")
+	os.WriteFile(notDir, []byte("x"), 0o644)
+	missing := filepath.Join(dir, "missing")
+	cases := []struct {
+		want int
+		args []string
+	}{
+		{0, []string{"run", good, "--out", filepath.Join(dir, "c")}},
+		{1, []string{"run", good, "--out", filepath.Join(notDir, "run")}}, // the run cannot be written
+		{2, []string{"run", missing + ".yaml"}},
+		{2, []string{"run", good, "--out", notDir}},
+		{2, []string{"run", good, "--max-memory", "1KiB"}},
+		{2, []string{"sweep", missing + ".yaml"}},
+		{0, []string{"scenario", "validate", good}},
+		{2, []string{"scenario", "validate", missing + ".yaml"}},
+		{0, []string{"results", "cat", filepath.Join(a, "events.parquet")}},
+		{2, []string{"results", "cat", missing}},
+		{2, []string{"results", "summarize", missing, "--by", "x"}},
+		{2, []string{"results", "merge"}},
+		{0, []string{"compare", a, a}},
+		{1, []string{"compare", a, b}},
+		{2, []string{"compare", a, missing}},
+		{2, []string{"plot", missing}},
+		{2, []string{"workload", "show", "nope"}},
+		{2, []string{"evaluate", missing}},
+		{2, []string{"calibrate", "--scenario", good, "--measured", missing + ".csv"}},
+		{2, []string{"profile", missing + ".yaml"}},
+		{2, []string{"live", "run", missing + ".yaml"}},
+		{2, []string{"live", "status", "--dir", missing}},
+		{2, []string{"run", good, "--no-such-flag"}},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.args[:min(2, len(c.args))], " "), func(t *testing.T) {
+			if _, stderr, code, _ := runCLI(t, c.args...); code != c.want {
+				t.Errorf("%v: exit %d, want %d; %s", c.args, code, c.want, stderr)
+			}
+		})
+	}
+}

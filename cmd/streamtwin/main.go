@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -50,7 +51,7 @@ func main() {
 		var ce cli.ExitCoder
 		var re *results.RefusedError // an output folder that is not ours, or busy
 		switch {
-		case errors.As(err, &ie), errors.As(err, &re):
+		case errors.As(err, &ie), errors.As(err, &re), usageError(err):
 			os.Exit(2)
 		case errors.As(err, &ce):
 			os.Exit(ce.ExitCode())
@@ -58,4 +59,17 @@ func main() {
 			os.Exit(1)
 		}
 	}
+}
+
+// usageError tells urfave/cli's own complaints about the command line (it
+// exports no type for them): a missing required flag, an unknown flag, a
+// flag value that does not parse. They are bad input, exit 2.
+func usageError(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"Required flag", "Required flags", "flag provided but not defined", "invalid value"} {
+		if strings.HasPrefix(msg, p) {
+			return true
+		}
+	}
+	return false
 }
