@@ -289,7 +289,7 @@ func (r *run) waitRunning(ctx context.Context, id string) error {
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
-	return fmt.Errorf("job %s did not reach RUNNING in 90 s (not enough free slots? parallelism %d)", id, r.par)
+	return fmt.Errorf("job %s did not reach RUNNING in 90 s (not enough free slots?)", id)
 }
 
 func allRunning(j rest.Job) bool {

@@ -157,8 +157,11 @@ func (r *run) sample(ctx context.Context) error {
 		if err := sleepCtx(ctx, time.Until(primed.Add(metricPhase))); err != nil {
 			return err
 		}
+		r.mu.Lock() // a reconfiguration changes them from its own goroutine
+		ci, par := r.ci, r.par
+		r.mu.Unlock()
 		s := results.Sample{TimeS: t, Capacity: math.NaN(), LatencyMarkerP99Ms: math.NaN(),
-			CheckpointIntervalS: r.ci, Parallelism: int32(r.par)}
+			CheckpointIntervalS: ci, Parallelism: int32(par)}
 		st, _ := r.env.REST.Job(ctx, job)
 		if st.State == "RUNNING" && !allRunning(st) {
 			// Flink calls the job RUNNING while its tasks still deploy and
