@@ -4,7 +4,7 @@ VENV    := .venv
 PYTHON  := $(VENV)/bin/python
 BIN     := bin/streamtwin
 
-.PHONY: demo test bench build vet clean reference calibration live-jobs live-test live-khaos-profile live-khaos-reference
+.PHONY: demo test bench build vet clean reference calibration live-jobs live-test live-khaos-profile live-khaos-reference fuzz
 
 build:
 	$(GO) build -o $(BIN) ./cmd/streamtwin
@@ -35,6 +35,24 @@ test: vet build $(PYTHON) live-jobs
 	$(PYTHON) tests/python/check_outputs.py runs/test/demo runs/test/variants/* runs/test/sweep/runs/r000000 runs/test/khaos/khaos runs/test/khaos/daly
 	$(PYTHON) tests/python/run_notebooks.py --run runs/test/demo --sweep runs/test/sweep --variants runs/test/variants
 	$(MAKE) --no-print-directory live-test
+
+# Native Go fuzzing of the decoders, one target after the other, each for
+# $(FUZZTIME) (make fuzz FUZZTIME=10m). New crashers land in the package's
+# testdata/fuzz/FuzzXxx/; plain `go test ./...` (and make test) already
+# replays the seeds and those corpora, without fuzzing. Minimizing each new
+# input for Go's default 60 s would take most of a short run.
+FUZZTIME ?= 60s
+FUZZMINTIME ?= 5s
+fuzz:
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) ./models/scenario/
+	$(GO) test -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) ./models/sweep/
+	$(GO) test -run '^$$' -fuzz '^FuzzParseShard$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) ./models/sweep/
+	$(GO) test -run '^$$' -fuzz '^FuzzParseCSV$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) ./models/calibrate/
+	$(GO) test -run '^$$' -fuzz '^FuzzReadCSVTable$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) ./results/
+	$(GO) test -run '^$$' -fuzz '^FuzzParseTrace$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) ./workloads/
+	$(GO) test -run '^$$' -fuzz '^FuzzParseDuration$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) ./sim/
+	$(GO) test -run '^$$' -fuzz '^FuzzParseRate$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) ./sim/
+	$(GO) test -run '^$$' -fuzz '^FuzzParseBytes$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) ./sim/
 
 # Simulated-seconds per wall-second for the standard days, JSON events per
 # second of the event generators on one core, the cost of one policy step,

@@ -50,7 +50,11 @@ func (d Duration) String() string {
 	if math.IsInf(float64(d), 0) || math.IsNaN(float64(d)) {
 		return fmt.Sprint(float64(d))
 	}
-	s := time.Duration(math.Round(float64(d) * 1e9)).String()
+	ns := math.Round(float64(d) * 1e9)
+	if ns >= 1<<63 || ns < -(1<<63) { // beyond time.Duration's ±292 years: days
+		return strconv.FormatFloat(float64(d)/86400, 'g', -1, 64) + "d"
+	}
+	s := time.Duration(ns).String()
 	if strings.HasSuffix(s, "m0s") {
 		s = strings.TrimSuffix(s, "0s")
 	}

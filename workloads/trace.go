@@ -103,6 +103,9 @@ func ParseTrace(name string, r io.Reader) (*Trace, error) {
 			t0 = t
 		}
 		t -= t0
+		if t > maxTraceSpan {
+			return nil, fmt.Errorf("%s:%d: time %q is %v s after the first row; a trace spans at most a year (%v s)", name, line, ts, t, maxTraceSpan)
+		}
 		if n := len(tr.Times); n > 0 && t <= tr.Times[n-1] {
 			what := "unsorted"
 			if t == tr.Times[n-1] {
@@ -121,6 +124,10 @@ func ParseTrace(name string, r io.Reader) (*Trace, error) {
 	}
 	return tr, nil
 }
+
+// maxTraceSpan bounds a trace as the runs are bounded (a year): it is
+// rendered per second.
+const maxTraceSpan = 366 * 86400
 
 func parseTime(s string) (float64, error) {
 	if v, err := strconv.ParseFloat(s, 64); err == nil && !math.IsNaN(v) && !math.IsInf(v, 0) {
@@ -143,11 +150,14 @@ func readParquetTrace(path string) (*Trace, error) {
 	}
 	tr := &Trace{}
 	for i, r := range rows {
-		if r.Rate < 0 || math.IsNaN(r.Rate) {
+		if r.Rate < 0 || math.IsNaN(r.Rate) || math.IsInf(r.Rate, 0) {
 			return nil, fmt.Errorf("%s: row %d: invalid rate %v", path, i+1, r.Rate)
 		}
 		if i > 0 && r.TimeS <= rows[i-1].TimeS {
 			return nil, fmt.Errorf("%s: row %d: unsorted or duplicate time_s %v", path, i+1, r.TimeS)
+		}
+		if t := r.TimeS - rows[0].TimeS; !(t <= maxTraceSpan) {
+			return nil, fmt.Errorf("%s: row %d: time_s %v is %v s after the first row; a trace spans at most a year (%v s)", path, i+1, r.TimeS, t, maxTraceSpan)
 		}
 		tr.Times = append(tr.Times, r.TimeS-rows[0].TimeS)
 		tr.Values = append(tr.Values, r.Rate)

@@ -172,8 +172,24 @@ func Load(path string) (*Spec, error) {
 	if !random {
 		s.Samples = 0
 	}
+	// Runs holds every run in memory
+	runs := float64(s.Replications) * float64(max(1, s.Samples))
+	for _, p := range s.Params {
+		if p.Random == nil {
+			runs *= float64(len(p.Values))
+		}
+	}
+	if runs > maxRuns {
+		return nil, fail(line("parameters"), "", "%.4g runs (grid × samples × replications); a sweep has at most %d", runs, maxRuns)
+	}
 	return s, nil
 }
+
+// Bounds of a sweep file: the values of one grid parameter, and the runs.
+const (
+	maxSteps = 10_000
+	maxRuns  = 1_000_000
+)
 
 func parseParam(kv *ast.MappingValueNode) (Param, error) {
 	p := Param{Path: kv.Key.String(), line: kv.Key.GetToken().Position.Line}
@@ -186,6 +202,14 @@ func parseParam(kv *ast.MappingValueNode) (Param, error) {
 			p.Values = append(p.Values, nodeText(x))
 		}
 	case *ast.MappingNode:
+		for _, x := range v.Values {
+			// goccy/go-yaml (v1.19.2) panics decoding a tagged scalar into a list
+			if t, ok := x.Value.(*ast.TagNode); ok && x.Key.String() == "random" {
+				if _, seq := t.Value.(*ast.SequenceNode); !seq {
+					return p, fmt.Errorf("random needs [lo, hi]")
+				}
+			}
+		}
 		var g struct {
 			From   string   `yaml:"from"`
 			To     string   `yaml:"to"`
@@ -212,6 +236,9 @@ func parseParam(kv *ast.MappingValueNode) (Param, error) {
 		}
 		if g.Steps < 1 {
 			return p, fmt.Errorf("the grid is empty: give steps ≥ 1 (from %q to %q)", g.From, g.To)
+		}
+		if g.Steps > maxSteps {
+			return p, fmt.Errorf("steps %d: a grid has at most %d values (each is tried on the scenario first)", g.Steps, maxSteps)
 		}
 		lo, unit, err := number(g.From, "")
 		if err != nil {
