@@ -46,7 +46,9 @@ type RefusedError struct {
 	Why string
 }
 
-func (e *RefusedError) Error() string { return fmt.Sprintf("refusing to write into %s: %s", e.Dir, e.Why) }
+func (e *RefusedError) Error() string {
+	return fmt.Sprintf("refusing to write into %s: %s", e.Dir, e.Why)
+}
 
 // keptDirs are streamtwin's own subfolders of a run folder, kept across
 // runs: the Khaos profile `run` writes before it simulates.

@@ -21,9 +21,9 @@ type Summary struct {
 	// simulator counts them at each restore; live mode derives them from
 	// that identity.
 	RecordsReplayed float64 `json:"records_replayed"`
-	ThroughputMean   float64 `json:"throughput_mean"`
-	FinalLag         float64 `json:"final_lag"`
-	LagMax           float64 `json:"lag_max"`
+	ThroughputMean  float64 `json:"throughput_mean"`
+	FinalLag        float64 `json:"final_lag"`
+	LagMax          float64 `json:"lag_max"`
 
 	LatencyMeanMs       float64 `json:"latency_mean_ms"`        // over all intervals with output
 	LatencyP50Ms        float64 `json:"latency_p50_ms"`         // median of the per-interval p50

@@ -114,6 +114,7 @@ func (r *run) sample(ctx context.Context) error {
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	var names *metricNames
+	var kafkaDown time.Time // first of a run of failed end-offset reads
 	var prev struct {
 		t, end, consumed, out float64
 		pos                   map[int32]float64
@@ -151,8 +152,18 @@ func (r *run) sample(ctx context.Context) error {
 		// Kafka's offsets at the moment the fetcher reads Flink's
 		endBy, err := r.endOffsets(ctx)
 		if err != nil {
-			return err
+			// a broker hiccup (LEADER_NOT_AVAILABLE after a busy moment) skips
+			// the sample; only a broker gone for kafkaGrace ends the run
+			if kafkaDown.IsZero() {
+				kafkaDown = time.Now()
+			}
+			if time.Since(kafkaDown) > kafkaGrace {
+				return err
+			}
+			r.logf("sample at %.0f s skipped: %v", t, err)
+			continue
 		}
+		kafkaDown = time.Time{}
 		committedBy := r.committed(ctx)
 		if err := sleepCtx(ctx, time.Until(primed.Add(metricPhase))); err != nil {
 			return err
@@ -280,6 +291,10 @@ func sourceEmitted(j rest.Job, m *metricNames) float64 {
 	}
 	return math.NaN()
 }
+
+// kafkaGrace is how long the broker may fail the sampler's offset reads
+// before the run ends with the error.
+const kafkaGrace = 30 * time.Second
 
 // staleAfter is how many samples Flink's offsets may stand still while the
 // source emits records before the sampler takes them for stale (one

@@ -1,10 +1,6 @@
 package scenario
 
 import (
-	"strings"
-	"crypto/sha256"
-	"fmt"
-	"time"
 	"errors"
 	"math"
 	"os"
@@ -12,8 +8,6 @@ import (
 	"testing"
 
 	"github.com/goccy/go-yaml"
-	"github.com/goccy/go-yaml/ast"
-	"github.com/goccy/go-yaml/parser"
 )
 
 // FuzzParse feeds arbitrary bytes to the scenario decoder (make fuzz; plain
@@ -58,18 +52,6 @@ func FuzzParse(f *testing.F) {
 	}
 	path := filepath.Join(dir, "fuzz.yaml")
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if strings.Contains(string(data), "!") { // TEMPORARY: known tag crash
-			t.Skip()
-		}
-		if knownNullVariant(data) { // TEMPORARY
-			t.Skip()
-		}
-		t0 := time.Now() // TEMPORARY
-		defer func() {
-			if d := time.Since(t0); d > time.Second {
-				os.WriteFile(fmt.Sprintf("/tmp/slow-%d-%x", d.Milliseconds(), sha256.Sum256(data)), data, 0o644)
-			}
-		}()
 		file, err := Parse(path, data)
 		if err != nil {
 			checkProblems(t, path, err)
@@ -176,29 +158,4 @@ func checkScenario(t *testing.T, sc Scenario) {
 			t.Fatalf("action %d: parallelism %d", i, *a.Parallelism)
 		}
 	}
-}
-
-// TEMPORARY guard of the known crash (a null item of variants:)
-func knownNullVariant(data []byte) bool {
-	file, err := parser.ParseBytes(data, 0)
-	if err != nil || len(file.Docs) != 1 {
-		return false
-	}
-	root, ok := file.Docs[0].Body.(*ast.MappingNode)
-	if !ok {
-		return false
-	}
-	for _, kv := range root.Values {
-		if kv.Key.String() != "variants" {
-			continue
-		}
-		if seq, ok := kv.Value.(*ast.SequenceNode); ok {
-			for _, v := range seq.Values {
-				if _, ok := v.(*ast.NullNode); ok || v == nil {
-					return true
-				}
-			}
-		}
-	}
-	return false
 }
