@@ -84,6 +84,10 @@ func Parse(path string, data []byte) (*File, error) {
 	seen := map[string]bool{}
 	var problems Problems
 	for i, v := range base.Variants {
+		if v.node == nil { // a bare "-": UnmarshalYAML never ran
+			problems = append(problems, Problem{path, lineOf(nil, ""), fmt.Sprintf("variants[%d]", i), "a variant is a mapping with a name, e.g. - {name: ci10, job: {checkpoint: {interval: 10s}}}"})
+			continue
+		}
 		line := v.node.GetToken().Position.Line
 		switch {
 		case !variantName.MatchString(v.Name):
@@ -161,7 +165,7 @@ func decode(path string, data []byte, variant int, sets []Set) (Scenario, *ast.F
 		}
 	}
 	sc := Default()
-	if err := yaml.NodeToValue(root, &sc, yaml.Strict()); err != nil {
+	if err := nodeToValue(root, &sc); err != nil {
 		return Scenario{}, nil, Problems{fromYAMLError(path, file, err)}
 	}
 	if sc.Name == "" {
@@ -413,4 +417,16 @@ func resolveFiles(w *workloads.Config, dir string) {
 	for i := range w.Segments {
 		resolveFiles(&w.Segments[i].Config, dir)
 	}
+}
+
+// nodeToValue is yaml.NodeToValue, strict, with a decoder panic turned into
+// an error: goccy/go-yaml v1.19.2 panics on a tagged scalar where a list
+// belongs (faults: !x 1; found by FuzzParse).
+func nodeToValue(n ast.Node, v any) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("cannot decode the scenario (a tagged value where a list or mapping belongs?): %v", r)
+		}
+	}()
+	return yaml.NodeToValue(n, v, yaml.Strict())
 }
