@@ -295,6 +295,13 @@ func flinkConfig(c Config, l layout) map[string]string {
 		// 3 s): a sample must not see RUNNING while numRestarts already
 		// counts the restart
 		"web.refresh-interval": "200",
+		// the JobManager's metric fetcher starts no fetch while one is in
+		// flight, and waits web.timeout (default 10 min) for each
+		// TaskManager's answer: a query sent to a TaskManager just killed
+		// is dropped, and every metric served by REST then stood still
+		// for the rest of a run (seen after a second kill). A TaskManager
+		// that has not answered in a heartbeat timeout is gone anyway.
+		"web.timeout": strconv.FormatInt(HeartbeatTimeout.Milliseconds(), 10),
 
 		// latency markers (LatencyMarkerInterval): every source subtask
 		// emits one a second; each operator subtask keeps a histogram of

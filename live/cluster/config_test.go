@@ -131,6 +131,7 @@ func TestFlinkConfigYAML(t *testing.T) {
 			"taskmanager.memory.managed.fraction":   "0.1",
 			"metrics.fetcher.update-interval":       200,
 			"web.refresh-interval":                  200,
+			"web.timeout":                           10000,
 			"metrics.latency.interval":              1000,
 			"metrics.latency.granularity":           "operator",
 			"metrics.latency.history-size":          10,

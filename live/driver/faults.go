@@ -27,6 +27,7 @@ func (r *run) finish(sink Sink, wallS float64) (results.Summary, error) {
 		if e.Kind == results.KindReconfigured {
 			// from the stop request; it ends once the new job runs at the earliest
 			at, opt.ResumedS = e.TimeS-*e.DurationS, e.TimeS
+			reason = "reconfiguration: " + reason // as the simulator names its recovery
 		}
 		rec, err := results.DetectRecovery(samples, at, opt)
 		if err != nil || math.IsNaN(rec.RecoveryS) {

@@ -127,6 +127,7 @@ func (r *run) sample(ctx context.Context) error {
 		current, emitted float64
 		pos              map[int32]float64
 		job              string
+		attempt          float64 // the job's restarts then
 		still            int
 	}
 	for {
@@ -219,6 +220,16 @@ func (r *run) sample(ctx context.Context) error {
 		r.mu.Unlock()
 		var pos map[int32]float64
 		emitted := sourceEmitted(st, names)
+		r.mu.Lock()
+		attempt := r.restarts
+		r.mu.Unlock()
+		if job == fresh.job && attempt != fresh.attempt && committedBy != nil {
+			// restarted while Flink's offsets stand still: the new attempt
+			// resumed from the last checkpoint's (committed) offsets, and
+			// its source counts its records from 0 there
+			fresh.attempt, fresh.emitted = attempt, 0
+			fresh.pos = positions(endBy, committedBy, nil, nil, false)
+		}
 		switch {
 		case reconfiguring && len(current) == 0 && prev.pos != nil:
 			// stopped at a savepoint, which a resubmission resumes from: the
@@ -241,7 +252,7 @@ func (r *run) sample(ctx context.Context) error {
 			pos = positions(endBy, committedBy, current, prev.pos, st.State == "RUNNING")
 			fresh.still = 0
 			if len(current) > 0 {
-				fresh.current, fresh.emitted, fresh.pos, fresh.job = sumOffsets(current), emitted, pos, job
+				fresh.current, fresh.emitted, fresh.pos, fresh.job, fresh.attempt = sumOffsets(current), emitted, pos, job, attempt
 			} else {
 				fresh.job = ""
 			}
@@ -653,7 +664,7 @@ func (r *run) reconfigure(ctx context.Context, ci float64, par int, why string) 
 	r.runningAt = time.Now()
 	r.mu.Unlock()
 	down := r.now() - start
-	r.event(results.Event{Kind: results.KindReconfigured, DurationS: &down, Reason: "reconfiguration: " + why})
+	r.event(results.Event{Kind: results.KindReconfigured, DurationS: &down, Reason: why})
 	r.logf("reconfigured in %.1f s: job %s, CI %gs, parallelism %d", down, id, ci, par)
 	return nil
 }
