@@ -4,7 +4,7 @@ VENV    := .venv
 PYTHON  := $(VENV)/bin/python
 BIN     := bin/streamtwin
 
-.PHONY: demo test bench build vet clean reference calibration live-jobs live-test live-khaos-profile live-khaos-reference fuzz
+.PHONY: demo test bench build vet clean reference calibration live-jobs live-test live-khaos-profile live-khaos-reference fuzz slurm-test
 
 build:
 	$(GO) build -o $(BIN) ./cmd/streamtwin
@@ -53,6 +53,13 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParseDuration$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) ./sim/
 	$(GO) test -run '^$$' -fuzz '^FuzzParseRate$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) ./sim/
 	$(GO) test -run '^$$' -fuzz '^FuzzParseBytes$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) ./sim/
+
+# The sweep as a 4-task job array on a real single-node Slurm cluster that
+# the script starts here (and always stops): one task is killed with SIGKILL
+# mid-way and requeued, and the merged shards must be byte-identical to the
+# unsharded sweep. Installs Debian's slurm-wlm and munge when missing; root.
+slurm-test: build
+	bash deploy/slurm-test.sh
 
 # Simulated-seconds per wall-second for the standard days, JSON events per
 # second of the event generators on one core, the cost of one policy step,

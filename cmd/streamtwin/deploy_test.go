@@ -11,7 +11,9 @@ import (
 )
 
 // TestSlurmArrayScript runs deploy/slurm-array.sh as Slurm would run task 1
-// of 3, against the built binary (make test builds bin/streamtwin first).
+// of 3, against the built binary (make test builds bin/streamtwin first);
+// a resubmitted subset of tasks (--array=3,5) must name the shard count.
+// make slurm-test runs it on a real Slurm cluster.
 func TestSlurmArrayScript(t *testing.T) {
 	bin, _ := filepath.Abs("../../bin/streamtwin")
 	if _, err := os.Stat(bin); err != nil {
@@ -21,17 +23,41 @@ func TestSlurmArrayScript(t *testing.T) {
 	os.MkdirAll(filepath.Join(dir, "bin"), 0o755)
 	os.Symlink(bin, filepath.Join(dir, "bin", "streamtwin"))
 	script, _ := filepath.Abs("../../deploy/slurm-array.sh")
-	cmd := exec.Command("bash", script, sweepFile)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "SLURM_ARRAY_TASK_ID=1", "SLURM_ARRAY_TASK_MAX=2", "SLURM_CPUS_PER_TASK=1")
-	out, err := cmd.CombinedOutput()
+	// task runs the script with Slurm's variables env and, unless "", OUT.
+	task := func(out string, env ...string) (string, error) {
+		cmd := exec.Command("bash", script, sweepFile)
+		if out != "" {
+			cmd.Args = append(cmd.Args, out)
+		}
+		cmd.Dir = dir
+		for _, kv := range os.Environ() { // not a real Slurm job's variables
+			if !strings.HasPrefix(kv, "SLURM_") && !strings.HasPrefix(kv, "STREAMTWIN") {
+				cmd.Env = append(cmd.Env, kv)
+			}
+		}
+		cmd.Env = append(cmd.Env, env...)
+		b, err := cmd.CombinedOutput()
+		return string(b), err
+	}
+	out, err := task("", "SLURM_ARRAY_TASK_ID=1", "SLURM_ARRAY_TASK_MAX=2", "SLURM_CPUS_PER_TASK=1")
 	if err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
-	if !strings.Contains(string(out), "(shard 1/3)") {
+	if !strings.Contains(out, "(shard 1/3)") {
 		t.Errorf("script did not run shard 1/3: %s", out)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "runs", "shard-1", "runs.parquet")); err != nil {
+		t.Error(err)
+	}
+	subset := []string{"SLURM_ARRAY_TASK_ID=5", "SLURM_ARRAY_TASK_MIN=3", "SLURM_ARRAY_TASK_MAX=5", "SLURM_ARRAY_TASK_COUNT=2"}
+	if out, err := task("out/s", subset...); err == nil || !strings.Contains(out, "STREAMTWIN_SHARDS") {
+		t.Errorf("a subset array without STREAMTWIN_SHARDS ran: %v %s", err, out)
+	}
+	out, err = task("out/s", append(subset, "STREAMTWIN_SHARDS=8")...)
+	if err != nil || !strings.Contains(out, "(shard 5/8)") {
+		t.Errorf("STREAMTWIN_SHARDS=8 did not run shard 5/8: %v %s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out", "s-5", "runs.parquet")); err != nil {
 		t.Error(err)
 	}
 }
