@@ -64,6 +64,33 @@ type Summary struct {
 	CPUBusyMean      float64 `json:"cpu_busy_mean"`
 
 	QoS QoSSummary `json:"qos"`
+
+	// SinkAudit is set by live runs with an exactly-once sink
+	// (live run --exactly-once): the sink topic checked against the input.
+	SinkAudit *SinkAudit `json:"sink_audit,omitempty"`
+}
+
+// SinkAudit is what a live run's sink held against what its input asked
+// for, in YSB views counted per (campaign, 10 s window): RecordsIn views
+// in the input topic, RecordsOut views counted by the committed output,
+// RecordsLost views of the input no output counted, RecordsDuplicated views
+// counted more than once (RecordsOut = RecordsIn − lost + duplicated).
+type SinkAudit struct {
+	InputRecords      int64 `json:"input_records"` // every record of the input topic
+	RecordsIn         int64 `json:"views_in"`
+	RecordsOut        int64 `json:"views_out"`
+	RecordsLost       int64 `json:"views_lost"`
+	RecordsDuplicated int64 `json:"views_duplicated"`
+	Windows           int   `json:"windows"` // (campaign, window) pairs the input fills and the watermark closed
+	// WindowsOpen were still open when the run ended (not audited), with
+	// RecordsOpen views
+	WindowsOpen int   `json:"windows_open"`
+	RecordsOpen int64 `json:"views_open"`
+	WindowsMissing    int   `json:"windows_missing"`
+	WindowsDuplicated int   `json:"windows_duplicated"` // pairs the output holds more than once
+	// the window ends (epoch ms) of the first and last missing window, 0 if none
+	FirstMissingEndMs int64 `json:"first_missing_window_end_ms"`
+	LastMissingEndMs  int64 `json:"last_missing_window_end_ms"`
 }
 
 // QoSSummary counts violations of the scenario's QoS bounds.

@@ -50,6 +50,7 @@ func liveRunCommand() *cli.Command {
 			&cli.StringFlag{Name: "kafka", Usage: "bootstrap servers of an existing Kafka, e.g. kafka:9092"},
 			&cli.StringFlag{Name: "jar", Value: defaultJobJar, Usage: "the job jar (build it with make live-jobs)"},
 			&cli.BoolFlag{Name: "force", Usage: "write into an --out holding files streamtwin did not write, beside them (they are never touched)"},
+			&cli.BoolFlag{Name: "exactly-once", Usage: "run the job with an exactly-once Kafka sink and audit the sink against the input at the end (views lost or duplicated → summary.json sink_audit; job.template ysb)"},
 		},
 		Action: func(c *cli.Context) error {
 			f, err := loadScenario(c)
@@ -77,7 +78,10 @@ func liveRunCommand() *cli.Command {
 			if _, err := os.Stat(c.String("jar")); err != nil {
 				return badInput(fmt.Errorf("job jar %s: %w (build it with `make live-jobs`, or pass --jar)", c.String("jar"), err))
 			}
-			env := driver.Env{Jar: c.String("jar"), Log: os.Stderr}
+			if c.Bool("exactly-once") && runs[0].Job.Template != "ysb" {
+				return badInput(fmt.Errorf("%s: job.template: --exactly-once audits YSB view counts, so it needs ysb (got %q)", f.Path, runs[0].Job.Template))
+			}
+			env := driver.Env{Jar: c.String("jar"), Log: os.Stderr, ExactlyOnce: c.Bool("exactly-once")}
 			switch {
 			case c.IsSet("flink") != c.IsSet("kafka"):
 				return badInput(errors.New("an existing cluster needs both --flink URL and --kafka BROKERS"))
@@ -136,6 +140,9 @@ func liveRunCommand() *cli.Command {
 			}
 			fmt.Printf("%s: %.0f s replayed live; %d faults, %d recoveries detected (mean %.1f s); → %s\n",
 				sc.Name, sum.DurationS, sum.Faults, sum.Recoveries, sum.RecoveryMeanS, out)
+			if a := sum.SinkAudit; a != nil {
+				fmt.Printf("sink audit: %d views in, %d counted; %d lost, %d duplicated\n", a.RecordsIn, a.RecordsOut, a.RecordsLost, a.RecordsDuplicated)
+			}
 			return nil
 		},
 	}

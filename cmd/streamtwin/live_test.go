@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -35,25 +36,7 @@ func TestLiveEndToEnd(t *testing.T) {
 	if d := os.Getenv("STREAMTWIN_LIVE_DIR"); d != "" {
 		cl = d // make live-test stops it even when this test binary is killed
 	}
-	ports := cluster.DefaultConfig().Ports
-	if out, stderr, code, _ := runCLI(t, "live", "up", "--taskmanagers", "2", "--slots", "2", "--dir", cl); code != 0 {
-		t.Fatalf("live up: exit %d\n%s%s", code, out, stderr)
-	}
-	t.Cleanup(func() {
-		if _, stderr, code, _ := runCLI(t, "live", "down", "--dir", cl); code != 0 {
-			t.Errorf("live down: %s", stderr)
-		}
-		// no process of the cluster may survive
-		if _, _, code, _ := runCLI(t, "live", "status", "--dir", cl); code == 0 {
-			t.Error("live status still finds a cluster after live down")
-		}
-		for _, p := range []int{ports.REST, ports.JobManagerRPC, ports.Kafka, ports.KafkaController} {
-			if c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", p), time.Second); err == nil {
-				c.Close()
-				t.Errorf("port %d still accepts connections after live down", p)
-			}
-		}
-	})
+	startLiveCluster(t, cl)
 	run := filepath.Join(dir, "live")
 	if d := os.Getenv("STREAMTWIN_LIVE_OUT"); d != "" {
 		run = d // kept for the sim-vs-live report of make live-test
@@ -122,6 +105,46 @@ func TestLiveEndToEnd(t *testing.T) {
 			}
 		}
 	}
+}
+
+// startLiveCluster starts a 2 × 2-slot cluster in cl (live up) and, when
+// the test ends, stops it and checks that nothing of it survives: no
+// process whose command line names cl, no listener on its ports.
+func startLiveCluster(t *testing.T, cl string) {
+	t.Helper()
+	ports := cluster.DefaultConfig().Ports
+	if out, stderr, code, _ := runCLI(t, "live", "up", "--taskmanagers", "2", "--slots", "2", "--dir", cl); code != 0 {
+		t.Fatalf("live up: exit %d\n%s%s", code, out, stderr)
+	}
+	t.Cleanup(func() {
+		if _, stderr, code, _ := runCLI(t, "live", "down", "--dir", cl); code != 0 {
+			t.Errorf("live down: %s", stderr)
+		}
+		if _, _, code, _ := runCLI(t, "live", "status", "--dir", cl); code == 0 {
+			t.Error("live status still finds a cluster after live down")
+		}
+		if left := processesNaming("-Dstreamtwin.live=" + cl); len(left) > 0 {
+			t.Errorf("processes left after live down: %v", left)
+		}
+		for _, p := range []int{ports.REST, ports.JobManagerRPC, ports.Kafka, ports.KafkaController} {
+			if c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", p), time.Second); err == nil {
+				c.Close()
+				t.Errorf("port %d still accepts connections after live down", p)
+			}
+		}
+	})
+}
+
+// processesNaming lists the pids whose command line contains s.
+func processesNaming(s string) []string {
+	var pids []string
+	procs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, p := range procs {
+		if b, err := os.ReadFile(filepath.Join(p, "cmdline")); err == nil && strings.Contains(string(b), s) {
+			pids = append(pids, filepath.Base(p))
+		}
+	}
+	return pids
 }
 
 func parquetSchema(t *testing.T, path string) string {
@@ -237,14 +260,7 @@ func TestLiveKhaos(t *testing.T) {
 	if d := os.Getenv("STREAMTWIN_LIVE_DIR"); d != "" {
 		cl = d
 	}
-	if out, stderr, code, _ := runCLI(t, "live", "up", "--taskmanagers", "2", "--slots", "2", "--dir", cl); code != 0 {
-		t.Fatalf("live up: exit %d\n%s%s", code, out, stderr)
-	}
-	t.Cleanup(func() {
-		if _, stderr, code, _ := runCLI(t, "live", "down", "--dir", cl); code != 0 {
-			t.Errorf("live down: %s", stderr)
-		}
-	})
+	startLiveCluster(t, cl)
 	run := filepath.Join(dir, "live-khaos")
 	if d := os.Getenv("STREAMTWIN_LIVE_KHAOS_OUT"); d != "" {
 		run = d
@@ -310,5 +326,58 @@ func checkKhaosRun(t *testing.T, run string) {
 	}
 	if sc := string(must(os.ReadFile(filepath.Join(run, results.ScenarioFile)))); !strings.Contains(sc, "models:") {
 		t.Error("scenario.yaml lacks the inlined Khaos models")
+	}
+}
+
+// TestLiveSoak is make live-soak (not make test): scenarios/live-soak.yaml
+// kills a TaskManager 20 times in a row over one run of the YSB job with an
+// exactly-once sink. Every kill must be recovered and counted, the sink
+// audit must find no view lost or counted twice, and live down must leave
+// no process or port behind. It logs the spread of the recovery times.
+// STREAMTWIN_LIVE_SOAK_OUT keeps the run folder.
+func TestLiveSoak(t *testing.T) {
+	if os.Getenv("STREAMTWIN_LIVE_SOAK") == "" {
+		t.Skip("set STREAMTWIN_LIVE_SOAK=1 for the 11-minute soak against a real Flink and Kafka (make live-soak)")
+	}
+	dir := t.TempDir()
+	cl := filepath.Join(dir, "cluster")
+	if d := os.Getenv("STREAMTWIN_LIVE_DIR"); d != "" {
+		cl = d
+	}
+	startLiveCluster(t, cl)
+	run := filepath.Join(dir, "live-soak")
+	if d := os.Getenv("STREAMTWIN_LIVE_SOAK_OUT"); d != "" {
+		run = d
+		if err := os.RemoveAll(run); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stdout, stderr, code, _ := runCLI(t, "live", "run", "../../scenarios/live-soak.yaml", "--exactly-once", "--dir", cl, "--out", run, "--jar", "../../"+defaultJobJar)
+	t.Log(stdout, stderr)
+	if code != 0 {
+		t.Fatalf("live run: exit %d", code)
+	}
+	sum, err := results.ReadSummary(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Faults != 20 || sum.Recoveries != 20 || sum.UnrecoveredFaults != 0 || sum.FinalState != "RUNNING" {
+		t.Errorf("%d faults, %d recovered, %d unrecovered, final state %s; want 20, 20, 0, RUNNING",
+			sum.Faults, sum.Recoveries, sum.UnrecoveredFaults, sum.FinalState)
+	}
+	a := sum.SinkAudit
+	switch {
+	case a == nil:
+		t.Fatal("summary.json has no sink_audit")
+	case a.RecordsLost != 0 || a.RecordsDuplicated != 0 || a.WindowsMissing != 0 || a.WindowsDuplicated != 0:
+		t.Errorf("sink audit: %+v; want nothing lost or duplicated", *a)
+	case a.Windows < 100*55 || a.RecordsIn == 0 || a.RecordsOut != a.RecordsIn:
+		t.Errorf("sink audit covered too little: %+v", *a)
+	}
+	if rt := append([]float64(nil), sum.RecoveryTimesS...); len(rt) > 0 {
+		sort.Float64s(rt)
+		q := func(p float64) float64 { return rt[int(math.Round(p*float64(len(rt)-1)))] }
+		t.Logf("recovery times of %d kills: min %.1f s, p25 %.1f s, median %.1f s, p75 %.1f s, max %.1f s; mean %.1f s",
+			len(rt), rt[0], q(0.25), q(0.5), q(0.75), rt[len(rt)-1], sum.RecoveryMeanS)
 	}
 }

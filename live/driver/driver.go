@@ -50,6 +50,9 @@ type Env struct {
 	Jar       string  // the job jar (live/jobs)
 	StateDir  string  // checkpoints, savepoints and the YSB mapping live here
 	Log       io.Writer
+	// ExactlyOnce runs the job with an exactly-once Kafka sink and audits
+	// the sink topic against the input after the run (audit.go; ysb only).
+	ExactlyOnce bool
 }
 
 // Sink receives the run's rows (results.RunWriter is one).
@@ -145,6 +148,9 @@ func Run(ctx context.Context, sc scenario.Scenario, sched *scenario.Schedule, en
 	if err != nil {
 		return sum, err
 	}
+	if env.ExactlyOnce && sc.Job.Template != "ysb" {
+		return sum, fmt.Errorf("the sink audit of an exactly-once run counts YSB views per window: set job.template to ysb (got %q)", sc.Job.Template)
+	}
 	pol, err := policy.New(sc.Policy.Name, sc.Policy.Node, sim.Seeds{Root: sc.Seed}.Stream("policy"))
 	if err != nil {
 		return sum, err
@@ -207,7 +213,21 @@ func Run(ctx context.Context, sc scenario.Scenario, sched *scenario.Schedule, en
 	if r.staleSamples > 0 {
 		r.logf("Flink's source offsets stood still in %d samples while the source emitted records; their positions come from the source's record count", r.staleSamples)
 	}
-	return r.finish(sink, time.Since(wall).Seconds())
+	var audit *results.SinkAudit
+	if env.ExactlyOnce {
+		if audit, err = r.drainAndAudit(ctx); err != nil {
+			return sum, err
+		}
+		r.logf("sink audit: %d views in, %d counted, %d lost, %d duplicated; %d windows, %d missing, %d emitted twice",
+			audit.RecordsIn, audit.RecordsOut, audit.RecordsLost, audit.RecordsDuplicated, audit.Windows, audit.WindowsMissing, audit.WindowsDuplicated)
+		if audit.WindowsMissing > 0 {
+			at := func(ms int64) float64 { return float64(ms-r.start.UnixMilli()) / 1000 }
+			r.logf("sink audit: missing windows end between %.1f s and %.1f s of the run", at(audit.FirstMissingEndMs), at(audit.LastMissingEndMs))
+		}
+	}
+	sum, err = r.finish(sink, time.Since(wall).Seconds())
+	sum.SinkAudit = audit
+	return sum, err
 }
 
 // setup creates the topics, writes the YSB mapping, uploads the jar and
@@ -259,6 +279,9 @@ func (r *run) submit(ctx context.Context, ci float64, par int, savepoint string)
 		"--checkpoint-dir", fileURI(filepath.Join(r.env.StateDir, "checkpoints"))}
 	if r.sc.Job.Template == "ysb" {
 		args = append(args, "--mapping", r.mappingPath())
+	}
+	if r.env.ExactlyOnce {
+		args = append(args, "--delivery-guarantee", "exactly-once")
 	}
 	return r.env.REST.RunJar(ctx, r.jarID, rest.RunRequest{EntryClass: r.entry, ProgramArgsList: args, Parallelism: par,
 		SavepointPath: savepoint, AllowNonRestoredState: true})

@@ -645,7 +645,7 @@ func checkpointEnd(h rest.CheckpointStat) int64 {
 func (r *run) reconfigure(ctx context.Context, ci float64, par int, why string) error {
 	start := r.now()
 	old := r.currentJob()
-	loc, err := r.env.REST.StopWithSavepoint(ctx, old, fileURI(r.env.StateDir+"/savepoints"))
+	loc, err := r.env.REST.StopWithSavepoint(ctx, old, fileURI(r.env.StateDir+"/savepoints"), false)
 	if err != nil {
 		return err
 	}

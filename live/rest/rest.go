@@ -282,11 +282,12 @@ func (c *Client) Checkpoints(ctx context.Context, id string) (Checkpoints, error
 
 // StopWithSavepoint stops the job with a savepoint into dir (POST
 // /jobs/{id}/stop) and waits for it, returning the savepoint's location.
-func (c *Client) StopWithSavepoint(ctx context.Context, id, dir string) (string, error) {
+// drain first advances the event time to its end, so every window fires.
+func (c *Client) StopWithSavepoint(ctx context.Context, id, dir string, drain bool) (string, error) {
 	var r struct {
 		RequestID string `json:"request-id"`
 	}
-	body := map[string]any{"targetDirectory": dir, "drain": false}
+	body := map[string]any{"targetDirectory": dir, "drain": drain}
 	if err := c.sendJSON(ctx, http.MethodPost, "/jobs/"+url.PathEscape(id)+"/stop", body, &r); err != nil {
 		return "", err
 	}

@@ -93,7 +93,7 @@ func TestClient(t *testing.T) {
 	if err != nil || job != "abc123" {
 		t.Fatalf("run: %q, %v", job, err)
 	}
-	loc, err := c.StopWithSavepoint(ctx, job, "file:/sp")
+	loc, err := c.StopWithSavepoint(ctx, job, "file:/sp", false)
 	if err != nil || loc != "file:/sp/savepoint-abc" || polls.Load() != 3 {
 		t.Fatalf("stop: %q, %v after %d polls", loc, err, polls.Load())
 	}
@@ -123,7 +123,7 @@ func TestErrorsSayWhatFlinkSaid(t *testing.T) {
 		{"unknown job", func() error { _, err := c.Job(ctx, "1"); return err }, []string{"404 Not Found", "Job 1 not found", "GET /jobs"}},
 		{"failed savepoint", func() error {
 			polls.Store(5)
-			_, err := c.StopWithSavepoint(ctx, "failing", "file:/sp")
+			_, err := c.StopWithSavepoint(ctx, "failing", "file:/sp", false)
 			return err
 		}, []string{"stop-with-savepoint of job failing failed", "task not running"}},
 		{"missing jar", func() error { _, err := c.UploadJar(ctx, "/nonexistent/jobs.jar"); return err }, []string{"job jar", "make live-jobs"}},

@@ -89,6 +89,9 @@ SUMMARY_KEYS = [
     "qos",
 ]
 
+# Keys present only in some runs: "sink_audit" (live run --exactly-once).
+OPTIONAL_OBJECT_KEYS = ["sink_audit"]
+
 # results.QoSSummary json tags.
 QOS_KEYS = [
     "latency_bound_ms", "recovery_bound_s",
@@ -186,6 +189,9 @@ def check_summary(path):
     missing = [k for k in QOS_KEYS if k not in s["qos"]]
     if missing:
         raise CheckError(f"{path}: qos lacks key(s) {missing}")
+    for k in OPTIONAL_OBJECT_KEYS:
+        if k in s and not isinstance(s[k], dict):
+            raise CheckError(f"{path}: {k} is {type(s[k]).__name__}, want an object")
     if s["backend"] not in ("sim", "live"):
         raise CheckError(f"{path}: backend is {s['backend']!r}, want 'sim' or 'live'")
     if not isinstance(s["recovery_times_s"], list):

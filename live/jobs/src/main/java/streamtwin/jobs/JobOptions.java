@@ -29,6 +29,8 @@ import org.apache.flink.util.ParameterTool;
  * --idle-timeout MS            a source split without records for this long stops holding the
  *                              watermark back, default 5000; 0 disables
  * --buffer-timeout MS          network buffer flush timeout, default Flink's 100; Khaos used -1
+ * --delivery-guarantee at-least-once|exactly-once  of the Kafka sink, default at-least-once
+ *                              (see {@link KafkaIO#sink})
  * </pre>
  *
  * Unset cluster-level options are deliberately not defaulted here, so that live/'s cluster config
@@ -49,6 +51,7 @@ final class JobOptions {
     final Duration outOfOrderness;
     final Duration idleTimeout;
     final Long bufferTimeoutMs;
+    final boolean exactlyOnce;
     /** YSB only: path of the ad → campaign mapping; null if not given. */
     final String mapping;
 
@@ -67,6 +70,11 @@ final class JobOptions {
         idleTimeout = Duration.ofMillis(p.getLong("idle-timeout", 5000));
         bufferTimeoutMs = p.has("buffer-timeout") ? p.getLong("buffer-timeout") : null;
         mapping = takesMapping ? p.get("mapping", null) : null;
+        String delivery = p.get("delivery-guarantee", "at-least-once");
+        if (!Set.of("at-least-once", "exactly-once").contains(delivery)) {
+            throw new IllegalArgumentException("--delivery-guarantee must be at-least-once or exactly-once, not " + delivery);
+        }
+        exactlyOnce = delivery.equals("exactly-once");
 
         if (stateBackend != null && !Set.of("hashmap", "rocksdb").contains(stateBackend)) {
             throw new IllegalArgumentException("--state-backend must be hashmap or rocksdb, not " + stateBackend);

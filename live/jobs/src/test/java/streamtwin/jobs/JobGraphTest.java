@@ -82,5 +82,15 @@ class JobGraphTest {
         assertThrows(IllegalArgumentException.class, () -> JobOptions.parse(
                 new String[] {"--input-topic", "i", "--output-topic", "o", "--state-backend", "memory"}, "x", 1, false));
         assertTrue(JobOptions.parse(new String[] {"--input-topic", "i", "--output-topic", "o"}, "x", 1, false).mapping == null);
+        assertThrows(IllegalArgumentException.class, () -> JobOptions.parse(
+                new String[] {"--input-topic", "i", "--output-topic", "o", "--delivery-guarantee", "once"}, "x", 1, false));
+    }
+
+    @Test
+    void deliveryGuarantee() {
+        String[] base = {"--input-topic", "i", "--output-topic", "o"};
+        assertTrue(!JobOptions.parse(base, "x", 1, false).exactlyOnce);
+        String[] eo = {"--input-topic", "i", "--output-topic", "o", "--delivery-guarantee", "exactly-once"};
+        assertTrue(JobOptions.parse(eo, "x", 1, false).exactlyOnce);
     }
 }
