@@ -1,4 +1,4 @@
-package results
+package results_test
 
 import (
 	"bytes"
@@ -12,7 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/parquet-go/parquet-go"
+	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/resultstest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -30,18 +31,7 @@ type otherRow struct {
 
 func writeParquet[T any](t *testing.T, path string, rows []T) {
 	t.Helper()
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := parquet.NewGenericWriter[T](f, writerOptions()...)
-	if _, err := w.Write(rows); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
+	if err := results.WriteParquetFile(path, rows); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -63,12 +53,12 @@ type fixtureRow struct {
 func TestCat(t *testing.T) {
 	dir := t.TempDir()
 	writeParquet(t, filepath.Join(dir, "fixture.parquet"), []fixtureRow{
-		{TimeS: 1, Kind: KindFault, TM: ptr[int32](2), Lat: 120, Third: 1.0 / 3, Reason: "chaos: kill -9"},
-		{TimeS: 2.5, Kind: KindRunning, Value: ptr(2.1e5), Lat: math.NaN(), Third: 1e-7, Flag: true},
-		{TimeS: 1234567.125, Kind: KindReconfigured, Value: ptr(30.0), Lat: math.Inf(1), Third: -0.0625, Reason: "two\nlines"},
+		{TimeS: 1, Kind: results.KindFault, TM: resultstest.Ptr[int32](2), Lat: 120, Third: 1.0 / 3, Reason: "chaos: kill -9"},
+		{TimeS: 2.5, Kind: results.KindRunning, Value: resultstest.Ptr(2.1e5), Lat: math.NaN(), Third: 1e-7, Flag: true},
+		{TimeS: 1234567.125, Kind: results.KindReconfigured, Value: resultstest.Ptr(30.0), Lat: math.Inf(1), Third: -0.0625, Reason: "two\nlines"},
 	})
 	writeParquet(t, filepath.Join(dir, "other.parquet"), []otherRow{
-		{Name: "a, with comma", OK: true, N: -5, Ratio: 0.25, Tags: []string{"x", "y"}, Note: ptr("hi")},
+		{Name: "a, with comma", OK: true, N: -5, Ratio: 0.25, Tags: []string{"x", "y"}, Note: resultstest.Ptr("hi")},
 		{Name: "b", N: 1 << 40, Ratio: float32(math.Inf(1))},
 	})
 	cases := []struct {
@@ -84,7 +74,7 @@ func TestCat(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.golden, func(t *testing.T) {
 			var buf bytes.Buffer
-			if err := Cat(&buf, filepath.Join(dir, tc.file), tc.asCSV); err != nil {
+			if err := results.Cat(&buf, filepath.Join(dir, tc.file), tc.asCSV); err != nil {
 				t.Fatal(err)
 			}
 			golden := filepath.Join("testdata", tc.golden)
@@ -107,12 +97,12 @@ func TestCat(t *testing.T) {
 // TestCatStreamsPastWidthWindow checks that rows after the first
 // tableWidthRows are still printed, one line each.
 func TestCatStreamsPastWidthWindow(t *testing.T) {
-	samples, _, _ := syntheticRun(tableWidthRows + 500)
+	samples, _, _ := resultstest.SyntheticRun(results.TableWidthRows + 500)
 	path := filepath.Join(t.TempDir(), "s.parquet")
 	writeParquet(t, path, samples)
 	for _, asCSV := range []bool{false, true} {
 		var buf bytes.Buffer
-		if err := Cat(&buf, path, asCSV); err != nil {
+		if err := results.Cat(&buf, path, asCSV); err != nil {
 			t.Fatal(err)
 		}
 		if n := strings.Count(buf.String(), "\n"); n != len(samples)+1 {
@@ -126,7 +116,7 @@ func TestCatErrorsNameTheFile(t *testing.T) {
 	bogus := filepath.Join(dir, "bogus.parquet")
 	os.WriteFile(bogus, []byte("PAR1 nope"), 0o644)
 	for _, path := range []string{bogus, filepath.Join(dir, "missing.parquet")} {
-		err := Cat(&bytes.Buffer{}, path, true)
+		err := results.Cat(&bytes.Buffer{}, path, true)
 		if err == nil || !strings.Contains(err.Error(), path) {
 			t.Errorf("Cat(%s): want an error naming the file, got %v", path, err)
 		}
@@ -137,19 +127,19 @@ func TestCatErrorsNameTheFile(t *testing.T) {
 // column per struct tag, NaN spelled NaN, nulls empty.
 func TestCatRunFiles(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "run")
-	samples, events, sum := syntheticRun(600)
-	writeRun(t, dir, samples, events, sum)
+	samples, events, sum := resultstest.SyntheticRun(600)
+	resultstest.WriteRun(t, dir, samples, events, sum)
 	cases := []struct {
 		file string
 		typ  reflect.Type
 		rows int
 	}{
-		{TimeseriesFile, reflect.TypeFor[Sample](), len(samples)},
-		{EventsFile, reflect.TypeFor[Event](), len(events)},
+		{results.TimeseriesFile, reflect.TypeFor[results.Sample](), len(samples)},
+		{results.EventsFile, reflect.TypeFor[results.Event](), len(events)},
 	}
 	for _, tc := range cases {
 		var buf bytes.Buffer
-		if err := Cat(&buf, filepath.Join(dir, tc.file), true); err != nil {
+		if err := results.Cat(&buf, filepath.Join(dir, tc.file), true); err != nil {
 			t.Fatal(err)
 		}
 		recs, err := csv.NewReader(&buf).ReadAll()
@@ -161,11 +151,11 @@ func TestCatRunFiles(t *testing.T) {
 			name, _, _ := strings.Cut(f.Tag.Get("parquet"), ",")
 			want = append(want, name)
 		}
-		if !same(recs[0], want) || len(recs) != tc.rows+1 {
+		if !resultstest.Same(recs[0], want) || len(recs) != tc.rows+1 {
 			t.Errorf("%s: header %v and %d rows, want %v and %d", tc.file, recs[0], len(recs)-1, want, tc.rows)
 		}
 		all := strings.Join(slices.Concat(recs...), ",")
-		if tc.file == TimeseriesFile && !strings.Contains(all, "NaN") {
+		if tc.file == results.TimeseriesFile && !strings.Contains(all, "NaN") {
 			t.Errorf("%s: NaN latencies not printed as NaN", tc.file)
 		}
 	}

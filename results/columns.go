@@ -6,15 +6,18 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/parquet-go/parquet-go"
 )
 
-// readFloatColumns loads whole numeric columns of a parquet file by name,
+// ReadFloatColumns loads whole numeric columns of a parquet file by name,
 // page by page. parquet.ReadFile rebuilds a Go struct per row through
 // reflection, which is ~7x slower than writing; the figure of a week-long
 // run only needs a few flat columns. Nulls read as NaN.
-func readFloatColumns(path string, names ...string) ([][]float64, error) {
+func ReadFloatColumns(path string, names ...string) ([][]float64, error) {
 	f, pf, err := openParquet(path)
 	if err != nil {
 		return nil, err
@@ -118,4 +121,51 @@ func openParquet(path string) (*os.File, *parquet.File, error) {
 	}
 	f.Close()
 	return nil, nil, err
+}
+
+// ColumnError reports a column a figure needs that a file lacks, or holds
+// in a form the figure cannot use; it lists the columns the file has.
+type ColumnError struct {
+	File      string
+	Column    string
+	Problem   string // "" when the column does not exist
+	Available []string
+}
+
+func (e *ColumnError) Error() string {
+	what := fmt.Sprintf("no column %q", e.Column)
+	if e.Problem != "" {
+		what = fmt.Sprintf("column %q %s", e.Column, e.Problem)
+	}
+	return fmt.Sprintf("%s: %s (available: %s)", e.File, what, strings.Join(e.Available, ", "))
+}
+
+// parquetColumnNames lists the leaf columns of a parquet file.
+func parquetColumnNames(path string) ([]string, error) {
+	f, pf, err := openParquet(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var names []string
+	for _, c := range pf.Schema().Columns() {
+		names = append(names, strings.Join(c, "."))
+	}
+	return names, nil
+}
+
+// ReadRunColumns reads numeric columns of a run's timeseries.parquet; a
+// missing column is a ColumnError listing the file's columns.
+func ReadRunColumns(dir string, names ...string) ([][]float64, error) {
+	path := filepath.Join(dir, TimeseriesFile)
+	avail, err := parquetColumnNames(path)
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range names {
+		if !slices.Contains(avail, n) {
+			return nil, &ColumnError{File: path, Column: n, Available: avail}
+		}
+	}
+	return ReadFloatColumns(path, names...)
 }

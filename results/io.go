@@ -19,6 +19,13 @@ const (
 	ScenarioFile   = "scenario.yaml"
 )
 
+// Figure file names inside a run folder, drawn by results/figures (PlotRun,
+// `streamtwin run --plot`).
+const (
+	FigurePNG = "figure.png"
+	FigureSVG = "figure.svg"
+)
+
 const (
 	// rowGroupRows bounds how many rows parquet-go buffers in memory before
 	// it writes a row group: ~50k rows x 18 columns stays at a few MiB, so a

@@ -1,4 +1,4 @@
-package results
+package results_test
 
 import (
 	"bytes"
@@ -14,30 +14,32 @@ import (
 	"time"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/resultstest"
 )
 
 func TestRoundTrip(t *testing.T) {
-	small, smallEv, sum := syntheticRun(300)
+	small, smallEv, sum := resultstest.SyntheticRun(300)
 	// Crosses two row-group boundaries and a partial batch.
-	big, _, _ := syntheticRun(2*rowGroupRows + 1234)
+	big, _, _ := resultstest.SyntheticRun(2*results.RowGroupRows + 1234)
 	cases := []struct {
 		name    string
-		samples []Sample
-		events  []Event
+		samples []results.Sample
+		events  []results.Event
 	}{
 		{"empty", nil, nil},
 		{"nan and nil optionals", small, smallEv},
-		{"all optionals null", small[:1], []Event{{TimeS: 1, Kind: KindPolicyDecision}}},
+		{"all optionals null", small[:1], []results.Event{{TimeS: 1, Kind: results.KindPolicyDecision}}},
 		{"several row groups", big, smallEv},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "run")
-			writeRun(t, dir, tc.samples, tc.events, sum)
-			if want := (len(tc.samples) + rowGroupRows - 1) / rowGroupRows; rowGroups(t, filepath.Join(dir, TimeseriesFile)) != want {
-				t.Errorf("want %d row groups of at most %d rows", want, rowGroupRows)
+			resultstest.WriteRun(t, dir, tc.samples, tc.events, sum)
+			if want := (len(tc.samples) + results.RowGroupRows - 1) / results.RowGroupRows; rowGroups(t, filepath.Join(dir, results.TimeseriesFile)) != want {
+				t.Errorf("want %d row groups of at most %d rows", want, results.RowGroupRows)
 			}
-			gotS, err := ReadSamples(filepath.Join(dir, TimeseriesFile))
+			gotS, err := results.ReadSamples(filepath.Join(dir, results.TimeseriesFile))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -45,25 +47,25 @@ func TestRoundTrip(t *testing.T) {
 				t.Fatalf("got %d samples, want %d", len(gotS), len(tc.samples))
 			}
 			for i := range gotS {
-				if !same(gotS[i], tc.samples[i]) {
+				if !resultstest.Same(gotS[i], tc.samples[i]) {
 					t.Fatalf("sample %d: got %+v, want %+v", i, gotS[i], tc.samples[i])
 				}
 			}
-			gotE, err := ReadEvents(filepath.Join(dir, EventsFile))
+			gotE, err := results.ReadEvents(filepath.Join(dir, results.EventsFile))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !same(gotE, tc.events) && !(len(gotE) == 0 && len(tc.events) == 0) {
+			if !resultstest.Same(gotE, tc.events) && !(len(gotE) == 0 && len(tc.events) == 0) {
 				t.Fatalf("events: got %+v, want %+v", gotE, tc.events)
 			}
-			gotSum, err := ReadSummary(dir)
+			gotSum, err := results.ReadSummary(dir)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !same(gotSum, sum) {
+			if !resultstest.Same(gotSum, sum) {
 				t.Fatalf("summary: got %+v, want %+v", gotSum, sum)
 			}
-			yaml, err := os.ReadFile(filepath.Join(dir, ScenarioFile))
+			yaml, err := os.ReadFile(filepath.Join(dir, results.ScenarioFile))
 			if err != nil || string(yaml) != "name: synthetic\n" {
 				t.Fatalf("scenario.yaml: %q, %v", yaml, err)
 			}
@@ -72,12 +74,12 @@ func TestRoundTrip(t *testing.T) {
 }
 
 func TestOutputIsByteDeterministic(t *testing.T) {
-	samples, events, sum := syntheticRun(rowGroupRows + 500)
+	samples, events, sum := resultstest.SyntheticRun(results.RowGroupRows + 500)
 	base := t.TempDir()
 	a, b := filepath.Join(base, "a"), filepath.Join(base, "b")
-	writeRun(t, a, samples, events, sum)
-	writeRun(t, b, samples, events, sum)
-	for _, name := range []string{TimeseriesFile, EventsFile, SummaryFile, ScenarioFile} {
+	resultstest.WriteRun(t, a, samples, events, sum)
+	resultstest.WriteRun(t, b, samples, events, sum)
+	for _, name := range []string{results.TimeseriesFile, results.EventsFile, results.SummaryFile, results.ScenarioFile} {
 		x, err := os.ReadFile(filepath.Join(a, name))
 		if err != nil {
 			t.Fatal(err)
@@ -93,9 +95,9 @@ func TestOutputIsByteDeterministic(t *testing.T) {
 }
 
 func TestSummaryJSONFormat(t *testing.T) {
-	_, _, sum := syntheticRun(1)
+	_, _, sum := resultstest.SyntheticRun(1)
 	sum.RecoveryTimesS = nil
-	b, err := MarshalSummary(sum)
+	b, err := results.MarshalSummary(sum)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,19 +109,19 @@ func TestSummaryJSONFormat(t *testing.T) {
 		t.Errorf("nil recovery_times_s should be written as []:\n%s", s)
 	}
 	sum.LatencyMeanMs = math.NaN()
-	if _, err := MarshalSummary(sum); err == nil || !strings.Contains(err.Error(), SummaryFile) {
-		t.Errorf("NaN in summary: want an error naming %s, got %v", SummaryFile, err)
+	if _, err := results.MarshalSummary(sum); err == nil || !strings.Contains(err.Error(), results.SummaryFile) {
+		t.Errorf("NaN in summary: want an error naming %s, got %v", results.SummaryFile, err)
 	}
 }
 
 func TestAbortLeavesNothing(t *testing.T) {
 	cases := []struct {
 		name  string
-		write func(w *RunWriter) error
+		write func(w *results.RunWriter) error
 	}{
-		{"nothing written", func(*RunWriter) error { return nil }},
-		{"rows written", func(w *RunWriter) error {
-			samples, events, _ := syntheticRun(100)
+		{"nothing written", func(*results.RunWriter) error { return nil }},
+		{"rows written", func(w *results.RunWriter) error {
+			samples, events, _ := resultstest.SyntheticRun(100)
 			for _, s := range samples {
 				if err := w.WriteSample(s); err != nil {
 					return err
@@ -131,7 +133,7 @@ func TestAbortLeavesNothing(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			base := t.TempDir()
-			w, err := CreateRun(filepath.Join(base, "run"), false)
+			w, err := results.CreateRun(filepath.Join(base, "run"), false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -143,10 +145,10 @@ func TestAbortLeavesNothing(t *testing.T) {
 			if entries, _ := os.ReadDir(base); len(entries) != 0 {
 				t.Errorf("Abort left %v", entries)
 			}
-			if err := w.WriteSample(Sample{}); err == nil {
+			if err := w.WriteSample(results.Sample{}); err == nil {
 				t.Error("WriteSample after Abort: want an error")
 			}
-			if err := w.Commit(Summary{}, nil); err == nil {
+			if err := w.Commit(results.Summary{}, nil); err == nil {
 				t.Error("Commit after Abort: want an error")
 			}
 		})
@@ -156,9 +158,9 @@ func TestAbortLeavesNothing(t *testing.T) {
 // TestOutputFolders: a run replaces only what runs write, never the user's
 // files, and a second writer of the same folder is refused at once.
 func TestOutputFolders(t *testing.T) {
-	samples, _, sum := syntheticRun(50)
+	samples, _, sum := resultstest.SyntheticRun(50)
 	write := func(dir string, force bool) error {
-		w, err := CreateRun(dir, force)
+		w, err := results.CreateRun(dir, force)
 		if err != nil {
 			return err
 		}
@@ -188,7 +190,7 @@ func TestOutputFolders(t *testing.T) {
 		gone    []string // files that must be gone
 	}{
 		{"new folder", func(string) {}, false, "", nil, nil},
-		{"an earlier run's files only", func(d string) { file(d, FigurePNG, "old figure"); file(d, SummaryFile, "{}") }, false, "", nil, []string{FigurePNG}},
+		{"an earlier run's files only", func(d string) { file(d, results.FigurePNG, "old figure"); file(d, results.SummaryFile, "{}") }, false, "", nil, []string{results.FigurePNG}},
 		{"a user's file", func(d string) { file(d, "thesis.tex", "chapter 1") }, false, "it holds thesis.tex, which streamtwin did not write", []string{"thesis.tex"}, nil},
 		{"a user's file, --force", func(d string) { file(d, "thesis.tex", "chapter 1") }, true, "", []string{"thesis.tex"}, nil},
 		{"a user's notes in a run folder", func(d string) {
@@ -196,8 +198,8 @@ func TestOutputFolders(t *testing.T) {
 				t.Fatal(err)
 			}
 			file(d, "notes.txt", "looks good")
-			file(d, FigurePNG, "old figure")
-		}, false, "", []string{"notes.txt"}, []string{FigurePNG}},
+			file(d, results.FigurePNG, "old figure")
+		}, false, "", []string{"notes.txt"}, []string{results.FigurePNG}},
 		{"the Khaos profile of run", func(d string) { file(filepath.Join(d, "profile"), "models.json", "{}") }, false, "", []string{"profile/models.json"}, nil},
 		{"--out is a file", func(d string) { file(filepath.Dir(d), filepath.Base(d), "data") }, false, "it is a file", nil, nil},
 	}
@@ -210,17 +212,17 @@ func TestOutputFolders(t *testing.T) {
 				before[f], _ = os.ReadFile(filepath.Join(dir, f))
 			}
 			err := write(dir, c.force)
-			var re *RefusedError
+			var re *results.RefusedError
 			switch {
 			case c.refused != "" && (!errors.As(err, &re) || !strings.Contains(err.Error(), c.refused)):
 				t.Fatalf("error %v, want a refusal saying %q", err, c.refused)
 			case c.refused == "" && err != nil:
 				t.Fatal(err)
 			case c.refused == "":
-				if got, err := ReadSamples(filepath.Join(dir, TimeseriesFile)); err != nil || len(got) != len(samples) {
+				if got, err := results.ReadSamples(filepath.Join(dir, results.TimeseriesFile)); err != nil || len(got) != len(samples) {
 					t.Errorf("read back %d samples (%v), want %d", len(got), err, len(samples))
 				}
-				if err := VerifyRun(dir); err != nil {
+				if err := results.VerifyRun(dir); err != nil {
 					t.Errorf("VerifyRun: %v", err)
 				}
 			}
@@ -244,18 +246,18 @@ func TestOutputFolders(t *testing.T) {
 
 func TestSecondWriterRefused(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "run")
-	w, err := CreateRun(dir, false)
+	w, err := results.CreateRun(dir, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	_, err = CreateRun(dir, false)
-	var re *RefusedError
+	_, err = results.CreateRun(dir, false)
+	var re *results.RefusedError
 	if !errors.As(err, &re) || !strings.Contains(err.Error(), "another streamtwin process is writing it") || time.Since(start) > time.Second {
 		t.Errorf("second writer: %v after %v, want an immediate refusal", err, time.Since(start))
 	}
 	w.Abort()
-	if w2, err := CreateRun(dir, false); err != nil {
+	if w2, err := results.CreateRun(dir, false); err != nil {
 		t.Errorf("after the first writer finished: %v", err)
 	} else {
 		w2.Abort()
@@ -265,8 +267,8 @@ func TestSecondWriterRefused(t *testing.T) {
 // A resumed sweep reruns a run whose files changed or went missing.
 func TestVerifyRun(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "run")
-	samples, _, sum := syntheticRun(20)
-	w, err := CreateRun(dir, false)
+	samples, _, sum := resultstest.SyntheticRun(20)
+	w, err := results.CreateRun(dir, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,11 +278,11 @@ func TestVerifyRun(t *testing.T) {
 	if err := w.Commit(sum, []byte("name: x\n")); err != nil {
 		t.Fatal(err)
 	}
-	if err := VerifyRun(dir); err != nil {
+	if err := results.VerifyRun(dir); err != nil {
 		t.Fatalf("a fresh run: %v", err)
 	}
-	os.Remove(filepath.Join(dir, TimeseriesFile))
-	if err := VerifyRun(dir); err == nil {
+	os.Remove(filepath.Join(dir, results.TimeseriesFile))
+	if err := results.VerifyRun(dir); err == nil {
 		t.Error("VerifyRun accepts a run without its timeseries.parquet")
 	}
 }
@@ -289,7 +291,7 @@ func TestWriteFileAtomic(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "x.txt")
 	for _, content := range []string{"first\n", "second\n"} {
-		if err := WriteFileAtomic(path, []byte(content)); err != nil {
+		if err := results.WriteFileAtomic(path, []byte(content)); err != nil {
 			t.Fatal(err)
 		}
 		got, err := os.ReadFile(path)
@@ -303,7 +305,7 @@ func TestWriteFileAtomic(t *testing.T) {
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
 		t.Errorf("temp files left: %v", entries)
 	}
-	if err := WriteFileAtomic(filepath.Join(dir, "missing", "x"), nil); err == nil || !strings.Contains(err.Error(), "missing") {
+	if err := results.WriteFileAtomic(filepath.Join(dir, "missing", "x"), nil); err == nil || !strings.Contains(err.Error(), "missing") {
 		t.Errorf("want an error naming the path, got %v", err)
 	}
 }
@@ -311,13 +313,13 @@ func TestWriteFileAtomic(t *testing.T) {
 func TestReadErrorsNameTheFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "bogus.parquet")
 	os.WriteFile(path, []byte("not parquet"), 0o644)
-	if _, err := ReadSamples(path); err == nil || !strings.Contains(err.Error(), path) {
+	if _, err := results.ReadSamples(path); err == nil || !strings.Contains(err.Error(), path) {
 		t.Errorf("ReadSamples: %v", err)
 	}
-	if _, err := ReadEvents(path); err == nil || !strings.Contains(err.Error(), path) {
+	if _, err := results.ReadEvents(path); err == nil || !strings.Contains(err.Error(), path) {
 		t.Errorf("ReadEvents: %v", err)
 	}
-	if _, err := ReadSummary(filepath.Dir(path)); err == nil || !strings.Contains(err.Error(), SummaryFile) {
+	if _, err := results.ReadSummary(filepath.Dir(path)); err == nil || !strings.Contains(err.Error(), results.SummaryFile) {
 		t.Errorf("ReadSummary: %v", err)
 	}
 }
@@ -327,20 +329,20 @@ func TestReadErrorsNameTheFile(t *testing.T) {
 func TestWeekLongRunMemory(t *testing.T) {
 	const rows = 7 * 24 * 3600
 	if dir := os.Getenv("RESULTS_MEMTEST_DIR"); dir != "" {
-		w, err := CreateRun(filepath.Join(dir, "run"), false)
+		w, err := results.CreateRun(filepath.Join(dir, "run"), false)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for i := range rows {
 			tm := float64(i + 1)
-			s := Sample{TimeS: tm, InputRate: 1e4 + float64(i%977), Throughput: 1e4, Lag: float64(i % 5000),
+			s := results.Sample{TimeS: tm, InputRate: 1e4 + float64(i%977), Throughput: 1e4, Lag: float64(i % 5000),
 				LatencyP50Ms: math.NaN(), LatencyP99Ms: 100 + float64(i%313), CheckpointIntervalS: 10,
 				Parallelism: 4, Workers: 4, JobState: "RUNNING"}
 			if err := w.WriteSample(s); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if err := w.Commit(Summary{Scenario: "week"}, nil); err != nil {
+		if err := w.Commit(results.Summary{Scenario: "week"}, nil); err != nil {
 			t.Fatal(err)
 		}
 		status, _ := os.ReadFile("/proc/self/status")
@@ -377,7 +379,7 @@ func TestWeekLongRunMemory(t *testing.T) {
 	if peakKB > 100*1024 {
 		t.Errorf("peak RSS %.1f MiB, want < 100 MiB", float64(peakKB)/1024)
 	}
-	got, err := ReadSamples(filepath.Join(dir, "run", TimeseriesFile))
+	got, err := results.ReadSamples(filepath.Join(dir, "run", results.TimeseriesFile))
 	if err != nil || len(got) != rows || got[rows-1].TimeS != rows || !math.IsNaN(got[5].LatencyP50Ms) {
 		t.Fatalf("read back %d rows, %v", len(got), err)
 	}
@@ -399,7 +401,7 @@ func rowGroups(t *testing.T, path string) int {
 		t.Errorf("created_by %q", got)
 	}
 	for _, rg := range pf.RowGroups() {
-		if rg.NumRows() > rowGroupRows {
+		if rg.NumRows() > results.RowGroupRows {
 			t.Errorf("row group of %d rows", rg.NumRows())
 		}
 	}

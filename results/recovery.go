@@ -156,45 +156,26 @@ func (rec *Recovery) baseline(before []Sample, faultAtS, window float64) (interv
 		thr = append(thr, s.Throughput)
 		lags = append(lags, s.Lag)
 		times = append(times, s.TimeS)
-		marker = appendFinite(marker, s.LatencyMarkerP99Ms)
-		p99 = appendFinite(p99, s.LatencyP99Ms)
-		mean = appendFinite(mean, s.LatencyMeanMs)
+		marker = AppendFinite(marker, s.LatencyMarkerP99Ms)
+		p99 = AppendFinite(p99, s.LatencyP99Ms)
+		mean = AppendFinite(mean, s.LatencyMeanMs)
 	}
 	if len(thr) < minBaselineSamples {
 		return 0, fmt.Errorf("only %d samples with throughput and lag in the %gs before the fault, need at least %d (start the series earlier or shorten RecoveryOptions.Baseline)",
 			len(thr), window, minBaselineSamples)
 	}
-	rec.PreThroughput = finiteMean(thr)
-	rec.PreLag = quantile(lags, 0.95)
+	rec.PreThroughput = FiniteMean(thr)
+	rec.PreLag = Quantile(lags, 0.95)
 	// what Khaos's avgLat is: latency markers, else the event-time p99
 	switch {
 	case len(marker) > 0:
-		rec.PreLatencyMs = finiteMean(marker)
+		rec.PreLatencyMs = FiniteMean(marker)
 	case len(p99) > 0:
-		rec.PreLatencyMs = finiteMean(p99)
+		rec.PreLatencyMs = FiniteMean(p99)
 	default:
-		rec.PreLatencyMs = finiteMean(mean)
+		rec.PreLatencyMs = FiniteMean(mean)
 	}
 	return (times[len(times)-1] - times[0]) / float64(len(times)-1), nil
-}
-
-func appendFinite(xs []float64, v float64) []float64 {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return xs
-	}
-	return append(xs, v)
-}
-
-// finiteMean is NaN for no values.
-func finiteMean(xs []float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	sum := 0.0
-	for _, x := range xs {
-		sum += x
-	}
-	return sum / float64(len(xs))
 }
 
 // WriteParquetFile writes rows as one parquet file, atomically, with the

@@ -168,8 +168,8 @@ func TestDetectRecoveryBaseline(t *testing.T) {
 	for i := 50; i < 100; i++ {
 		lags = append(lags, float64(i%20))
 	}
-	if got, _ := DetectRecovery(s, 100, RecoveryOptions{Baseline: 50}); got.PreLag != quantile(lags, 0.95) {
-		t.Errorf("PreLag with Baseline 50 = %v, want %v", got.PreLag, quantile(lags, 0.95))
+	if got, _ := DetectRecovery(s, 100, RecoveryOptions{Baseline: 50}); got.PreLag != Quantile(lags, 0.95) {
+		t.Errorf("PreLag with Baseline 50 = %v, want %v", got.PreLag, Quantile(lags, 0.95))
 	}
 }
 

@@ -202,7 +202,7 @@ func ReadTable(path string) (*Table, error) {
 			numericNames = append(numericNames, name)
 		}
 	}
-	cols, err := readFloatColumns(path, numericNames...)
+	cols, err := ReadFloatColumns(path, numericNames...)
 	if err != nil {
 		return nil, err
 	}

@@ -65,3 +65,10 @@ const (
 	// been down by then (0 when RUNNING).
 	KindRunEnd = "run_end"
 )
+
+// IsReconfiguration reports whether a recovered or unrecovered event's
+// reason marks it as closing a reconfiguration ("reconfiguration: …"), not
+// a fault.
+func IsReconfiguration(reason string) bool {
+	return len(reason) >= 16 && reason[:16] == "reconfiguration:"
+}

@@ -144,3 +144,51 @@ func WriteStats(path string, by []string, stats []FigureStat) error {
 	}
 	return writeReflectRows(path, rt, rows)
 }
+
+// Quantile is the linear-interpolation quantile (numpy's default) of xs,
+// which it sorts in place.
+func Quantile(xs []float64, p float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := xs
+	sort.Float64s(s)
+	h := p * float64(len(s)-1)
+	i := int(math.Floor(h))
+	if i+1 >= len(s) {
+		return s[len(s)-1]
+	}
+	return s[i] + (h-float64(i))*(s[i+1]-s[i])
+}
+
+// AppendFinite appends v to xs unless it is NaN or infinite.
+func AppendFinite(xs []float64, v float64) []float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return xs
+	}
+	return append(xs, v)
+}
+
+// FiniteMean is the mean of xs, NaN for no values (it does not drop NaN:
+// collect with AppendFinite or FiniteValues).
+func FiniteMean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	sum := 0.0
+	for _, x := range xs {
+		sum += x
+	}
+	return sum / float64(len(xs))
+}
+
+// FiniteValues are the values of xs that are neither NaN nor infinite.
+func FiniteValues(xs []float64) []float64 {
+	out := make([]float64, 0, len(xs))
+	for _, x := range xs {
+		if !math.IsNaN(x) && !math.IsInf(x, 0) {
+			out = append(out, x)
+		}
+	}
+	return out
+}

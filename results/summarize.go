@@ -73,7 +73,7 @@ func (z *Summarizer) Event(e Event) {
 	case KindFault:
 		s.Faults++
 	case KindRecovered:
-		if e.DurationS != nil && !isReconfiguration(e.Reason) {
+		if e.DurationS != nil && !IsReconfiguration(e.Reason) {
 			s.Recoveries++
 			s.RecoveryTimesS = append(s.RecoveryTimesS, *e.DurationS)
 			if *e.DurationS > s.QoS.RecoveryBoundS {
@@ -81,7 +81,7 @@ func (z *Summarizer) Event(e Event) {
 			}
 		}
 	case KindUnrecovered:
-		if e.DurationS != nil && !isReconfiguration(e.Reason) {
+		if e.DurationS != nil && !IsReconfiguration(e.Reason) {
 			s.UnrecoveredFaults++
 			s.QoS.RecoveryViolations++
 			z.censored = append(z.censored, *e.DurationS)
@@ -108,10 +108,6 @@ func (z *Summarizer) Event(e Event) {
 	}
 }
 
-func isReconfiguration(reason string) bool {
-	return len(reason) >= 16 && reason[:16] == "reconfiguration:"
-}
-
 // Summary returns the figures of the run so far.
 func (z *Summarizer) Summary(durationS, wallTimeS float64) Summary {
 	s := z.s
@@ -126,7 +122,7 @@ func (z *Summarizer) Summary(durationS, wallTimeS float64) Summary {
 		s.CPUBusyMean = z.cpuSum / z.cpuT
 	}
 	s.LatencyMeanMs, s.LatencySteadyMeanMs = nanDiv(z.latSum, z.latW), nanDiv(z.steadySum, z.steadyW)
-	s.LatencyP50Ms, s.LatencyP99Ms = quantile(z.p50s, 0.5), quantile(z.p99s, 0.99)
+	s.LatencyP50Ms, s.LatencyP99Ms = Quantile(z.p50s, 0.5), Quantile(z.p99s, 0.99)
 	s.LatencyMarkerMeanMs = nanDiv(z.markerSum, float64(z.markerN))
 	if s.CheckpointsCompleted > 0 {
 		s.CheckpointMeanS = z.ckptDurSum / float64(s.CheckpointsCompleted)
@@ -138,7 +134,7 @@ func (z *Summarizer) Summary(durationS, wallTimeS float64) Summary {
 		for _, r := range sorted {
 			s.RecoveryMeanS += r / float64(n)
 		}
-		s.RecoveryMedianS = quantile(sorted, 0.5)
+		s.RecoveryMedianS = Quantile(sorted, 0.5)
 		s.RecoveryMaxS = sorted[n-1]
 	}
 	return s
@@ -149,20 +145,4 @@ func nanDiv(a, b float64) float64 {
 		return 0
 	}
 	return a / b
-}
-
-// quantile is the linear-interpolation quantile (numpy's default) of xs,
-// which it sorts in place.
-func quantile(xs []float64, p float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := xs
-	sort.Float64s(s)
-	h := p * float64(len(s)-1)
-	i := int(math.Floor(h))
-	if i+1 >= len(s) {
-		return s[len(s)-1]
-	}
-	return s[i] + (h-float64(i))*(s[i+1]-s[i])
 }

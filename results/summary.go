@@ -84,8 +84,8 @@ type SinkAudit struct {
 	Windows           int   `json:"windows"` // (campaign, window) pairs the input fills and the watermark closed
 	// WindowsOpen were still open when the run ended (not audited), with
 	// RecordsOpen views
-	WindowsOpen int   `json:"windows_open"`
-	RecordsOpen int64 `json:"views_open"`
+	WindowsOpen       int   `json:"windows_open"`
+	RecordsOpen       int64 `json:"views_open"`
 	WindowsMissing    int   `json:"windows_missing"`
 	WindowsDuplicated int   `json:"windows_duplicated"` // pairs the output holds more than once
 	// the window ends (epoch ms) of the first and last missing window, 0 if none

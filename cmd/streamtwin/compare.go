@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/compare"
 	"github.com/urfave/cli/v2"
 )
 
@@ -30,7 +31,7 @@ func compareCommand() *cli.Command {
 			"tolerance\". Exit 0: none beyond tolerance; 1: some are (or, with --strict, a figure or\n" +
 			"run is on one side only); 2: bad input.",
 		Flags: []cli.Flag{
-			&cli.Float64Flag{Name: "rel", Value: results.DefaultRel, Usage: "relative tolerance, a fraction of |A|"},
+			&cli.Float64Flag{Name: "rel", Value: compare.DefaultRel, Usage: "relative tolerance, a fraction of |A|"},
 			&cli.Float64Flag{Name: "abs", Usage: "absolute tolerance, in each figure's unit"},
 			&cli.StringFlag{Name: "tolerance", Usage: "tolerance file (YAML), instead of --rel/--abs"},
 			&cli.BoolFlag{Name: "all", Usage: "print every figure, not only those that differ"},
@@ -47,13 +48,13 @@ func compareCommand() *cli.Command {
 			if err != nil {
 				return badInput(err)
 			}
-			var sets [2]*results.ResultSet
+			var sets [2]*compare.ResultSet
 			for i, path := range c.Args().Slice() {
-				if sets[i], err = results.LoadResultSet(path); err != nil {
+				if sets[i], err = compare.LoadResultSet(path); err != nil {
 					return badInput(err) // missing, unreadable or not a result set
 				}
 			}
-			cmp, err := results.Compare(sets[0], sets[1], tol)
+			cmp, err := compare.Compare(sets[0], sets[1], tol)
 			if err != nil {
 				return badInput(err)
 			}
@@ -62,27 +63,27 @@ func compareCommand() *cli.Command {
 				return err
 			}
 			if c.Bool("faults") {
-				var outs [2][]results.FaultOutcome
+				var outs [2][]compare.FaultOutcome
 				for i, path := range c.Args().Slice() {
-					if outs[i], err = results.FaultOutcomes(path); err != nil {
+					if outs[i], err = compare.FaultOutcomes(path); err != nil {
 						return badInput(fmt.Errorf("--faults needs two run folders: %w", err))
 					}
 				}
 				fmt.Println()
-				if err := results.WriteFaultTable(os.Stdout, outs[0], outs[1], c.Args().Get(0), c.Args().Get(1)); err != nil {
+				if err := compare.WriteFaultTable(os.Stdout, outs[0], outs[1], c.Args().Get(0), c.Args().Get(1)); err != nil {
 					return err
 				}
 			}
 			if c.Bool("decisions") {
-				var logs [2][]results.Decision
-				var cis [2][]results.CIStep
+				var logs [2][]compare.Decision
+				var cis [2][]compare.CIStep
 				for i, path := range c.Args().Slice() {
 					if logs[i], cis[i], err = decisionLog(path); err != nil {
 						return badInput(fmt.Errorf("--decisions needs two run folders: %w", err))
 					}
 				}
 				fmt.Println()
-				if err := results.WriteDecisionTable(os.Stdout, logs[0], logs[1], cis[0], cis[1], c.Args().Get(0), c.Args().Get(1)); err != nil {
+				if err := compare.WriteDecisionTable(os.Stdout, logs[0], logs[1], cis[0], cis[1], c.Args().Get(0), c.Args().Get(1)); err != nil {
 					return err
 				}
 			}
@@ -98,8 +99,8 @@ func compareCommand() *cli.Command {
 }
 
 // decisionLog reads a run folder's policy decisions and CI timeline.
-func decisionLog(dir string) ([]results.Decision, []results.CIStep, error) {
-	ds, err := results.Decisions(dir)
+func decisionLog(dir string) ([]compare.Decision, []compare.CIStep, error) {
+	ds, err := compare.Decisions(dir)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -107,18 +108,18 @@ func decisionLog(dir string) ([]results.Decision, []results.CIStep, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return ds, results.CITimeline(samples), nil
+	return ds, compare.CITimeline(samples), nil
 }
 
 // compareTolerances builds the tolerances from --tolerance or --rel/--abs.
-func compareTolerances(c *cli.Context) (results.Tolerances, error) {
+func compareTolerances(c *cli.Context) (compare.Tolerances, error) {
 	if f := c.String("tolerance"); f != "" {
 		if c.IsSet("rel") || c.IsSet("abs") {
-			return results.Tolerances{}, fmt.Errorf("give either --tolerance or --rel/--abs, not both (put them in the file's default:)")
+			return compare.Tolerances{}, fmt.Errorf("give either --tolerance or --rel/--abs, not both (put them in the file's default:)")
 		}
-		return results.LoadTolerances(f)
+		return compare.LoadTolerances(f)
 	}
-	tol := results.DefaultTolerances()
+	tol := compare.DefaultTolerances()
 	tol.Default.Rel, tol.Default.Abs = c.Float64("rel"), c.Float64("abs")
 	for _, f := range []struct {
 		name string

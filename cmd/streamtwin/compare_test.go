@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/compare"
 )
 
 // shiftedCopy copies the summary of run into dir with some figures
@@ -217,12 +218,12 @@ func TestCompareVariantsAndReference(t *testing.T) {
 	if _, stderr, code, _ := runCLI(t, "run", scen, "--out", out); code != 0 {
 		t.Fatal(stderr)
 	}
-	sums, err := results.ReadRunSummaries(out)
+	sums, err := compare.ReadRunSummaries(out)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ref := filepath.Join(dir, "tiny.json")
-	if err := results.WriteReference(ref, results.Reference{Scenario: "tiny", Source: scen, Runs: sums}); err != nil {
+	if err := compare.WriteReference(ref, compare.Reference{Scenario: "tiny", Source: scen, Runs: sums}); err != nil {
 		t.Fatal(err)
 	}
 	again := filepath.Join(dir, "again")

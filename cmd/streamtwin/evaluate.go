@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/evaluation"
 	"github.com/streamtwin/streamtwin/sim"
 	"github.com/urfave/cli/v2"
 )
@@ -39,7 +40,7 @@ func evaluateCommand() *cli.Command {
 				return badInput(fmt.Errorf("evaluate needs one folder of runs, e.g. streamtwin evaluate runs/ci-variants"))
 			}
 			runsDir := c.Args().First()
-			opt := results.EvaluationOptions{LatencyColumn: c.String("latency-column")}
+			opt := evaluation.Options{LatencyColumn: c.String("latency-column")}
 			switch opt.LatencyColumn {
 			case "latency_marker_p99_ms", "latency_p99_ms", "latency_p50_ms", "latency_mean_ms":
 			default:
@@ -63,20 +64,20 @@ func evaluateCommand() *cli.Command {
 				*b.dst = d.Seconds() * b.scale
 			}
 			if m := c.String("measured"); m != "" {
-				pts, err := results.ReadMeasuredFailures(m)
+				pts, err := evaluation.ReadMeasuredFailures(m)
 				if err != nil {
 					return badInput(err)
 				}
 				opt.Measured, opt.MeasuredSource = pts, m
 			}
-			dirs, labels, err := results.EvaluationRuns(runsDir)
+			dirs, labels, err := evaluation.Runs(runsDir)
 			if err != nil {
-				if errors.Is(err, results.ErrNoRunFolders) {
+				if errors.Is(err, evaluation.ErrNoRunFolders) {
 					err = fmt.Errorf("%w; run the scenario first: streamtwin run SCENARIO --out %s", err, runsDir)
 				}
 				return badInput(err)
 			}
-			ev, err := results.Evaluate(dirs, labels, opt)
+			ev, err := evaluation.Evaluate(dirs, labels, opt)
 			if err != nil {
 				var ce *results.ColumnError
 				if errors.As(err, &ce) {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/figures"
 	"github.com/urfave/cli/v2"
 )
 
@@ -45,7 +46,7 @@ func figureCommands() []*cli.Command {
 					return err
 				}
 				out := outOr(c, filepath.Join(filepath.Dir(runs), "figure-lines-"+fileSafe(c.String("y"))))
-				return printPaths(results.PlotSweepLines(runs, out, c.String("x"), c.String("y"), c.String("lines"), figureOptions(c)...))
+				return printPaths(figures.PlotSweepLines(runs, out, c.String("x"), c.String("y"), c.String("lines"), figureOptions(c)...))
 			},
 		},
 		{
@@ -72,7 +73,7 @@ func figureCommands() []*cli.Command {
 					return badInput(fmt.Errorf("plot heatmap: --x and --y are both %q; give two parameters", c.String("x")))
 				}
 				out := outOr(c, filepath.Join(filepath.Dir(runs), "figure-heatmap-"+fileSafe(c.String("z"))))
-				return printPaths(results.PlotHeatmap(runs, out, c.String("x"), c.String("y"), c.String("z"), figureOptions(c)...))
+				return printPaths(figures.PlotHeatmap(runs, out, c.String("x"), c.String("y"), c.String("z"), figureOptions(c)...))
 			},
 		},
 		{
@@ -82,13 +83,13 @@ func figureCommands() []*cli.Command {
 			Description: "Each RUN_DIR is a run folder; a single folder holding variant sub-folders\n" +
 				"(streamtwin run of a scenario with variants) compares those variants.",
 			Flags: []cli.Flag{
-				&cli.StringFlag{Name: "kind", Value: results.LatencyCDF, Usage: "cdf or box"},
+				&cli.StringFlag{Name: "kind", Value: figures.LatencyCDF, Usage: "cdf or box"},
 				&cli.StringFlag{Name: "metric", Value: "p99", Usage: "per-interval latency: p99, p50 or mean"},
 				labelsFlag, outFlag, titleFlag, xLabel, yLabel,
 			},
 			Action: func(c *cli.Context) error {
 				kind := c.String("kind")
-				if kind != results.LatencyCDF && kind != results.LatencyBox {
+				if kind != figures.LatencyCDF && kind != figures.LatencyBox {
 					return badInput(fmt.Errorf("plot latency: --kind %q: want cdf or box", kind))
 				}
 				metric := c.String("metric")
@@ -103,8 +104,8 @@ func figureCommands() []*cli.Command {
 				if metric != "p99" {
 					name += "-" + metric
 				}
-				opts := append(figureOptions(c), results.WithLatencyColumn("latency_"+metric+"_ms"))
-				return printPaths(results.PlotLatencyDistributions(dirs, labels, outOr(c, filepath.Join(outDir, name)), kind, opts...))
+				opts := append(figureOptions(c), figures.WithLatencyColumn("latency_"+metric+"_ms"))
+				return printPaths(figures.PlotLatencyDistributions(dirs, labels, outOr(c, filepath.Join(outDir, name)), kind, opts...))
 			},
 		},
 		{
@@ -119,7 +120,7 @@ func figureCommands() []*cli.Command {
 				if err != nil {
 					return err
 				}
-				return printPaths(results.PlotPanels(dirs, labels, outOr(c, filepath.Join(outDir, "figure-panels")), figureOptions(c)...))
+				return printPaths(figures.PlotPanels(dirs, labels, outOr(c, filepath.Join(outDir, "figure-panels")), figureOptions(c)...))
 			},
 		},
 	}
@@ -291,15 +292,15 @@ func fileSafe(s string) string {
 	return strings.NewReplacer("/", "_", "[", "", "]", "", " ", "_").Replace(s)
 }
 
-func figureOptions(c *cli.Context) []results.FigureOption {
-	var opts []results.FigureOption
+func figureOptions(c *cli.Context) []figures.Option {
+	var opts []figures.Option
 	if c.IsSet("title") {
-		opts = append(opts, results.WithTitle(c.String("title")))
+		opts = append(opts, figures.WithTitle(c.String("title")))
 	}
 	for _, f := range []struct {
 		flag string
-		opt  func(string) results.FigureOption
-	}{{"x-label", results.WithXLabel}, {"y-label", results.WithYLabel}, {"z-label", results.WithZLabel}} {
+		opt  func(string) figures.Option
+	}{{"x-label", figures.WithXLabel}, {"y-label", figures.WithYLabel}, {"z-label", figures.WithZLabel}} {
 		if v := c.String(f.flag); v != "" {
 			opts = append(opts, f.opt(v))
 		}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/streamtwin/streamtwin/live/cluster"
 	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/compare"
 )
 
 // TestLiveEndToEnd replays scenarios/live-traffic.yaml against a real
@@ -295,7 +296,7 @@ func checkKhaosRun(t *testing.T, run string) {
 		t.Errorf("%d faults, %d recovered, %d unrecovered, %d reconfigurations; want 2, 2, 0, ≥ 1",
 			sum.Faults, sum.Recoveries, sum.UnrecoveredFaults, sum.Reconfigurations)
 	}
-	decisions, err := results.Decisions(run)
+	decisions, err := compare.Decisions(run)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/compare"
 )
 
 var updateReferences = flag.Bool("update-references", false,
@@ -81,15 +81,15 @@ func checkReference(t *testing.T, scenarioFile, refFile string) {
 		t.Fatalf("streamtwin run %s: exit %d: %s", scenarioFile, code, stderr)
 	}
 	if *updateReferences {
-		sums, err := results.ReadRunSummaries(out)
+		sums, err := compare.ReadRunSummaries(out)
 		if err != nil {
 			t.Fatal(err)
 		}
-		ref := results.Reference{Source: "scenarios/" + filepath.Base(scenarioFile), Runs: sums}
+		ref := compare.Reference{Source: "scenarios/" + filepath.Base(scenarioFile), Runs: sums}
 		for _, s := range sums {
 			ref.Scenario = s.Scenario
 		}
-		if err := results.WriteReference(refFile, ref); err != nil {
+		if err := compare.WriteReference(refFile, ref); err != nil {
 			t.Fatal(err)
 		}
 		t.Logf("wrote %s (%d runs)", refFile, len(sums))
@@ -97,11 +97,11 @@ func checkReference(t *testing.T, scenarioFile, refFile string) {
 	if _, err := os.Stat(refFile); err != nil {
 		t.Fatalf("%s has no reference %s; create it with %s", scenarioFile, refFile, refreshHint)
 	}
-	ref, err := results.LoadResultSet(refFile)
+	ref, err := compare.LoadResultSet(refFile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	fresh, err := results.LoadResultSet(out)
+	fresh, err := compare.LoadResultSet(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,8 +110,8 @@ func checkReference(t *testing.T, scenarioFile, refFile string) {
 	if len(ref.Runs) == 1 && len(fresh.Runs) == 1 && ref.Runs[0].Key != fresh.Runs[0].Key {
 		t.Errorf("%s: run %q, reference has %q; if intended, refresh with %s", scenarioFile, fresh.Runs[0].Key, ref.Runs[0].Key, refreshHint)
 	}
-	tol := results.Tolerances{Default: results.Tolerance{Rel: referenceRel}}
-	cmp, err := results.Compare(ref, fresh, tol)
+	tol := compare.Tolerances{Default: compare.Tolerance{Rel: referenceRel}}
+	cmp, err := compare.Compare(ref, fresh, tol)
 	if err != nil {
 		t.Fatalf("%s against %s: %v", scenarioFile, refFile, err)
 	}

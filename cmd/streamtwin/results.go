@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/figures"
 	"github.com/urfave/cli/v2"
 )
 
@@ -57,7 +58,7 @@ func plotCommand() *cli.Command {
 				}
 			}
 			for _, d := range dirs {
-				png, svg, err := results.PlotRun(d)
+				png, svg, err := figures.PlotRun(d)
 				if err != nil {
 					return err
 				}

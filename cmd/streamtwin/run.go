@@ -9,7 +9,7 @@ import (
 
 	"github.com/streamtwin/streamtwin/models/scenario"
 	"github.com/streamtwin/streamtwin/models/twin"
-	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/figures"
 	"github.com/streamtwin/streamtwin/sim"
 	"github.com/urfave/cli/v2"
 )
@@ -73,7 +73,7 @@ func runCommand() *cli.Command {
 				fmt.Printf("%s: %.0f s simulated in %.3f s wall; %d faults, recovery mean %.1f s; latency p99 %.0f ms → %s\n",
 					label, sum.DurationS, sum.WallTimeS, sum.Faults, sum.RecoveryMeanS, sum.LatencyP99Ms, dir)
 				if c.Bool("plot") {
-					png, _, err := results.PlotRun(dir)
+					png, _, err := figures.PlotRun(dir)
 					if err != nil {
 						return err
 					}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/streamtwin/streamtwin/models/flink"
 	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/figures"
 	"github.com/streamtwin/streamtwin/sim"
 	"github.com/streamtwin/streamtwin/workloads"
 	"github.com/streamtwin/streamtwin/workloads/iot"
@@ -177,7 +178,7 @@ func workloadCommand() *cli.Command {
 						os.MkdirAll("runs", 0o755)
 						out = filepath.Join("runs", "workload-"+strings.TrimSuffix(filepath.Base(label), filepath.Ext(label)))
 					}
-					png, svg, err := results.PlotRates(out, label, rates)
+					png, svg, err := figures.PlotRates(out, label, rates)
 					if err != nil {
 						return err
 					}
@@ -290,7 +291,7 @@ func showRates(label string, rates []float64) {
 	fmt.Printf("  rate (records/s): min %.0f  mean %.0f  max %.0f\n", sorted[0], total/float64(len(rates)), sorted[len(sorted)-1])
 	fmt.Printf("  percentiles: p5 %.0f  p25 %.0f  p50 %.0f  p75 %.0f  p95 %.0f  p99 %.0f\n", q(.05), q(.25), q(.5), q(.75), q(.95), q(.99))
 	fmt.Printf("  total events: %.0f\n", total)
-	means, byDay := results.HourlyProfile(rates)
+	means, byDay := figures.HourlyProfile(rates)
 	if byDay {
 		fmt.Println("  hourly profile (mean records/s by hour of day over all days):")
 	} else {

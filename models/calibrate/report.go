@@ -13,6 +13,7 @@ import (
 	"github.com/streamtwin/streamtwin/models/kafka"
 	"github.com/streamtwin/streamtwin/models/scenario"
 	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/figures"
 )
 
 // Report file names inside a fit-report folder.
@@ -219,18 +220,18 @@ func fixed0(v float64) string {
 
 // plotFit draws recovery.{png,svg,pdf} and, with latency, latency.*.
 func plotFit(dir string, pts []PointResult) ([]string, error) {
-	var rec, lat []results.FitPoint
+	var rec, lat []figures.FitPoint
 	for _, p := range pts {
 		g := fmt.Sprintf("CI %g s", p.CheckpointIntervalS)
-		rec = append(rec, results.FitPoint{Group: g, X: p.Throughput, Measured: p.Point.RecoveryS, Predicted: p.Prediction.RecoveryS, HeldOut: p.HeldOut})
+		rec = append(rec, figures.FitPoint{Group: g, X: p.Throughput, Measured: p.Point.RecoveryS, Predicted: p.Prediction.RecoveryS, HeldOut: p.HeldOut})
 		if !math.IsNaN(p.Point.LatencyMs) && !math.IsNaN(p.Prediction.LatencyMs) {
-			lat = append(lat, results.FitPoint{Group: g, X: p.Throughput, Measured: p.Point.LatencyMs, Predicted: p.Prediction.LatencyMs, HeldOut: p.HeldOut})
+			lat = append(lat, figures.FitPoint{Group: g, X: p.Throughput, Measured: p.Point.LatencyMs, Predicted: p.Prediction.LatencyMs, HeldOut: p.HeldOut})
 		}
 	}
-	out, err := results.PlotFit(filepath.Join(dir, "recovery"), "Recovery time: twin vs measured", "recovery time (s)", "throughput (records/s)", rec)
+	out, err := figures.PlotFit(filepath.Join(dir, "recovery"), "Recovery time: twin vs measured", "recovery time (s)", "throughput (records/s)", rec)
 	if err != nil || len(lat) == 0 {
 		return out, err
 	}
-	more, err := results.PlotFit(filepath.Join(dir, "latency"), "Pre-failure latency: twin vs measured", "latency (ms)", "throughput (records/s)", lat)
+	more, err := figures.PlotFit(filepath.Join(dir, "latency"), "Pre-failure latency: twin vs measured", "latency (ms)", "throughput (records/s)", lat)
 	return append(out, more...), err
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/streamtwin/streamtwin/models/scenario"
 	"github.com/streamtwin/streamtwin/models/twin"
 	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/figures"
 	"github.com/streamtwin/streamtwin/sim"
 )
 
@@ -289,20 +290,20 @@ func (r *Result) Write(dir string) ([]string, error) {
 }
 
 func (r *Result) plot(dir string) ([]string, error) {
-	var rec, lat []results.FitPoint
+	var rec, lat []figures.FitPoint
 	for _, s := range r.Samples {
 		g := fmt.Sprintf("CI %g s", math.Round(s.CheckpointIntervalS*10)/10)
 		if s.RecoveryS > r.Models.MinRecoveryS {
-			rec = append(rec, results.FitPoint{Group: g, X: s.Throughput, Measured: s.RecoveryS, Predicted: r.Models.Recovery.Predict(s.Throughput, s.CheckpointIntervalS)})
+			rec = append(rec, figures.FitPoint{Group: g, X: s.Throughput, Measured: s.RecoveryS, Predicted: r.Models.Recovery.Predict(s.Throughput, s.CheckpointIntervalS)})
 		}
 		if !math.IsNaN(s.LatencyMs) {
-			lat = append(lat, results.FitPoint{Group: g, X: s.Throughput, Measured: s.LatencyMs, Predicted: r.Models.Latency.Predict(s.Throughput, s.CheckpointIntervalS)})
+			lat = append(lat, figures.FitPoint{Group: g, X: s.Throughput, Measured: s.LatencyMs, Predicted: r.Models.Latency.Predict(s.Throughput, s.CheckpointIntervalS)})
 		}
 	}
-	out, err := results.PlotFit(filepath.Join(dir, "recovery_model"), "Khaos recovery model (OLS) vs profiled failures", "recovery time (s)", "throughput (records/s)", rec)
+	out, err := figures.PlotFit(filepath.Join(dir, "recovery_model"), "Khaos recovery model (OLS) vs profiled failures", "recovery time (s)", "throughput (records/s)", rec)
 	if err != nil {
 		return out, err
 	}
-	more, err := results.PlotFit(filepath.Join(dir, "latency_model"), "Khaos latency model (OLS) vs profiled failures", "latency p99 (ms)", "throughput (records/s)", lat)
+	more, err := figures.PlotFit(filepath.Join(dir, "latency_model"), "Khaos latency model (OLS) vs profiled failures", "latency p99 (ms)", "throughput (records/s)", lat)
 	return append(out, more...), err
 }

@@ -1,4 +1,4 @@
-package results
+package compare
 
 // Comparing two result sets figure by figure (streamtwin compare, and the
 // regression references in results/reference/).
@@ -48,11 +48,11 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
+	"github.com/streamtwin/streamtwin/results"
 )
 
 const (
@@ -114,53 +114,36 @@ func LoadResultSet(path string) (*ResultSet, error) {
 		}
 		return loadJSONSet(path)
 	}
-	if fileExists(filepath.Join(path, SummaryFile)) {
-		r, err := loadSummaryRun(filepath.Join(path, SummaryFile), "")
+	if fileExists(filepath.Join(path, results.SummaryFile)) {
+		r, err := loadSummaryRun(filepath.Join(path, results.SummaryFile), "")
 		if err != nil {
 			return nil, err
 		}
 		return &ResultSet{Path: path, Kind: "run folder", Runs: []SetRun{r}}, nil
 	}
-	if fileExists(filepath.Join(path, RunsFile)) {
-		set, err := loadSweep(filepath.Join(path, RunsFile))
+	if fileExists(filepath.Join(path, results.RunsFile)) {
+		set, err := loadSweep(filepath.Join(path, results.RunsFile))
 		if set != nil {
 			set.Path = path
 		}
 		return set, err
 	}
-	dirs, err := runSubfolders(path)
+	dirs, err := results.RunSubfolders(path)
 	if err != nil {
 		return nil, err
 	}
 	if len(dirs) == 0 {
-		return nil, fmt.Errorf("%s holds no results: no %s, no %s, no run folders (*/%s)", path, SummaryFile, RunsFile, SummaryFile)
+		return nil, fmt.Errorf("%s holds no results: no %s, no %s, no run folders (*/%s)", path, results.SummaryFile, results.RunsFile, results.SummaryFile)
 	}
 	set := &ResultSet{Path: path, Kind: "variants folder"}
 	for _, d := range dirs {
-		r, err := loadSummaryRun(filepath.Join(path, d, SummaryFile), d)
+		r, err := loadSummaryRun(filepath.Join(path, d, results.SummaryFile), d)
 		if err != nil {
 			return nil, err
 		}
 		set.Runs = append(set.Runs, r)
 	}
 	return set, nil
-}
-
-// runSubfolders lists the sub-folders of dir that hold a summary.json,
-// sorted; hidden (temporary) folders are skipped.
-func runSubfolders(dir string) ([]string, error) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, e := range entries {
-		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") && fileExists(filepath.Join(dir, e.Name(), SummaryFile)) {
-			out = append(out, e.Name())
-		}
-	}
-	sort.Strings(out)
-	return out, nil
 }
 
 func fileExists(path string) bool { _, err := os.Stat(path); return err == nil }
@@ -222,7 +205,7 @@ func cmpOr(s ...string) string {
 
 // figureRank orders figures as Figures does; unknown ones go last, by name.
 var figureRank = func() map[string]int {
-	names, _ := Figures(Summary{})
+	names, _ := results.Figures(results.Summary{})
 	m := make(map[string]int, len(names))
 	for i, n := range names {
 		m[n] = i
@@ -297,7 +280,7 @@ func loadJSONSet(path string) (*ResultSet, error) {
 // loadSweep reads runs.parquet: columns before the first summary figure are
 // the row's identity (parameters), the rest are figures.
 func loadSweep(path string) (*ResultSet, error) {
-	t, err := ReadTable(path)
+	t, err := results.ReadTable(path)
 	if err != nil {
 		return nil, err
 	}
@@ -499,7 +482,7 @@ func ParseTolerances(path string, data []byte) (Tolerances, error) {
 }
 
 func knownFigures() []string {
-	names, _ := Figures(Summary{})
+	names, _ := results.Figures(results.Summary{})
 	return names
 }
 
@@ -783,7 +766,7 @@ func (c *Comparison) WriteTable(w io.Writer, all, strict bool) error {
 		rows = append(rows, []string{k, "*", "", "", "", "", "", "run only in B"})
 	}
 	if len(rows) > 1 {
-		writeAligned(bw, rows, []bool{false, false, true, true, true, true, false, false})
+		results.WriteAligned(bw, rows, []bool{false, false, true, true, true, true, false, false})
 	}
 	for _, n := range c.Notes {
 		fmt.Fprintln(bw, "note:", n)
@@ -815,66 +798,36 @@ func fmtSigned(x float64) string {
 	return s
 }
 
-// writeAligned pads columns to their widest cell; right-aligned columns
-// (numbers) are padded on the left, header included.
-func writeAligned(w io.Writer, rows [][]string, right []bool) {
-	widths := make([]int, len(rows[0]))
-	for _, r := range rows {
-		for i, cell := range r {
-			widths[i] = max(widths[i], utf8.RuneCountInString(cell))
-		}
-	}
-	for _, r := range rows {
-		var b strings.Builder
-		for i, cell := range r {
-			if i > 0 {
-				b.WriteString("  ")
-			}
-			pad := strings.Repeat(" ", widths[i]-utf8.RuneCountInString(cell))
-			if right[i] {
-				b.WriteString(pad + cell)
-			} else {
-				b.WriteString(cell + pad)
-			}
-		}
-		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
-	}
-}
-
 // Reference is a regression reference file: the summaries of every run of
 // one scenario (one per variant, or one keyed by the scenario name when it
 // has no variants). See results/reference/README.md.
 type Reference struct {
-	Format   string             `json:"format"`   // ReferenceFormat
-	Scenario string             `json:"scenario"` // the scenario's name
-	Source   string             `json:"source,omitempty"`
-	Runs     map[string]Summary `json:"runs"`
+	Format   string                     `json:"format"`   // ReferenceFormat
+	Scenario string                     `json:"scenario"` // the scenario's name
+	Source   string                     `json:"source,omitempty"`
+	Runs     map[string]results.Summary `json:"runs"`
 }
-
-// RunKey is how a single summary is keyed: its variant, or its scenario
-// name when it has none.
-func RunKey(s Summary) string { return cmpOr(s.Variant, s.Scenario) }
 
 // ReadRunSummaries reads a run folder (one summary, keyed by RunKey) or a
 // folder of run folders (keyed by folder name).
-func ReadRunSummaries(dir string) (map[string]Summary, error) {
-	if fileExists(filepath.Join(dir, SummaryFile)) {
-		s, err := ReadSummary(dir)
+func ReadRunSummaries(dir string) (map[string]results.Summary, error) {
+	if fileExists(filepath.Join(dir, results.SummaryFile)) {
+		s, err := results.ReadSummary(dir)
 		if err != nil {
 			return nil, err
 		}
-		return map[string]Summary{RunKey(s): s}, nil
+		return map[string]results.Summary{results.RunKey(s): s}, nil
 	}
-	subs, err := runSubfolders(dir)
+	subs, err := results.RunSubfolders(dir)
 	if err != nil {
 		return nil, err
 	}
 	if len(subs) == 0 {
 		return nil, fmt.Errorf("%s holds no run folders", dir)
 	}
-	out := map[string]Summary{}
+	out := map[string]results.Summary{}
 	for _, d := range subs {
-		s, err := ReadSummary(filepath.Join(dir, d))
+		s, err := results.ReadSummary(filepath.Join(dir, d))
 		if err != nil {
 			return nil, err
 		}
@@ -890,7 +843,7 @@ func MarshalReference(r Reference) ([]byte, error) {
 	if r.Format == "" {
 		r.Format = ReferenceFormat
 	}
-	runs := make(map[string]Summary, len(r.Runs))
+	runs := make(map[string]results.Summary, len(r.Runs))
 	for k, s := range r.Runs {
 		s.WallTimeS = 0
 		if s.RecoveryTimesS == nil {
@@ -912,5 +865,5 @@ func WriteReference(path string, r Reference) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	return WriteFileAtomic(path, b)
+	return results.WriteFileAtomic(path, b)
 }

@@ -1,4 +1,4 @@
-package results
+package compare
 
 import (
 	"encoding/json"
@@ -7,12 +7,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/streamtwin/streamtwin/results"
 )
 
 // realSummary is the demo scenario's summary, from its regression reference.
-func realSummary(t *testing.T) Summary {
+func realSummary(t *testing.T) results.Summary {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("reference", "demo.json"))
+	b, err := os.ReadFile(filepath.Join("..", "reference", "demo.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,9 +29,9 @@ func realSummary(t *testing.T) Summary {
 	return s
 }
 
-func writeSummaryFile(t *testing.T, path string, s Summary) {
+func writeSummaryFile(t *testing.T, path string, s results.Summary) {
 	t.Helper()
-	b, err := MarshalSummary(s)
+	b, err := results.MarshalSummary(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,10 +43,10 @@ func writeSummaryFile(t *testing.T, path string, s Summary) {
 	}
 }
 
-func singleSet(t *testing.T, s Summary) *ResultSet {
+func singleSet(t *testing.T, s results.Summary) *ResultSet {
 	t.Helper()
 	dir := t.TempDir()
-	writeSummaryFile(t, filepath.Join(dir, SummaryFile), s)
+	writeSummaryFile(t, filepath.Join(dir, results.SummaryFile), s)
 	set, err := LoadResultSet(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -181,7 +183,7 @@ func TestCompareShift(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			names, _ := Figures(Summary{})
+			names, _ := results.Figures(results.Summary{})
 			if cmp.Compared != len(names) || cmp.OneSided != 0 {
 				t.Errorf("compared %d figures (%d one-sided), want %d", cmp.Compared, cmp.OneSided, len(names))
 			}
@@ -224,7 +226,7 @@ func TestCompareOneSided(t *testing.T) {
 	writeSummaryFile(t, full, s)
 	// an "older" summary without cpu_busy_mean and with an unknown extra figure
 	var obj map[string]any
-	b, _ := MarshalSummary(s)
+	b, _ := results.MarshalSummary(s)
 	json.Unmarshal(b, &obj)
 	delete(obj, "cpu_busy_mean")
 	obj["new_figure_s"] = 3.0
@@ -260,12 +262,12 @@ func TestLoadResultSet(t *testing.T) {
 	s := realSummary(t)
 	dir := t.TempDir()
 	run := filepath.Join(dir, "run")
-	writeSummaryFile(t, filepath.Join(run, SummaryFile), s)
+	writeSummaryFile(t, filepath.Join(run, results.SummaryFile), s)
 	variants := filepath.Join(dir, "variants")
 	for _, v := range []string{"ci10", "ci30"} {
 		vs := s
 		vs.Variant = v
-		writeSummaryFile(t, filepath.Join(variants, v, SummaryFile), vs)
+		writeSummaryFile(t, filepath.Join(variants, v, results.SummaryFile), vs)
 	}
 	os.MkdirAll(filepath.Join(variants, ".tmp-123"), 0o755)
 	os.MkdirAll(filepath.Join(variants, "notes"), 0o755)
@@ -279,7 +281,7 @@ func TestLoadResultSet(t *testing.T) {
 	}
 	sweep := filepath.Join(dir, "sweep")
 	os.MkdirAll(sweep, 0o755)
-	if err := WriteRunsTable(filepath.Join(sweep, RunsFile), sweepRows(s, 3)); err != nil {
+	if err := results.WriteRunsTable(filepath.Join(sweep, results.RunsFile), sweepRows(s, 3)); err != nil {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(dir, "garbage.json"), []byte("{not json"), 0o644)
@@ -288,17 +290,17 @@ func TestLoadResultSet(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "noruns.json"), []byte(`{"runs": {}}`), 0o644)
 	os.MkdirAll(filepath.Join(dir, "empty"), 0o755)
 
-	names, _ := Figures(Summary{})
+	names, _ := results.Figures(results.Summary{})
 	good := []struct {
 		path, kind string
 		keys       []string
 	}{
 		{run, "run folder", []string{"demo"}},
-		{filepath.Join(run, SummaryFile), "summary file", []string{"demo"}},
+		{filepath.Join(run, results.SummaryFile), "summary file", []string{"demo"}},
 		{variants, "variants folder", []string{"ci10", "ci30"}},
 		{ref, "reference", []string{"ci10", "ci30"}},
 		{sweep, "sweep", []string{"r000", "r001", "r002"}},
-		{filepath.Join(sweep, RunsFile), "sweep", []string{"r000", "r001", "r002"}},
+		{filepath.Join(sweep, results.RunsFile), "sweep", []string{"r000", "r001", "r002"}},
 	}
 	for _, c := range good {
 		t.Run(filepath.Base(c.path), func(t *testing.T) {
@@ -338,14 +340,14 @@ func TestLoadResultSet(t *testing.T) {
 	}
 }
 
-func sweepRows(s Summary, n int) []RunRecord {
-	rows := make([]RunRecord, n)
+func sweepRows(s results.Summary, n int) []results.RunRecord {
+	rows := make([]results.RunRecord, n)
 	for i := range rows {
 		rs := s
 		rs.LatencyP99Ms = s.LatencyP99Ms * float64(1+i)
-		rows[i] = RunRecord{
+		rows[i] = results.RunRecord{
 			RunID: "r00" + itoa(i), Index: i, Replication: i % 2, Seed: uint64(40 + i),
-			Params: []ParamValue{
+			Params: []results.ParamValue{
 				{Name: "checkpoint_interval", Text: itoa(10*(i+1)) + "s", Number: float64(10 * (i + 1)), IsNumber: true},
 				{Name: "policy", Text: "static"},
 			},
@@ -359,8 +361,8 @@ func sweepRows(s Summary, n int) []RunRecord {
 func TestCompareSweeps(t *testing.T) {
 	s := realSummary(t)
 	rows := sweepRows(s, 4)
-	reversed := func(rs []RunRecord) []RunRecord {
-		out := append([]RunRecord(nil), rs...)
+	reversed := func(rs []results.RunRecord) []results.RunRecord {
+		out := append([]results.RunRecord(nil), rs...)
 		for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
 			out[i], out[j] = out[j], out[i]
 		}
@@ -368,34 +370,34 @@ func TestCompareSweeps(t *testing.T) {
 	}
 	cases := []struct {
 		name         string
-		b            func() []RunRecord
+		b            func() []results.RunRecord
 		beyond       int
 		beyondRun    string
 		onlyA, onlyB string
 		note         string
 	}{
-		{"identical, other row order", func() []RunRecord { return reversed(rows) }, 0, "", "", "", ""},
-		{"one row shifted 6%", func() []RunRecord {
+		{"identical, other row order", func() []results.RunRecord { return reversed(rows) }, 0, "", "", "", ""},
+		{"one row shifted 6%", func() []results.RunRecord {
 			b := reversed(rows)
 			b[1].Summary.RecoveryMeanS *= 1.06 // r002
 			return b
 		}, 1, "r002", "", "", ""},
-		{"a row missing, a row added", func() []RunRecord {
-			b := append([]RunRecord(nil), rows[1:]...)
+		{"a row missing, a row added", func() []results.RunRecord {
+			b := append([]results.RunRecord(nil), rows[1:]...)
 			extra := rows[0]
 			extra.RunID = "r009"
 			return append(b, extra)
 		}, 0, "", "r000", "r009", ""},
-		{"seed differs", func() []RunRecord {
-			b := append([]RunRecord(nil), rows...)
+		{"seed differs", func() []results.RunRecord {
+			b := append([]results.RunRecord(nil), rows...)
 			b[3].Seed = 99
 			return b
 		}, 0, "", "", "", "r003: seed differs (A 43, B 99)"},
 	}
 	dir := t.TempDir()
-	pa := filepath.Join(dir, "a", RunsFile)
+	pa := filepath.Join(dir, "a", results.RunsFile)
 	os.MkdirAll(filepath.Dir(pa), 0o755)
-	if err := WriteRunsTable(pa, rows); err != nil {
+	if err := results.WriteRunsTable(pa, rows); err != nil {
 		t.Fatal(err)
 	}
 	a, err := LoadResultSet(filepath.Dir(pa))
@@ -404,9 +406,9 @@ func TestCompareSweeps(t *testing.T) {
 	}
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			pb := filepath.Join(dir, "b"+itoa(i), RunsFile)
+			pb := filepath.Join(dir, "b"+itoa(i), results.RunsFile)
 			os.MkdirAll(filepath.Dir(pb), 0o755)
-			if err := WriteRunsTable(pb, c.b()); err != nil {
+			if err := results.WriteRunsTable(pb, c.b()); err != nil {
 				t.Fatal(err)
 			}
 			b, err := LoadResultSet(filepath.Dir(pb))
@@ -434,13 +436,13 @@ func TestCompareSweeps(t *testing.T) {
 		})
 	}
 	// nothing in common is an error, not a pass
-	other := filepath.Join(dir, "other", RunsFile)
+	other := filepath.Join(dir, "other", results.RunsFile)
 	os.MkdirAll(filepath.Dir(other), 0o755)
-	renamed := append([]RunRecord(nil), rows...)
+	renamed := append([]results.RunRecord(nil), rows...)
 	for i := range renamed {
 		renamed[i].RunID = "x" + itoa(i)
 	}
-	WriteRunsTable(other, renamed)
+	results.WriteRunsTable(other, renamed)
 	b, _ := LoadResultSet(other)
 	if _, err := Compare(a, b, DefaultTolerances()); err == nil || !strings.Contains(err.Error(), "nothing to compare") {
 		t.Errorf("disjoint sweeps: %v", err)
@@ -456,7 +458,7 @@ func TestReferenceRoundTrip(t *testing.T) {
 	for i, v := range []string{"fast", "slow"} {
 		vs := s
 		vs.Variant, vs.WallTimeS, vs.LatencyP99Ms = v, 1.5, s.LatencyP99Ms*float64(i+1)
-		writeSummaryFile(t, filepath.Join(runs, v, SummaryFile), vs)
+		writeSummaryFile(t, filepath.Join(runs, v, results.SummaryFile), vs)
 	}
 	sums, err := ReadRunSummaries(runs)
 	if err != nil {

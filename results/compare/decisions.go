@@ -1,4 +1,4 @@
-package results
+package compare
 
 import (
 	"fmt"
@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/streamtwin/streamtwin/results"
 )
 
 // Decision is one policy decision of a run, parsed from a policy_decision
@@ -27,25 +29,25 @@ type Decision struct {
 }
 
 // actionKinds are the prefixes of a decision's reason: models/policy's
-// ActionKind values (which this package cannot import).
+// ActionKind values (not imported: this package depends on results only).
 var actionKinds = []string{"set_checkpoint_interval", "rescale", "trigger_savepoint", "note"}
 
 // Decisions reads the decision log of a run folder, in time order.
 func Decisions(dir string) ([]Decision, error) {
-	events, err := ReadEvents(filepath.Join(dir, EventsFile))
+	events, err := results.ReadEvents(filepath.Join(dir, results.EventsFile))
 	if err != nil {
 		return nil, err
 	}
 	var out []Decision
 	for _, e := range events {
-		if e.Kind == KindPolicyDecision {
+		if e.Kind == results.KindPolicyDecision {
 			out = append(out, decision(e))
 		}
 	}
 	return out, nil
 }
 
-func decision(e Event) Decision {
+func decision(e results.Event) Decision {
 	d := Decision{TimeS: e.TimeS, Kind: "other", Value: math.NaN(), Reason: e.Reason}
 	if e.Value != nil {
 		d.Value = *e.Value
@@ -70,7 +72,7 @@ type CIStep struct{ FromS, IntervalS float64 }
 // the first sample and at every sample whose checkpoint_interval_s differs
 // from the previous one (FromS is that sample's time, the end of the
 // interval in which the CI changed).
-func CITimeline(samples []Sample) []CIStep {
+func CITimeline(samples []results.Sample) []CIStep {
 	var out []CIStep
 	for i, s := range samples {
 		if i == 0 || !sameDecisionValue(s.CheckpointIntervalS, out[len(out)-1].IntervalS) {

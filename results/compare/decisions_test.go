@@ -1,4 +1,4 @@
-package results
+package compare
 
 import (
 	"bytes"
@@ -6,24 +6,27 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/resultstest"
 )
 
-func decisionEvent(t float64, reason string, v *float64) Event {
-	return Event{TimeS: t, Kind: KindPolicyDecision, Value: v, Reason: reason}
+func decisionEvent(t float64, reason string, v *float64) results.Event {
+	return results.Event{TimeS: t, Kind: results.KindPolicyDecision, Value: v, Reason: reason}
 }
 
 // TestDecisions: a run folder's decision events, parsed; other events are
 // not decisions.
 func TestDecisions(t *testing.T) {
-	samples, events, sum := syntheticRun(100)
+	samples, events, sum := resultstest.SyntheticRun(100)
 	events = append(events,
-		decisionEvent(61, "set_checkpoint_interval: lag rising: optimum 30 s", ptr(30.0)),
-		decisionEvent(80, "rescale: load high (rejected: parallelism 200 above max_parallelism 128)", ptr(200.0)),
-		decisionEvent(85, "note: optimum too close to act", ptr(0.0)),
+		decisionEvent(61, "set_checkpoint_interval: lag rising: optimum 30 s", resultstest.Ptr(30.0)),
+		decisionEvent(80, "rescale: load high (rejected: parallelism 200 above max_parallelism 128)", resultstest.Ptr(200.0)),
+		decisionEvent(85, "note: optimum too close to act", resultstest.Ptr(0.0)),
 		decisionEvent(90, "reconfiguration failed: savepoint timed out", nil),
 	)
 	dir := t.TempDir()
-	writeRun(t, dir, samples, events, sum)
+	resultstest.WriteRun(t, dir, samples, events, sum)
 	got, err := Decisions(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -34,7 +37,7 @@ func TestDecisions(t *testing.T) {
 		{85, "note", 0, "optimum too close to act", false},
 		{90, "other", math.NaN(), "reconfiguration failed: savepoint timed out", false},
 	}
-	if !same(got, want) {
+	if !resultstest.Same(got, want) {
 		t.Errorf("got  %+v\nwant %+v", got, want)
 	}
 	if _, err := Decisions(t.TempDir()); err == nil {
@@ -44,10 +47,10 @@ func TestDecisions(t *testing.T) {
 
 // TestDecisionsCITimeline: the CI timeline, a step at the first sample and at each change.
 func TestDecisionsCITimeline(t *testing.T) {
-	samples, _, _ := syntheticRun(100) // 10 s, 30 s after 70 s
-	samples = append(samples, Sample{TimeS: 101, CheckpointIntervalS: 30 * (1 + 1e-12)}, Sample{TimeS: 102, CheckpointIntervalS: 5})
+	samples, _, _ := resultstest.SyntheticRun(100) // 10 s, 30 s after 70 s
+	samples = append(samples, results.Sample{TimeS: 101, CheckpointIntervalS: 30 * (1 + 1e-12)}, results.Sample{TimeS: 102, CheckpointIntervalS: 5})
 	want := []CIStep{{1, 10}, {71, 30}, {102, 5}}
-	if got := CITimeline(samples); !same(got, want) {
+	if got := CITimeline(samples); !resultstest.Same(got, want) {
 		t.Errorf("got %v, want %v", got, want)
 	}
 	if got := CITimeline(nil); len(got) != 0 {
@@ -58,34 +61,36 @@ func TestDecisionsCITimeline(t *testing.T) {
 // TestWriteDecisionTable: the first divergence (or its absence) on
 // hand-made decision logs.
 func TestWriteDecisionTable(t *testing.T) {
-	ci := func(v float64) Event { return decisionEvent(61, "set_checkpoint_interval: lag rising", ptr(v)) }
-	note := decisionEvent(120, "note: optimum too close to act", ptr(0.0))
+	ci := func(v float64) results.Event {
+		return decisionEvent(61, "set_checkpoint_interval: lag rising", resultstest.Ptr(v))
+	}
+	note := decisionEvent(120, "note: optimum too close to act", resultstest.Ptr(0.0))
 	long := "set_checkpoint_interval: " + strings.Repeat("the lag has been rising for ten minutes; ", 3)
 	cases := []struct {
 		name string
-		a, b []Event
+		a, b []results.Event
 		want []string // each must appear
 		not  []string
 	}{
-		{"identical logs", []Event{ci(10), note}, []Event{shifted(ci(10), 2.1), shifted(note, -0.5)},
+		{"identical logs", []results.Event{ci(10), note}, []results.Event{shifted(ci(10), 2.1), shifted(note, -0.5)},
 			[]string{"no divergence: 2 decisions agree in kind and value; largest time difference 2.1 s", "+2.1", "-0.5", "A, B: lag rising"},
 			[]string{"first divergence"}},
-		{"values equal within 1e-9", []Event{ci(10)}, []Event{ci(10 * (1 + 1e-12))},
+		{"values equal within 1e-9", []results.Event{ci(10)}, []results.Event{ci(10 * (1 + 1e-12))},
 			[]string{"no divergence: 1 decisions agree"}, nil},
-		{"divergent value", []Event{ci(10), note}, []Event{shifted(ci(20), 1), note},
+		{"divergent value", []results.Event{ci(10), note}, []results.Event{shifted(ci(20), 1), note},
 			[]string{"first divergence: decision 1: A set_checkpoint_interval 10 s at 61.0 s, B set_checkpoint_interval 20 s at 62.0 s\n",
 				"  A reason: lag rising\n", "  B reason: lag rising\n"}, nil},
-		{"one side with an extra decision", []Event{ci(10), note}, []Event{ci(10)},
+		{"one side with an extra decision", []results.Event{ci(10), note}, []results.Event{ci(10)},
 			[]string{"first divergence: decision 2: A note at 120.0 s, B none\n", "  A reason: optimum too close to act\n"},
 			[]string{"B reason"}},
-		{"a rejected decision", []Event{decisionEvent(30, "rescale: load high (rejected: parallelism 200 above max_parallelism 128)", ptr(200.0))},
-			[]Event{decisionEvent(30, "rescale: load high", ptr(4.0))},
+		{"a rejected decision", []results.Event{decisionEvent(30, "rescale: load high (rejected: parallelism 200 above max_parallelism 128)", resultstest.Ptr(200.0))},
+			[]results.Event{decisionEvent(30, "rescale: load high", resultstest.Ptr(4.0))},
 			[]string{"first divergence: decision 1: A rescale 200 at 30.0 s (rejected), B rescale 4 at 30.0 s\n",
 				"  A reason: load high (rejected: parallelism 200 above max_parallelism 128)\n"}, nil},
-		{"a non-action decision reason", []Event{ci(10)}, []Event{ci(10), decisionEvent(70, "reconfiguration failed: savepoint timed out", nil)},
+		{"a non-action decision reason", []results.Event{ci(10)}, []results.Event{ci(10), decisionEvent(70, "reconfiguration failed: savepoint timed out", nil)},
 			[]string{"2   –          none     ", "other", "first divergence: decision 2: A none, B other at 70.0 s\n",
 				"  B reason: reconfiguration failed: savepoint timed out\n"}, nil},
-		{"long reasons: truncated in the table, in full at the divergence", []Event{decisionEvent(61, long, ptr(10.0))}, nil,
+		{"long reasons: truncated in the table, in full at the divergence", []results.Event{decisionEvent(61, long, resultstest.Ptr(10.0))}, nil,
 			[]string{"    A: the lag has been rising for ten minutes; the lag has been r…\n", "  A reason: " + long[len("set_checkpoint_interval: "):] + "\n"}, nil},
 		{"no decisions", nil, nil, []string{"no divergence: neither run has a policy decision"}, nil},
 	}
@@ -111,9 +116,9 @@ func TestWriteDecisionTable(t *testing.T) {
 	}
 }
 
-func shifted(e Event, dt float64) Event { e.TimeS += dt; return e }
+func shifted(e results.Event, dt float64) results.Event { e.TimeS += dt; return e }
 
-func decisionsOf(events []Event) []Decision {
+func decisionsOf(events []results.Event) []Decision {
 	var out []Decision
 	for _, e := range events {
 		out = append(out, decision(e))

@@ -1,4 +1,4 @@
-package results
+package compare
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"math"
 	"path/filepath"
 	"strings"
+
+	"github.com/streamtwin/streamtwin/results"
 )
 
 // FaultOutcome is what one fault cost a run: its recovery (Khaos's
@@ -21,28 +23,28 @@ type FaultOutcome struct {
 // for a fault that never recovered; the lag and latency are taken from the
 // fault to its recovery (or the run's end).
 func FaultOutcomes(dir string) ([]FaultOutcome, error) {
-	samples, err := ReadSamples(filepath.Join(dir, TimeseriesFile))
+	samples, err := results.ReadSamples(filepath.Join(dir, results.TimeseriesFile))
 	if err != nil {
 		return nil, err
 	}
-	events, err := ReadEvents(filepath.Join(dir, EventsFile))
+	events, err := results.ReadEvents(filepath.Join(dir, results.EventsFile))
 	if err != nil {
 		return nil, err
 	}
 	var out []FaultOutcome
 	for _, e := range events {
-		if e.Kind != KindFault {
+		if e.Kind != results.KindFault {
 			continue
 		}
 		f := FaultOutcome{AtS: e.TimeS, RecoveryS: math.NaN(), UnrecoveredS: math.NaN()}
 		for _, r := range events {
-			if r.DurationS == nil || isReconfiguration(r.Reason) || math.Abs(r.TimeS-*r.DurationS-e.TimeS) >= 1e-6 {
+			if r.DurationS == nil || results.IsReconfiguration(r.Reason) || math.Abs(r.TimeS-*r.DurationS-e.TimeS) >= 1e-6 {
 				continue
 			}
 			switch r.Kind {
-			case KindRecovered:
+			case results.KindRecovered:
 				f.RecoveryS = *r.DurationS
-			case KindUnrecovered:
+			case results.KindUnrecovered:
 				f.UnrecoveredS = *r.DurationS
 			}
 		}

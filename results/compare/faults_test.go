@@ -1,19 +1,22 @@
-package results
+package compare
 
 import (
 	"bytes"
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/resultstest"
 )
 
 // TestFaultOutcomes: a fault at 10 s recovering in 20 s, with a lag that
 // peaks at 5,000 and a latency that peaks at 900 ms inside the recovery;
 // a reconfiguration recovery is no fault.
 func TestFaultOutcomes(t *testing.T) {
-	var samples []Sample
+	var samples []results.Sample
 	for i := 1; i <= 60; i++ {
-		s := Sample{TimeS: float64(i), LatencyP99Ms: 100, JobState: "RUNNING"}
+		s := results.Sample{TimeS: float64(i), LatencyP99Ms: 100, JobState: "RUNNING"}
 		if i > 10 && i <= 30 {
 			s.Lag = 250 * float64(min(i-10, 30-i)) // peaks at 20 s: 2,500
 			s.LatencyP99Ms = 100 + 40*float64(i-10)
@@ -23,13 +26,13 @@ func TestFaultOutcomes(t *testing.T) {
 		}
 		samples = append(samples, s)
 	}
-	events := []Event{
-		{TimeS: 10, Kind: KindFault},
-		{TimeS: 30, Kind: KindRecovered, DurationS: ptr(20.0)},
-		{TimeS: 50, Kind: KindRecovered, DurationS: ptr(5.0), Reason: "reconfiguration: x"},
+	events := []results.Event{
+		{TimeS: 10, Kind: results.KindFault},
+		{TimeS: 30, Kind: results.KindRecovered, DurationS: resultstest.Ptr(20.0)},
+		{TimeS: 50, Kind: results.KindRecovered, DurationS: resultstest.Ptr(5.0), Reason: "reconfiguration: x"},
 	}
 	dir := t.TempDir()
-	writeRun(t, dir, samples, events, Summary{})
+	resultstest.WriteRun(t, dir, samples, events, results.Summary{})
 	got, err := FaultOutcomes(dir)
 	if err != nil {
 		t.Fatal(err)

@@ -1,11 +1,10 @@
-package results
+package evaluation
 
 import (
 	"cmp"
 	"encoding/csv"
 	"errors"
 	"fmt"
-	"image/color"
 	"io"
 	"math"
 	"os"
@@ -16,11 +15,9 @@ import (
 	"strings"
 
 	"github.com/goccy/go-yaml"
+	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/figures"
 	"github.com/streamtwin/streamtwin/sim"
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
 )
 
 // Policy comparison evaluation: the tables of the Khaos paper's evaluation
@@ -30,32 +27,29 @@ import (
 
 // Files written by (*Evaluation).Write.
 const (
-	EvaluationMarkdown = "evaluation.md"
-	FailuresCSV        = "failures.csv"
-	VariantsCSV        = "variants.csv"
+	MarkdownFile = "evaluation.md"
+	FailuresCSV  = "failures.csv"
+	VariantsCSV  = "variants.csv"
 	// Figure bases, each written as .png, .svg and .pdf.
-	EvaluationRecoveryFigure = "evaluation-recovery"
-	EvaluationLatencyFigure  = "evaluation-latency"
-	EvaluationPanelsFigure   = "evaluation-panels"
+	RecoveryFigure = "evaluation-recovery"
+	LatencyFigure  = "evaluation-latency"
+	PanelsFigure   = "evaluation-panels"
 )
 
 const (
 	// evalMatchS is how close a recovered event's start (time − duration)
 	// must be to a fault's time to be that fault's recovery.
 	evalMatchS = 1e-6
-	// evalWidth x evalHeight is the recovery figure, key above the plot.
-	evalWidth  = 7.5 * vg.Inch
-	evalHeight = 5 * vg.Inch
 	// maxCIChanges is the most CI changes listed in evaluation.md.
 	maxCIChanges = 6
 )
 
-// ErrNoRunFolders is returned (wrapped) by EvaluationRuns for a folder that
+// ErrNoRunFolders is returned (wrapped) by Runs for a folder that
 // holds no run folders.
 var ErrNoRunFolders = errors.New("no run folders (summary.json)")
 
-// EvaluationOptions tune Evaluate; zero values take the defaults.
-type EvaluationOptions struct {
+// Options tune Evaluate; zero values take the defaults.
+type Options struct {
 	// RecoveryBoundS (R) and LatencyBoundMs (L), when > 0, replace every
 	// run's own bounds (summary.json qos.recovery_bound_s / latency_bound_ms).
 	RecoveryBoundS float64
@@ -84,7 +78,7 @@ type Evaluation struct {
 	// with no variant for a CI no variant has. Nil without a measured table.
 	Measured       []MeasuredComparison
 	MeasuredSource string
-	// Given is true for the bounds set by EvaluationOptions (not the runs').
+	// Given is true for the bounds set by Options (not the runs').
 	RecoveryBoundGiven, LatencyBoundGiven bool
 	WindowS, PreFailureS                  float64
 	LatencyColumn                         string
@@ -203,7 +197,7 @@ func ReadMeasuredFailures(path string) ([]MeasuredFailure, error) {
 // ParseMeasuredFailures is ReadMeasuredFailures on r; name is used in errors.
 func ParseMeasuredFailures(name string, r io.Reader) ([]MeasuredFailure, error) {
 	var out []MeasuredFailure
-	err := ReadCSVTable(name, r, measuredColumns, measuredColumns[:3], func(line int, cells map[string]string) error {
+	err := results.ReadCSVTable(name, r, measuredColumns, measuredColumns[:3], func(line int, cells map[string]string) error {
 		m := MeasuredFailure{LatencyMs: math.NaN(), FaultAtS: math.NaN(), Line: line, Label: cells["label"]}
 		for _, c := range []struct {
 			col      string
@@ -246,13 +240,13 @@ func ParseMeasuredFailures(name string, r io.Reader) ([]MeasuredFailure, error) 
 	return out, nil
 }
 
-// EvaluationRuns lists the run folders of a `streamtwin run` output folder
+// Runs lists the run folders of a `streamtwin run` output folder
 // and their labels (folder names): in the order of the scenario's variants
 // when the first run's scenario.yaml lists them, else in natural order
 // (ci10, ci30, ci120) with a variant named "khaos" first. A folder that is
 // itself a run folder is one run, labelled by its variant or scenario.
 // A folder without run folders gives an error wrapping ErrNoRunFolders.
-func EvaluationRuns(runsDir string) (dirs, labels []string, err error) {
+func Runs(runsDir string) (dirs, labels []string, err error) {
 	st, err := os.Stat(runsDir)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: no such folder", runsDir)
@@ -260,14 +254,14 @@ func EvaluationRuns(runsDir string) (dirs, labels []string, err error) {
 	if !st.IsDir() {
 		return nil, nil, fmt.Errorf("%s: not a folder", runsDir)
 	}
-	if fileExists(filepath.Join(runsDir, SummaryFile)) {
-		s, err := ReadSummary(runsDir)
+	if _, err := os.Stat(filepath.Join(runsDir, results.SummaryFile)); err == nil {
+		s, err := results.ReadSummary(runsDir)
 		if err != nil {
 			return nil, nil, err
 		}
-		return []string{runsDir}, []string{cmpOr(RunKey(s), filepath.Base(filepath.Clean(runsDir)))}, nil
+		return []string{runsDir}, []string{cmp.Or(results.RunKey(s), filepath.Base(filepath.Clean(runsDir)))}, nil
 	}
-	subs, err := runSubfolders(runsDir)
+	subs, err := results.RunSubfolders(runsDir)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -280,7 +274,7 @@ func EvaluationRuns(runsDir string) (dirs, labels []string, err error) {
 		} `yaml:"variants"`
 	}
 	rank := map[string]int{}
-	if b, err := os.ReadFile(filepath.Join(runsDir, subs[0], ScenarioFile)); err == nil && yaml.Unmarshal(b, &listed) == nil {
+	if b, err := os.ReadFile(filepath.Join(runsDir, subs[0], results.ScenarioFile)); err == nil && yaml.Unmarshal(b, &listed) == nil {
 		for i, v := range listed.Variants {
 			if _, dup := rank[v.Name]; !dup {
 				rank[v.Name] = i
@@ -343,11 +337,11 @@ func compareNatural(a, b string) int {
 // Evaluate evaluates the runs in runDirs (each with summary.json,
 // timeseries.parquet and events.parquet; scenario.yaml optional), labelled
 // by labels (nil: folder names).
-func Evaluate(runDirs []string, labels []string, opt EvaluationOptions) (*Evaluation, error) {
+func Evaluate(runDirs []string, labels []string, opt Options) (*Evaluation, error) {
 	if opt.RecoveryBoundS < 0 || opt.LatencyBoundMs < 0 || opt.PreFailureS < 0 || opt.WindowS < 0 {
 		return nil, errors.New("results: evaluate: bounds and windows must not be negative")
 	}
-	runs, err := runInputs(runDirs, labels)
+	runs, err := results.LabelRuns(runDirs, labels)
 	if err != nil {
 		return nil, fmt.Errorf("results: evaluate: %w", err)
 	}
@@ -358,17 +352,17 @@ func Evaluate(runDirs []string, labels []string, opt EvaluationOptions) (*Evalua
 		MeasuredSource: opt.MeasuredSource,
 	}
 	for i, r := range runs {
-		if r.summary == nil {
-			return nil, fmt.Errorf("results: evaluate: %s: no %s", r.dir, SummaryFile)
+		if r.Summary == nil {
+			return nil, fmt.Errorf("results: evaluate: %s: no %s", r.Dir, results.SummaryFile)
 		}
 		v, err := evaluateRun(r, ev, opt)
 		if err != nil {
-			return nil, fmt.Errorf("results: evaluate %s: %w", r.dir, err)
+			return nil, fmt.Errorf("results: evaluate %s: %w", r.Dir, err)
 		}
 		ev.Variants = append(ev.Variants, v)
 		if i == 0 {
-			ev.Scenario = r.summary.Scenario
-		} else if r.summary.Scenario != ev.Scenario {
+			ev.Scenario = r.Summary.Scenario
+		} else if r.Summary.Scenario != ev.Scenario {
 			ev.Scenario = ""
 		}
 	}
@@ -388,10 +382,10 @@ type runScenario struct {
 	Policy map[string]any `yaml:"policy"`
 }
 
-func evaluateRun(r runInput, ev *Evaluation, opt EvaluationOptions) (VariantEvaluation, error) {
-	s := *r.summary
+func evaluateRun(r results.LabelledRun, ev *Evaluation, opt Options) (VariantEvaluation, error) {
+	s := *r.Summary
 	v := VariantEvaluation{
-		Label: r.label, Dir: r.dir,
+		Label: r.Label, Dir: r.Dir,
 		CheckpointIntervalS: math.NaN(), StaticCIS: math.NaN(),
 		RecoveryBoundS: cmp.Or(opt.RecoveryBoundS, s.QoS.RecoveryBoundS),
 		LatencyBoundMs: cmp.Or(opt.LatencyBoundMs, s.QoS.LatencyBoundMs),
@@ -399,17 +393,17 @@ func evaluateRun(r runInput, ev *Evaluation, opt EvaluationOptions) (VariantEval
 		Reconfigurations: s.Reconfigurations, CheckpointIntervalMeanS: s.CheckpointIntervalMeanS,
 		WorkerSeconds: s.WorkerSeconds,
 	}
-	if err := v.readScenario(filepath.Join(r.dir, ScenarioFile)); err != nil {
+	if err := v.readScenario(filepath.Join(r.Dir, results.ScenarioFile)); err != nil {
 		return v, err
 	}
-	cols, err := readRunColumns(r.dir, "time_s", "throughput", ev.LatencyColumn, "checkpoint_interval_s")
+	cols, err := results.ReadRunColumns(r.Dir, "time_s", "throughput", ev.LatencyColumn, "checkpoint_interval_s")
 	if err != nil {
 		return v, err
 	}
 	t, thr, p99, ci := cols[0], cols[1], cols[2], cols[3]
 	for i := 1; i < len(t); i++ {
 		if !(t[i] > t[i-1]) {
-			return v, fmt.Errorf("%s: time_s not increasing at row %d (%g after %g)", TimeseriesFile, i, t[i], t[i-1])
+			return v, fmt.Errorf("%s: time_s not increasing at row %d (%g after %g)", results.TimeseriesFile, i, t[i], t[i-1])
 		}
 	}
 	for i := 1; i < len(ci); i++ {
@@ -421,7 +415,7 @@ func evaluateRun(r runInput, ev *Evaluation, opt EvaluationOptions) (VariantEval
 	if len(t) > 0 {
 		v.DurationS = max(v.DurationS, t[len(t)-1])
 	}
-	events, err := ReadEvents(filepath.Join(r.dir, EventsFile))
+	events, err := results.ReadEvents(filepath.Join(r.Dir, results.EventsFile))
 	if err != nil {
 		return v, err
 	}
@@ -435,15 +429,15 @@ func evaluateRun(r runInput, ev *Evaluation, opt EvaluationOptions) (VariantEval
 // addFailures evaluates the faults in time order, each with the recovered
 // event that started at its time (reconfiguration recoveries are no
 // failures), and their recovery statistics.
-func (v *VariantEvaluation) addFailures(events []Event, t, thr, p99, ci []float64, preS float64) {
+func (v *VariantEvaluation) addFailures(events []results.Event, t, thr, p99, ci []float64, preS float64) {
 	used := make([]bool, len(events))
 	for _, e := range events {
-		if e.Kind != KindFault {
+		if e.Kind != results.KindFault {
 			continue
 		}
 		f := FailureEvaluation{Index: len(v.Failures) + 1, FaultAtS: e.TimeS, RecoveryS: math.NaN(), CIS: math.NaN()}
 		for j, rec := range events {
-			if used[j] || rec.Kind != KindRecovered || rec.DurationS == nil || isReconfiguration(rec.Reason) {
+			if used[j] || rec.Kind != results.KindRecovered || rec.DurationS == nil || results.IsReconfiguration(rec.Reason) {
 				continue
 			}
 			if math.Abs(rec.TimeS-*rec.DurationS-e.TimeS) <= evalMatchS {
@@ -456,9 +450,9 @@ func (v *VariantEvaluation) addFailures(events []Event, t, thr, p99, ci []float6
 		hi := sort.Search(len(t), func(i int) bool { return t[i] > e.TimeS })
 		var thrs, lats []float64
 		for i := lo; i < hi; i++ {
-			thrs, lats = appendFinite(thrs, thr[i]), appendFinite(lats, p99[i])
+			thrs, lats = results.AppendFinite(thrs, thr[i]), results.AppendFinite(lats, p99[i])
 		}
-		f.ThroughputMean, f.LatencyMeanMs = finiteMean(thrs), finiteMean(lats)
+		f.ThroughputMean, f.LatencyMeanMs = results.FiniteMean(thrs), results.FiniteMean(lats)
 		if hi > 0 {
 			f.CIS = ci[hi-1]
 		}
@@ -484,11 +478,11 @@ func (v *VariantEvaluation) addFailures(events []Event, t, thr, p99, ci []float6
 // NaN intervals dropped.
 func (v *VariantEvaluation) addLatencySeries(t, p99 []float64, windowS float64) {
 	v.LatencyMeanMs, v.LatencyMedianMs, v.LatencyOverPct = math.NaN(), math.NaN(), math.NaN()
-	lat := finiteValues(p99)
+	lat := results.FiniteValues(p99)
 	if len(lat) == 0 {
 		return
 	}
-	v.LatencyMeanMs = finiteMean(lat)
+	v.LatencyMeanMs = results.FiniteMean(lat)
 	if v.LatencyBoundMs > 0 {
 		over := 0
 		for _, x := range lat {
@@ -507,23 +501,23 @@ func (v *VariantEvaluation) addLatencySeries(t, p99 []float64, windowS float64) 
 	w := max(1, int(math.Round(windowS/step)))
 	v.LatencyWindows = len(lat) / w
 	for k := range v.LatencyWindows {
-		if v.LatencyBoundMs > 0 && finiteMean(lat[k*w:(k+1)*w]) > v.LatencyBoundMs {
+		if v.LatencyBoundMs > 0 && results.FiniteMean(lat[k*w:(k+1)*w]) > v.LatencyBoundMs {
 			v.LatencyWindowsOver++
 		}
 	}
-	v.LatencyMedianMs = quantile(lat, 0.5) // sorts lat: last
+	v.LatencyMedianMs = results.Quantile(lat, 0.5) // sorts lat: last
 }
 
 // addCIChanges lists the CIs a policy set (the reconfigured event's Value
 // is the backlog, not the CI, so the decision carries it).
-func (v *VariantEvaluation) addCIChanges(events []Event) {
+func (v *VariantEvaluation) addCIChanges(events []results.Event) {
 	for j, e := range events {
-		if e.Kind != KindPolicyDecision || e.Value == nil || !strings.HasPrefix(e.Reason, "set_checkpoint_interval:") || strings.Contains(e.Reason, "(rejected") {
+		if e.Kind != results.KindPolicyDecision || e.Value == nil || !strings.HasPrefix(e.Reason, "set_checkpoint_interval:") || strings.Contains(e.Reason, "(rejected") {
 			continue
 		}
 		c := CIChange{AtS: e.TimeS, InForceAtS: math.NaN(), CheckpointIntervalS: *e.Value}
 		for _, r := range events[j:] {
-			if r.Kind == KindReconfigured {
+			if r.Kind == results.KindReconfigured {
 				c.InForceAtS = r.TimeS
 				break
 			}
@@ -571,8 +565,8 @@ func medianMeanMax(xs []float64) (median, mean, maximum float64) {
 		return math.NaN(), math.NaN(), math.NaN()
 	}
 	sorted := slices.Clone(xs)
-	median = quantile(sorted, 0.5)
-	return median, finiteMean(sorted), sorted[len(sorted)-1]
+	median = results.Quantile(sorted, 0.5)
+	return median, results.FiniteMean(sorted), sorted[len(sorted)-1]
 }
 
 func compareMeasured(vs []VariantEvaluation, ms []MeasuredFailure) []MeasuredComparison {
@@ -615,10 +609,10 @@ func newComparison(ci float64, ms []MeasuredFailure, idx int, v *VariantEvaluati
 	var lat []float64
 	for i, m := range ms {
 		rec[i] = m.RecoveryS
-		lat = appendFinite(lat, m.LatencyMs)
+		lat = results.AppendFinite(lat, m.LatencyMs)
 	}
 	mc.MeasuredMedianS, mc.MeasuredMeanS, _ = medianMeanMax(rec)
-	mc.MeasuredLatencyMs = finiteMean(lat)
+	mc.MeasuredLatencyMs = results.FiniteMean(lat)
 	if v == nil {
 		return mc
 	}
@@ -627,9 +621,9 @@ func newComparison(ci float64, ms []MeasuredFailure, idx int, v *VariantEvaluati
 	mc.SimN, mc.SimMedianS, mc.SimMeanS, mc.SimOver = v.Recovered, v.RecoveryMedianS, v.RecoveryMeanS, v.RecoveryViolations
 	var slat []float64
 	for _, f := range v.Failures {
-		slat = appendFinite(slat, f.LatencyMeanMs)
+		slat = results.AppendFinite(slat, f.LatencyMeanMs)
 	}
-	mc.SimLatencyMs = finiteMean(slat)
+	mc.SimLatencyMs = results.FiniteMean(slat)
 	return mc
 }
 
@@ -658,7 +652,7 @@ func (ev *Evaluation) Write(dir string) ([]string, error) {
 		name  string
 		write func(io.Writer) error
 	}{
-		{EvaluationMarkdown, ev.WriteMarkdown},
+		{MarkdownFile, ev.WriteMarkdown},
 		{FailuresCSV, ev.writeFailuresCSV},
 		{VariantsCSV, ev.writeVariantsCSV},
 	} {
@@ -667,12 +661,12 @@ func (ev *Evaluation) Write(dir string) ([]string, error) {
 			return paths, fmt.Errorf("results: evaluation: %s: %w", f.name, err)
 		}
 		p := filepath.Join(dir, f.name)
-		if err := WriteFileAtomic(p, []byte(b.String())); err != nil {
+		if err := results.WriteFileAtomic(p, []byte(b.String())); err != nil {
 			return paths, err
 		}
 		paths = append(paths, p)
 	}
-	figs, err := ev.plotRecovery(filepath.Join(dir, EvaluationRecoveryFigure))
+	figs, err := ev.plotRecovery(filepath.Join(dir, RecoveryFigure))
 	if err != nil {
 		return paths, err
 	}
@@ -681,13 +675,13 @@ func (ev *Evaluation) Write(dir string) ([]string, error) {
 	for i, v := range ev.Variants {
 		dirs[i], labels[i] = v.Dir, v.Label
 	}
-	title := []FigureOption{WithTitle(ev.Scenario)}
-	latOpts := append(slices.Clone(title), WithLatencyColumn(ev.LatencyColumn))
-	if figs, err = PlotLatencyDistributions(dirs, labels, filepath.Join(dir, EvaluationLatencyFigure), LatencyBox, latOpts...); err != nil {
+	title := []figures.Option{figures.WithTitle(ev.Scenario)}
+	latOpts := append(slices.Clone(title), figures.WithLatencyColumn(ev.LatencyColumn))
+	if figs, err = figures.PlotLatencyDistributions(dirs, labels, filepath.Join(dir, LatencyFigure), figures.LatencyBox, latOpts...); err != nil {
 		return paths, err
 	}
 	paths = append(paths, figs...)
-	if figs, err = PlotPanels(dirs, labels, filepath.Join(dir, EvaluationPanelsFigure), title...); err != nil {
+	if figs, err = figures.PlotPanels(dirs, labels, filepath.Join(dir, PanelsFigure), title...); err != nil {
 		return paths, err
 	}
 	return append(paths, figs...), nil
@@ -759,7 +753,7 @@ func (ev *Evaluation) WriteMarkdown(w io.Writer) error {
 
 	// Per-failure measurements, as Khaos's table.
 	b.WriteString("## Per-failure measurements\n\n")
-	latName := readableName(ev.LatencyColumn)
+	latName := figures.ReadableName(ev.LatencyColumn)
 	fmt.Fprintf(&b, "Cell = throughput before failure (k records/s) / %s before failure (ms) / recovery time (s); "+
 		"before = the %s s up to the fault, intervals without output skipped. Rows in time order; "+
 		"*at* = the fault time (h:mm:ss) in the first variant that has that failure. n/r = not recovered by the end of the run; "+
@@ -821,7 +815,7 @@ func (ev *Evaluation) WriteMarkdown(w io.Writer) error {
 	// Per variant.
 	rows = nil
 	b.WriteString("\n## Variants\n\n")
-	metric("policy", func(v VariantEvaluation) string { return cmpOr(v.Policy, "–") })
+	metric("policy", func(v VariantEvaluation) string { return cmp.Or(v.Policy, "–") })
 	metric("checkpoint interval at start (s)", func(v VariantEvaluation) string { return fmtG(v.CheckpointIntervalS) })
 	metric("failures", func(v VariantEvaluation) string { return strconv.Itoa(len(v.Failures)) })
 	metric("recovered", func(v VariantEvaluation) string { return strconv.Itoa(v.Recovered) })
@@ -859,7 +853,7 @@ func (ev *Evaluation) WriteMarkdown(w io.Writer) error {
 }
 
 func (ev *Evaluation) writeMeasuredMarkdown(b *strings.Builder) {
-	src := cmpOr(ev.MeasuredSource, "the measured table")
+	src := cmp.Or(ev.MeasuredSource, "the measured table")
 	fmt.Fprintf(b, "\n## Measured vs simulated\n\n")
 	fmt.Fprintf(b, "Measured failures of %s per checkpoint interval, next to the variant with that static CI "+
 		"(job.checkpoint.interval of its scenario.yaml, static policy). Recovery times in s; latency = mean pre-failure latency (ms).\n\n", src)
@@ -875,7 +869,7 @@ func (ev *Evaluation) writeMeasuredMarkdown(b *strings.Builder) {
 	}
 	var rows [][]string
 	for _, m := range ev.Measured {
-		row := []string{fmtG(m.CheckpointIntervalS), cmpOr(m.Variant, "–"), strconv.Itoa(m.MeasuredN),
+		row := []string{fmtG(m.CheckpointIntervalS), cmp.Or(m.Variant, "–"), strconv.Itoa(m.MeasuredN),
 			fmtFixed(m.MeasuredMedianS, 1), fmtFixed(m.MeasuredMeanS, 1), strconv.Itoa(m.MeasuredOver)}
 		if m.Variant == "" {
 			row = append(row, "–", "–", "–", "–")
@@ -917,7 +911,7 @@ func (ev *Evaluation) WriteSummaryTable(w io.Writer) error {
 		right[i] = true
 	}
 	var b strings.Builder
-	writeAligned(&b, rows, right)
+	results.WriteAligned(&b, rows, right)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -968,116 +962,35 @@ func (ev *Evaluation) maxDuration() float64 {
 // ---------------------------------------------------------------------------
 // Recovery figure
 
-// boundStyle is the recovery bound R across the recovery figure.
-var boundStyle = draw.LineStyle{Color: color.RGBA{R: 0xc0, G: 0x20, B: 0x20, A: 0xff}, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(6), vg.Points(3)}}
-
 // plotRecovery draws recovery time against the throughput before each
-// failure: one line (in throughput order) and filled marker per variant,
+// failure (figures.PlotRecovery): a line and filled markers per variant,
 // the measured failures matched to a variant as hollow markers of its
 // colour, and R as a labelled dashed line.
 func (ev *Evaluation) plotRecovery(base string) ([]string, error) {
-	p := newPanel("recovery time (s)")
-	p.X.Label.Text = "throughput before failure (records/s)"
-	p.X.Tick.Marker = siTicks{niceTicks{}}
-	var key []keyEntry
-	xlo, xhi := math.Inf(1), math.Inf(-1)
+	variants := make([]figures.RecoveryVariant, len(ev.Variants))
 	for i, v := range ev.Variants {
-		var pts plotter.XYs
-		for _, f := range v.Failures {
-			if !math.IsNaN(f.RecoveryS) && !math.IsNaN(f.ThroughputMean) {
-				pts = append(pts, plotter.XY{X: f.ThroughputMean, Y: f.RecoveryS})
-			}
+		pts := make([]figures.RecoveryPoint, len(v.Failures))
+		for j, f := range v.Failures {
+			pts[j] = figures.RecoveryPoint{Throughput: f.ThroughputMean, RecoveryS: f.RecoveryS}
 		}
-		sort.SliceStable(pts, func(a, b int) bool { return pts[a].X < pts[b].X })
-		st := styleOf(i)
-		glyph := fitGlyphStyle(i, false)
-		if len(pts) > 1 {
-			p.Add(&plotter.Line{XYs: pts, LineStyle: st.line})
-		}
-		if len(pts) > 0 {
-			p.Add(&plotter.Scatter{XYs: pts, GlyphStyle: glyph})
-		}
-		for _, xy := range pts {
-			xlo, xhi = min(xlo, xy.X), max(xhi, xy.X)
-		}
-		key = append(key, keyEntry{label: v.Label, thumbs: []plot.Thumbnailer{&plotter.Line{LineStyle: st.line}, &plotter.Scatter{GlyphStyle: glyph}}})
+		variants[i] = figures.RecoveryVariant{Label: v.Label, Points: pts, BoundS: v.RecoveryBoundS}
 	}
+	var measured []figures.MeasuredRecoveries
 	for _, m := range ev.Measured {
 		if m.variantIndex < 0 {
 			continue
 		}
-		var pts plotter.XYs
-		for _, f := range m.measured {
-			pts = append(pts, plotter.XY{X: f.Throughput, Y: f.RecoveryS})
-			xlo, xhi = min(xlo, f.Throughput), max(xhi, f.Throughput)
+		pts := make([]figures.RecoveryPoint, len(m.measured))
+		for j, f := range m.measured {
+			pts[j] = figures.RecoveryPoint{Throughput: f.Throughput, RecoveryS: f.RecoveryS}
 		}
-		glyph := fitGlyphStyle(m.variantIndex, true)
-		p.Add(&plotter.Scatter{XYs: pts, GlyphStyle: glyph})
-		key = append(key, keyEntry{label: "measured CI " + fmtCI(m.CheckpointIntervalS) + " s", thumbs: []plot.Thumbnailer{&plotter.Scatter{GlyphStyle: glyph}}})
+		measured = append(measured, figures.MeasuredRecoveries{Label: "measured CI " + fmtCI(m.CheckpointIntervalS) + " s", Variant: m.variantIndex, Points: pts})
 	}
-	var bounds []float64
-	for _, v := range ev.Variants {
-		if v.RecoveryBoundS > 0 && !slices.Contains(bounds, v.RecoveryBoundS) {
-			bounds = append(bounds, v.RecoveryBoundS)
-		}
-	}
-	for _, r := range bounds {
-		p.Add(hline{y: r, style: boundStyle, label: "R = " + fmtG(r) + " s"})
-		p.Y.Max = max(p.Y.Max, r)
-	}
-	if len(bounds) > 0 {
-		label := "recovery bound R"
-		if len(bounds) == 1 {
-			label = "R = " + fmtG(bounds[0]) + " s"
-		}
-		key = append(key, keyEntry{label: label, thumbs: []plot.Thumbnailer{&plotter.Line{LineStyle: boundStyle}}})
-	}
-	if xlo > xhi { // nothing recovered: still an axis
-		xlo, xhi = 0, 1
-	}
-	pad := fitPad(xlo, xhi)
-	p.X.Min, p.X.Max = xlo-pad, xhi+pad
-	linearRange(p, 1.12)
-	p.Legend = plot.NewLegend()
 	title := "recovery per failure"
 	if ev.Scenario != "" {
 		title = ev.Scenario + ": " + title
 	}
-	return writeFigure(base, evalWidth, evalHeight, func(dc draw.Canvas) {
-		h := drawKey(dc, title, key)
-		drawPlot(p, draw.Crop(dc, 0, 0, 0, -h))
-	})
-}
-
-// hline is a horizontal line across a panel with a label above its right
-// end. It reports no data range; the caller makes room for it.
-type hline struct {
-	y     float64
-	style draw.LineStyle
-	label string
-}
-
-func (h hline) Plot(c draw.Canvas, p *plot.Plot) {
-	_, trY := p.Transforms(&c)
-	y := trY(h.y)
-	if y < c.Min.Y || y > c.Max.Y {
-		return
-	}
-	c.StrokeLine2(h.style, c.Min.X, y, c.Max.X, y)
-	if h.label == "" {
-		return
-	}
-	// Above the left end, where recoveries (low load) are shortest, on a
-	// white box so markers under it do not garble it.
-	sty := figTextStyle(9)
-	sty.Color = h.style.Color
-	sty.XAlign, sty.YAlign = draw.XLeft, draw.YBottom
-	at := vg.Point{X: c.Min.X + vg.Points(6), Y: y + vg.Points(3)}
-	box := vg.Rectangle{Min: vg.Point{X: at.X - vg.Points(2), Y: at.Y - vg.Points(1)},
-		Max: vg.Point{X: at.X + sty.Width(h.label) + vg.Points(2), Y: at.Y + sty.Height(h.label)}}
-	c.SetColor(color.White)
-	c.Fill(box.Path())
-	c.FillText(sty, at, h.label)
+	return figures.PlotRecovery(base, title, variants, measured)
 }
 
 // ---------------------------------------------------------------------------

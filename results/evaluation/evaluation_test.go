@@ -1,4 +1,4 @@
-package results
+package evaluation
 
 import (
 	"encoding/csv"
@@ -10,6 +10,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/resultstest"
 )
 
 // in reports whether t lies in the sample range (lo, hi].
@@ -17,9 +20,9 @@ func in(t, lo, hi float64) bool { return t > lo && t <= hi }
 
 // writeEvalRun commits a run folder of n 1-s samples (t = 1..n) whose
 // throughput, latency p99 and CI come from series.
-func writeEvalRun(t *testing.T, dir string, n int, series func(t float64) (thr, lat, ci float64), events []Event, sum Summary, scenarioYAML string) {
+func writeEvalRun(t *testing.T, dir string, n int, series func(t float64) (thr, lat, ci float64), events []results.Event, sum results.Summary, scenarioYAML string) {
 	t.Helper()
-	w, err := CreateRun(dir, false)
+	w, err := results.CreateRun(dir, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +30,7 @@ func writeEvalRun(t *testing.T, dir string, n int, series func(t float64) (thr, 
 	for i := 1; i <= n; i++ {
 		ts := float64(i)
 		thr, lat, ci := series(ts)
-		if err := w.WriteSample(Sample{TimeS: ts, InputRate: thr, Throughput: thr, OutputRate: thr,
+		if err := w.WriteSample(results.Sample{TimeS: ts, InputRate: thr, Throughput: thr, OutputRate: thr,
 			LatencyMeanMs: lat, LatencyP50Ms: lat, LatencyP99Ms: lat, CheckpointIntervalS: ci, Workers: 4, JobState: "RUNNING"}); err != nil {
 			t.Fatal(err)
 		}
@@ -92,19 +95,19 @@ func evalRuns(t *testing.T, dir string) []string {
 		return
 	}
 	reason := "khaos: recovery violation → CI 20s"
-	khaosEvents := []Event{
-		{TimeS: 600, Kind: KindFault, TaskManager: ptr[int32](0), Reason: "faults[0]"},
-		{TimeS: 601, Kind: KindDetected, Reason: "TaskManager 0 lost"},
-		{TimeS: 620, Kind: KindRunning, DurationS: ptr(20.0), Value: ptr(2e5)},
-		{TimeS: 650, Kind: KindRecovered, DurationS: ptr(50.0), Reason: "TaskManager 0 lost"},
-		{TimeS: 1200.5, Kind: KindFault, TaskManager: ptr[int32](0), Reason: "faults[1]"},
-		{TimeS: 1450.5, Kind: KindRecovered, DurationS: ptr(250.0), Reason: "TaskManager 0 lost"},
-		{TimeS: 1500, Kind: KindPolicyDecision, Value: ptr(0.0), Reason: "note: khaos: no feasible CI"},
-		{TimeS: 1600, Kind: KindPolicyDecision, Value: ptr(20.0), Reason: "set_checkpoint_interval: " + reason},
-		{TimeS: 1600.5, Kind: KindSavepoint, DurationS: ptr(0.5), Reason: reason},
-		{TimeS: 1605, Kind: KindReconfigured, DurationS: ptr(5.0), Value: ptr(12345.0), Reason: reason},
-		{TimeS: 1625, Kind: KindRecovered, DurationS: ptr(20.0), Reason: "reconfiguration: " + reason},
-		{TimeS: 1700, Kind: KindPolicyDecision, Value: ptr(15.0), Reason: "set_checkpoint_interval: again (rejected: a reconfiguration is running)"},
+	khaosEvents := []results.Event{
+		{TimeS: 600, Kind: results.KindFault, TaskManager: resultstest.Ptr[int32](0), Reason: "faults[0]"},
+		{TimeS: 601, Kind: results.KindDetected, Reason: "TaskManager 0 lost"},
+		{TimeS: 620, Kind: results.KindRunning, DurationS: resultstest.Ptr(20.0), Value: resultstest.Ptr(2e5)},
+		{TimeS: 650, Kind: results.KindRecovered, DurationS: resultstest.Ptr(50.0), Reason: "TaskManager 0 lost"},
+		{TimeS: 1200.5, Kind: results.KindFault, TaskManager: resultstest.Ptr[int32](0), Reason: "faults[1]"},
+		{TimeS: 1450.5, Kind: results.KindRecovered, DurationS: resultstest.Ptr(250.0), Reason: "TaskManager 0 lost"},
+		{TimeS: 1500, Kind: results.KindPolicyDecision, Value: resultstest.Ptr(0.0), Reason: "note: khaos: no feasible CI"},
+		{TimeS: 1600, Kind: results.KindPolicyDecision, Value: resultstest.Ptr(20.0), Reason: "set_checkpoint_interval: " + reason},
+		{TimeS: 1600.5, Kind: results.KindSavepoint, DurationS: resultstest.Ptr(0.5), Reason: reason},
+		{TimeS: 1605, Kind: results.KindReconfigured, DurationS: resultstest.Ptr(5.0), Value: resultstest.Ptr(12345.0), Reason: reason},
+		{TimeS: 1625, Kind: results.KindRecovered, DurationS: resultstest.Ptr(20.0), Reason: "reconfiguration: " + reason},
+		{TimeS: 1700, Kind: results.KindPolicyDecision, Value: resultstest.Ptr(15.0), Reason: "set_checkpoint_interval: again (rejected: a reconfiguration is running)"},
 	}
 	ci30 := func(ts float64) (thr, lat, ci float64) {
 		thr, lat, ci = 20000, 400, 30
@@ -120,21 +123,21 @@ func evalRuns(t *testing.T, dir string) []string {
 		}
 		return
 	}
-	ci30Events := []Event{
-		{TimeS: 500.25, Kind: KindFault, TaskManager: ptr[int32](1), Reason: "faults[0]"},
-		{TimeS: 510.25, Kind: KindRecovered, DurationS: ptr(10.0), Reason: "reconfiguration: forced by actions in the scenario"},
-		{TimeS: 560.25, Kind: KindRecovered, DurationS: ptr(60.0), Reason: "TaskManager 1 lost"},
-		{TimeS: 1100, Kind: KindFault, TaskManager: ptr[int32](1), Reason: "faults[1]"},
-		{TimeS: 1200, Kind: KindRecovered, DurationS: ptr(100.0), Reason: "TaskManager 1 lost"},
+	ci30Events := []results.Event{
+		{TimeS: 500.25, Kind: results.KindFault, TaskManager: resultstest.Ptr[int32](1), Reason: "faults[0]"},
+		{TimeS: 510.25, Kind: results.KindRecovered, DurationS: resultstest.Ptr(10.0), Reason: "reconfiguration: forced by actions in the scenario"},
+		{TimeS: 560.25, Kind: results.KindRecovered, DurationS: resultstest.Ptr(60.0), Reason: "TaskManager 1 lost"},
+		{TimeS: 1100, Kind: results.KindFault, TaskManager: resultstest.Ptr[int32](1), Reason: "faults[1]"},
+		{TimeS: 1200, Kind: results.KindRecovered, DurationS: resultstest.Ptr(100.0), Reason: "TaskManager 1 lost"},
 	}
-	qos := QoSSummary{LatencyBoundMs: 1000, RecoveryBoundS: 240}
+	qos := results.QoSSummary{LatencyBoundMs: 1000, RecoveryBoundS: 240}
 	dirs := []string{filepath.Join(dir, "khaos"), filepath.Join(dir, "ci30")}
 	writeEvalRun(t, dirs[0], 1800, khaos, khaosEvents,
-		Summary{Scenario: "eval", Variant: "khaos", DurationS: 1800, QoS: qos, LatencySteadyMeanMs: 512.5,
+		results.Summary{Scenario: "eval", Variant: "khaos", DurationS: 1800, QoS: qos, LatencySteadyMeanMs: 512.5,
 			Reconfigurations: 1, CheckpointIntervalMeanS: 29.5, WorkerSeconds: 7190},
 		"name: eval\nvariant: khaos\njob:\n  checkpoint:\n    interval: 30s\npolicy:\n  name: khaos\n  latency_bound: 1s\n")
 	writeEvalRun(t, dirs[1], 1800, ci30, ci30Events,
-		Summary{Scenario: "eval", Variant: "ci30", DurationS: 1800, QoS: qos, LatencySteadyMeanMs: 410,
+		results.Summary{Scenario: "eval", Variant: "ci30", DurationS: 1800, QoS: qos, LatencySteadyMeanMs: 410,
 			CheckpointIntervalMeanS: 30, WorkerSeconds: 7200},
 		"name: eval\nvariant: ci30\njob:\n  checkpoint:\n    interval: 30s\npolicy:\n  name: static\n")
 	return dirs
@@ -164,14 +167,14 @@ func checkInt(t *testing.T, what string, got, want int) {
 func TestEvaluateKnownAnswers(t *testing.T) {
 	dir := t.TempDir()
 	runsDirs := evalRuns(t, dir)
-	dirs, labels, err := EvaluationRuns(dir)
+	dirs, labels, err := Runs(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !slices.Equal(labels, []string{"khaos", "ci30"}) || !slices.Equal(dirs, runsDirs) {
-		t.Fatalf("EvaluationRuns = %v %v, want khaos first", dirs, labels)
+		t.Fatalf("Runs = %v %v, want khaos first", dirs, labels)
 	}
-	ev, err := Evaluate(dirs, labels, EvaluationOptions{})
+	ev, err := Evaluate(dirs, labels, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,7 +251,7 @@ func TestEvaluateKnownAnswers(t *testing.T) {
 	}
 
 	// Given bounds replace the runs' own.
-	ev2, err := Evaluate(dirs, labels, EvaluationOptions{RecoveryBoundS: 55, LatencyBoundMs: 500})
+	ev2, err := Evaluate(dirs, labels, Options{RecoveryBoundS: 55, LatencyBoundMs: 500})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,13 +267,13 @@ func TestEvaluateKnownAnswers(t *testing.T) {
 	}
 
 	// Another latency column; one the files lack is a ColumnError.
-	ev3, err := Evaluate(dirs, labels, EvaluationOptions{LatencyColumn: "latency_p50_ms"})
+	ev3, err := Evaluate(dirs, labels, Options{LatencyColumn: "latency_p50_ms"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	checkFloat(t, "khaos p50 median", ev3.Variants[0].LatencyMedianMs, 500)
-	var ce *ColumnError
-	if _, err := Evaluate(dirs, labels, EvaluationOptions{LatencyColumn: "latency_p95_ms"}); !errors.As(err, &ce) {
+	var ce *results.ColumnError
+	if _, err := Evaluate(dirs, labels, Options{LatencyColumn: "latency_p95_ms"}); !errors.As(err, &ce) {
 		t.Errorf("missing latency column: %v, want a ColumnError", err)
 	}
 }
@@ -291,7 +294,7 @@ func TestEvaluateMeasured(t *testing.T) {
 	if len(ms) != 4 || ms[1].Line != 4 || !math.IsNaN(ms[1].LatencyMs) || ms[0].Label != "p30" {
 		t.Fatalf("measured = %+v", ms)
 	}
-	ev, err := Evaluate(dirs, []string{"khaos", "ci30"}, EvaluationOptions{Measured: ms, MeasuredSource: "measured.csv"})
+	ev, err := Evaluate(dirs, []string{"khaos", "ci30"}, Options{Measured: ms, MeasuredSource: "measured.csv"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -342,7 +345,7 @@ func TestReadMeasuredFailuresErrors(t *testing.T) {
 func TestEvaluationWrite(t *testing.T) {
 	dir := t.TempDir()
 	dirs := evalRuns(t, filepath.Join(dir, "runs"))
-	ev, err := Evaluate(dirs, nil, EvaluationOptions{})
+	ev, err := Evaluate(dirs, nil, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -352,10 +355,10 @@ func TestEvaluationWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	var want []string
-	for _, f := range []string{EvaluationMarkdown, FailuresCSV, VariantsCSV} {
+	for _, f := range []string{MarkdownFile, FailuresCSV, VariantsCSV} {
 		want = append(want, filepath.Join(out, f))
 	}
-	for _, base := range []string{EvaluationRecoveryFigure, EvaluationLatencyFigure, EvaluationPanelsFigure} {
+	for _, base := range []string{RecoveryFigure, LatencyFigure, PanelsFigure} {
 		for _, ext := range []string{".png", ".svg", ".pdf"} {
 			want = append(want, filepath.Join(out, base+ext))
 		}
@@ -369,7 +372,7 @@ func TestEvaluationWrite(t *testing.T) {
 		}
 	}
 
-	md, _ := os.ReadFile(filepath.Join(out, EvaluationMarkdown))
+	md, _ := os.ReadFile(filepath.Join(out, MarkdownFile))
 	for _, line := range []string{
 		"# Evaluation: eval",
 		"| # | at | khaos | ci30 |",
@@ -452,12 +455,12 @@ func TestEvaluationRunsOrder(t *testing.T) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		js, _ := MarshalSummary(Summary{Scenario: "s", Variant: filepath.Base(dir)})
-		if err := os.WriteFile(filepath.Join(dir, SummaryFile), js, 0o644); err != nil {
+		js, _ := results.MarshalSummary(results.Summary{Scenario: "s", Variant: filepath.Base(dir)})
+		if err := os.WriteFile(filepath.Join(dir, results.SummaryFile), js, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		if scenarioYAML != "" {
-			if err := os.WriteFile(filepath.Join(dir, ScenarioFile), []byte(scenarioYAML), 0o644); err != nil {
+			if err := os.WriteFile(filepath.Join(dir, results.ScenarioFile), []byte(scenarioYAML), 0o644); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -470,7 +473,7 @@ func TestEvaluationRunsOrder(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(dir, "profile"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	_, labels, err := EvaluationRuns(dir)
+	_, labels, err := Runs(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -483,7 +486,7 @@ func TestEvaluationRunsOrder(t *testing.T) {
 	mk(t, filepath.Join(dir, "a"), "name: s\nvariants:\n  - {name: c}\n  - {name: a}\n")
 	mk(t, filepath.Join(dir, "b"), "")
 	mk(t, filepath.Join(dir, "c"), "")
-	if _, labels, err = EvaluationRuns(dir); err != nil {
+	if _, labels, err = Runs(dir); err != nil {
 		t.Fatal(err)
 	}
 	if want := []string{"c", "a", "b"}; !slices.Equal(labels, want) {
@@ -491,13 +494,13 @@ func TestEvaluationRunsOrder(t *testing.T) {
 	}
 
 	// A run folder is one run.
-	dirs, labels, err := EvaluationRuns(filepath.Join(dir, "b"))
+	dirs, labels, err := Runs(filepath.Join(dir, "b"))
 	if err != nil || len(dirs) != 1 || labels[0] != "b" {
 		t.Errorf("single run: %v %v %v", dirs, labels, err)
 	}
 
 	// No run folders.
-	if _, _, err := EvaluationRuns(t.TempDir()); !errors.Is(err, ErrNoRunFolders) {
+	if _, _, err := Runs(t.TempDir()); !errors.Is(err, ErrNoRunFolders) {
 		t.Errorf("empty folder: %v, want ErrNoRunFolders", err)
 	}
 }

@@ -1,11 +1,10 @@
-package results
+package figures
 
 import (
 	"bytes"
 	"errors"
 	"fmt"
 	"image/color"
-	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/streamtwin/streamtwin/results"
 	"gonum.org/v1/gonum/stat/distuv"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/palette"
@@ -65,8 +65,8 @@ const (
 	panelMarkers = 8
 )
 
-// FigureOption changes a default of the comparison figures.
-type FigureOption func(*figureOptions)
+// Option changes a default of the comparison figures.
+type Option func(*figureOptions)
 
 type figureOptions struct {
 	xLabel, yLabel, zLabel string
@@ -75,24 +75,24 @@ type figureOptions struct {
 }
 
 // WithXLabel replaces the x axis label derived from the column name.
-func WithXLabel(s string) FigureOption { return func(o *figureOptions) { o.xLabel = s } }
+func WithXLabel(s string) Option { return func(o *figureOptions) { o.xLabel = s } }
 
 // WithYLabel replaces the y axis label derived from the column name.
-func WithYLabel(s string) FigureOption { return func(o *figureOptions) { o.yLabel = s } }
+func WithYLabel(s string) Option { return func(o *figureOptions) { o.yLabel = s } }
 
 // WithZLabel replaces the colour bar label of a heat map.
-func WithZLabel(s string) FigureOption { return func(o *figureOptions) { o.zLabel = s } }
+func WithZLabel(s string) Option { return func(o *figureOptions) { o.zLabel = s } }
 
 // WithTitle sets the figure title; "" removes the default one.
-func WithTitle(s string) FigureOption { return func(o *figureOptions) { o.title = &s } }
+func WithTitle(s string) Option { return func(o *figureOptions) { o.title = &s } }
 
 // WithLatencyColumn picks the timeseries column PlotLatencyDistributions
 // draws (default latency_p99_ms; latency_p50_ms and latency_mean_ms work too).
-func WithLatencyColumn(col string) FigureOption {
+func WithLatencyColumn(col string) Option {
 	return func(o *figureOptions) { o.latency = col }
 }
 
-func collectOptions(opts []FigureOption) figureOptions {
+func collectOptions(opts []Option) figureOptions {
 	o := figureOptions{latency: "latency_p99_ms"}
 	for _, f := range opts {
 		f(&o)
@@ -112,23 +112,6 @@ func orDefault(s, def string) string {
 		return s
 	}
 	return def
-}
-
-// ColumnError reports a column a figure needs that a file lacks, or holds
-// in a form the figure cannot use; it lists the columns the file has.
-type ColumnError struct {
-	File      string
-	Column    string
-	Problem   string // "" when the column does not exist
-	Available []string
-}
-
-func (e *ColumnError) Error() string {
-	what := fmt.Sprintf("no column %q", e.Column)
-	if e.Problem != "" {
-		what = fmt.Sprintf("column %q %s", e.Column, e.Problem)
-	}
-	return fmt.Sprintf("%s: %s (available: %s)", e.File, what, strings.Join(e.Available, ", "))
 }
 
 // meanCI returns the mean of the finite values of xs, the half-width of its
@@ -208,16 +191,16 @@ func UnitOf(name string) string {
 // recovery_mean_s → "recovery mean (s)", job.checkpoint.interval →
 // "checkpoint interval (s)".
 func AxisLabel(name string) string {
-	label := readableName(name)
+	label := ReadableName(name)
 	if u := UnitOf(name); u != "" {
 		label += " (" + u + ")"
 	}
 	return label
 }
 
-// readableName drops the unit suffix and, for scenario paths, keeps the
+// ReadableName drops the unit suffix and, for scenario paths, keeps the
 // last two elements: workload.rate → "workload rate".
-func readableName(name string) string {
+func ReadableName(name string) string {
 	if strings.Contains(name, ".") {
 		parts := strings.Split(name, ".")
 		if len(parts) > 2 {
@@ -337,7 +320,7 @@ func writeFigure(base string, w, h vg.Length, render func(draw.Canvas)) ([]strin
 		if err != nil {
 			return nil, fmt.Errorf("%s%s: %w", base, f.ext, err)
 		}
-		if err := WriteFileAtomic(base+f.ext, b); err != nil {
+		if err := results.WriteFileAtomic(base+f.ext, b); err != nil {
 			return nil, err
 		}
 		paths = append(paths, base+f.ext)
@@ -371,20 +354,20 @@ type sweepColumn struct {
 func (c sweepColumn) numeric() bool { return c.text == nil }
 
 // tableColumn looks up a column of t, read from file.
-func tableColumn(t *Table, file, name string, needNumber bool) (sweepColumn, error) {
+func tableColumn(t *results.Table, file, name string, needNumber bool) (sweepColumn, error) {
 	if f, ok := t.Floats[name]; ok {
 		return sweepColumn{name: name, num: f}, nil
 	}
 	if s, ok := t.Strings[name]; ok {
 		if needNumber {
-			return sweepColumn{}, &ColumnError{File: file, Column: name, Problem: "is not numeric", Available: t.Names}
+			return sweepColumn{}, &results.ColumnError{File: file, Column: name, Problem: "is not numeric", Available: t.Names}
 		}
 		if s == nil {
 			s = []string{}
 		}
 		return sweepColumn{name: name, text: s}, nil
 	}
-	return sweepColumn{}, &ColumnError{File: file, Column: name, Available: t.Names}
+	return sweepColumn{}, &results.ColumnError{File: file, Column: name, Available: t.Names}
 }
 
 // levels are the distinct values of a parameter column: numbers ascending,
@@ -463,11 +446,11 @@ func (l *paramLevels) position(k int) float64 {
 }
 
 // readRunsTable reads runs.parquet (a sweep folder is accepted too).
-func readRunsTable(path string) (*Table, string, error) {
+func readRunsTable(path string) (*results.Table, string, error) {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		path = filepath.Join(path, RunsFile)
+		path = filepath.Join(path, results.RunsFile)
 	}
-	t, err := ReadTable(path)
+	t, err := results.ReadTable(path)
 	if err != nil {
 		return nil, path, err
 	}
@@ -534,8 +517,8 @@ var runsTableKeys = []string{"run_id", "run_index", "replication", "seed"}
 // pooledParams lists the parameter columns of a runs table that vary
 // between the rows of one group (same levels of every key): a figure that
 // averages such a group mixes those parameters, not just replications.
-func pooledParams(t *Table, keys ...*paramLevels) []string {
-	figs, _ := Figures(Summary{})
+func pooledParams(t *results.Table, keys ...*paramLevels) []string {
+	figs, _ := results.Figures(results.Summary{})
 	skip := map[string]bool{}
 	for _, n := range append(runsTableKeys, figs...) {
 		skip[n] = true
@@ -592,7 +575,7 @@ func pooledParams(t *Table, keys ...*paramLevels) []string {
 // error bars (Student t). A numeric x spanning more than two decades gets a
 // log axis; a text x is drawn as nominal categories. It writes base+".png",
 // ".svg" and ".pdf" and returns their paths.
-func PlotSweepLines(runsPath, base, x, y, lines string, opts ...FigureOption) (paths []string, err error) {
+func PlotSweepLines(runsPath, base, x, y, lines string, opts ...Option) (paths []string, err error) {
 	defer func() {
 		if err != nil {
 			err = fmt.Errorf("results: lines figure: %w", err)
@@ -610,7 +593,7 @@ func PlotSweepLines(runsPath, base, x, y, lines string, opts ...FigureOption) (p
 }
 
 // sweepLinesPlot builds the plot of PlotSweepLines and returns its series.
-func sweepLinesPlot(t *Table, file, x, y, lines string, o figureOptions) (*plot.Plot, []*ciSeries, error) {
+func sweepLinesPlot(t *results.Table, file, x, y, lines string, o figureOptions) (*plot.Plot, []*ciSeries, error) {
 	xc, err := tableColumn(t, file, x, false)
 	if err != nil {
 		return nil, nil, err
@@ -631,7 +614,7 @@ func sweepLinesPlot(t *Table, file, x, y, lines string, o figureOptions) (*plot.
 	groups := groupValues(yc, t.Rows, xl, ll)
 	reps := replicationText(groups, pooledParams(t, xl, ll), "point")
 	if reps == "" {
-		return nil, nil, &ColumnError{File: file, Column: y, Problem: "has no finite values for any " + x, Available: t.Names}
+		return nil, nil, &results.ColumnError{File: file, Column: y, Problem: "has no finite values for any " + x, Available: t.Names}
 	}
 
 	p := newPanel(orDefault(o.yLabel, AxisLabel(y)))
@@ -672,7 +655,7 @@ func sweepLinesPlot(t *Table, file, x, y, lines string, o figureOptions) (*plot.
 		p.Add(s)
 		series = append(series, s)
 		if ll != nil {
-			p.Legend.Add(readableName(lines)+" = "+ll.label(li), s)
+			p.Legend.Add(ReadableName(lines)+" = "+ll.label(li), s)
 			entries++
 		}
 	}
@@ -828,84 +811,6 @@ func (s *ciSeries) Thumbnail(c *draw.Canvas) {
 // ---------------------------------------------------------------------------
 // 2. Latency distributions
 
-// runInput is one variant of a multi-run figure.
-type runInput struct {
-	dir, label string
-	summary    *Summary
-}
-
-// runInputs pairs run folders with labels; without labels a run is named by
-// its folder (with the parent folder too when two runs share a name).
-func runInputs(runDirs, labels []string) ([]runInput, error) {
-	if len(runDirs) == 0 {
-		return nil, errors.New("no run folders")
-	}
-	if len(labels) > 0 && len(labels) != len(runDirs) {
-		return nil, fmt.Errorf("%d labels for %d run folders", len(labels), len(runDirs))
-	}
-	out := make([]runInput, len(runDirs))
-	count := map[string]int{}
-	for _, d := range runDirs {
-		count[filepath.Base(filepath.Clean(d))]++
-	}
-	for i, d := range runDirs {
-		d = filepath.Clean(d)
-		out[i] = runInput{dir: d, label: filepath.Base(d)}
-		if count[out[i].label] > 1 {
-			out[i].label = filepath.Join(filepath.Base(filepath.Dir(d)), filepath.Base(d))
-		}
-		if s, err := ReadSummary(d); err == nil {
-			out[i].summary = &s
-		} else if !errors.Is(err, fs.ErrNotExist) {
-			return nil, err
-		}
-		if len(labels) > 0 {
-			out[i].label = labels[i]
-		}
-	}
-	return out, nil
-}
-
-// parquetColumnNames lists the leaf columns of a parquet file.
-func parquetColumnNames(path string) ([]string, error) {
-	f, pf, err := openParquet(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var names []string
-	for _, c := range pf.Schema().Columns() {
-		names = append(names, strings.Join(c, "."))
-	}
-	return names, nil
-}
-
-// readRunColumns reads numeric columns of a run's timeseries.parquet; a
-// missing column is a ColumnError listing the file's columns.
-func readRunColumns(dir string, names ...string) ([][]float64, error) {
-	path := filepath.Join(dir, TimeseriesFile)
-	avail, err := parquetColumnNames(path)
-	if err != nil {
-		return nil, err
-	}
-	for _, n := range names {
-		if !slices.Contains(avail, n) {
-			return nil, &ColumnError{File: path, Column: n, Available: avail}
-		}
-	}
-	return readFloatColumns(path, names...)
-}
-
-func finiteValues(xs []float64) []float64 {
-	out := make([]float64, 0, len(xs))
-	for _, x := range xs {
-		if !math.IsNaN(x) && !math.IsInf(x, 0) {
-			out = append(out, x)
-		}
-	}
-	return out
-}
-
 // Latency distribution kinds.
 const (
 	LatencyCDF = "cdf"
@@ -919,7 +824,7 @@ const (
 // reaches 10x past the largest median); "box" draws box
 // plots side by side (Tukey whiskers at 1.5 IQR). labels name the runs; nil
 // names them by folder.
-func PlotLatencyDistributions(runDirs []string, labels []string, base string, kind string, opts ...FigureOption) (paths []string, err error) {
+func PlotLatencyDistributions(runDirs []string, labels []string, base string, kind string, opts ...Option) (paths []string, err error) {
 	defer func() {
 		if err != nil {
 			err = fmt.Errorf("results: latency figure: %w", err)
@@ -929,19 +834,19 @@ func PlotLatencyDistributions(runDirs []string, labels []string, base string, ki
 	if kind != LatencyCDF && kind != LatencyBox {
 		return nil, fmt.Errorf("kind %q: want %q or %q", kind, LatencyCDF, LatencyBox)
 	}
-	runs, err := runInputs(runDirs, labels)
+	runs, err := results.LabelRuns(runDirs, labels)
 	if err != nil {
 		return nil, err
 	}
 	data := make([][]float64, len(runs))
 	for i, r := range runs {
-		cols, err := readRunColumns(r.dir, o.latency)
+		cols, err := results.ReadRunColumns(r.Dir, o.latency)
 		if err != nil {
 			return nil, err
 		}
-		data[i] = finiteValues(cols[0])
+		data[i] = results.FiniteValues(cols[0])
 		if len(data[i]) == 0 {
-			return nil, fmt.Errorf("%s: no finite %s (the job never produced output)", filepath.Join(r.dir, TimeseriesFile), o.latency)
+			return nil, fmt.Errorf("%s: no finite %s (the job never produced output)", filepath.Join(r.Dir, results.TimeseriesFile), o.latency)
 		}
 		sort.Float64s(data[i])
 	}
@@ -971,7 +876,7 @@ func PlotLatencyDistributions(runDirs []string, labels []string, base string, ki
 	return writeFigure(base, singleWidth, singleHeight, func(dc draw.Canvas) { drawPlot(p, dc) })
 }
 
-func latencyCDF(runs []runInput, data [][]float64, xlabel string, logAxis bool, lo, hi float64, o figureOptions) *plot.Plot {
+func latencyCDF(runs []results.LabelledRun, data [][]float64, xlabel string, logAxis bool, lo, hi float64, o figureOptions) *plot.Plot {
 	p := newPanel(orDefault(o.yLabel, "cumulative fraction of intervals"))
 	p.X.Label.Text = xlabel
 	p.Legend.Top, p.Legend.Left = false, false
@@ -1033,7 +938,7 @@ func latencyCDF(runs []runInput, data [][]float64, xlabel string, logAxis bool, 
 			}
 		}
 		p.Add(&plotter.Scatter{XYs: ms, GlyphStyle: st.glyph})
-		p.Legend.Add(runs[i].label, st.thumbs()...)
+		p.Legend.Add(runs[i].Label, st.thumbs()...)
 	}
 	p.Y.Min, p.Y.Max = 0, 1.02
 	p.Y.Tick.Marker = niceTicks{}
@@ -1056,13 +961,13 @@ func latencyCDF(runs []runInput, data [][]float64, xlabel string, logAxis bool, 
 	return p
 }
 
-func latencyBoxes(runs []runInput, data [][]float64, ylabel string, logAxis bool, lo, hi float64) (*plot.Plot, error) {
+func latencyBoxes(runs []results.LabelledRun, data [][]float64, ylabel string, logAxis bool, lo, hi float64) (*plot.Plot, error) {
 	p := newPanel(ylabel)
 	n := len(data)
 	width := vg.Points(math.Min(50, 300/float64(n)))
 	names := make([]string, n)
 	for i, xs := range data {
-		names[i] = runs[i].label
+		names[i] = runs[i].Label
 		vals := xs
 		if logAxis {
 			vals = positives(xs)
@@ -1156,14 +1061,14 @@ var panelColumns = []string{"time_s", "input_rate", "throughput", "lag", "latenc
 // axis apart with one line; a key
 // above the panels names the styles. labels name the runs as in
 // PlotLatencyDistributions.
-func PlotPanels(runDirs []string, labels []string, base string, opts ...FigureOption) (paths []string, err error) {
+func PlotPanels(runDirs []string, labels []string, base string, opts ...Option) (paths []string, err error) {
 	defer func() {
 		if err != nil {
 			err = fmt.Errorf("results: panels figure: %w", err)
 		}
 	}()
 	o := collectOptions(opts)
-	runs, err := runInputs(runDirs, labels)
+	runs, err := results.LabelRuns(runDirs, labels)
 	if err != nil {
 		return nil, err
 	}
@@ -1171,26 +1076,26 @@ func PlotPanels(runDirs []string, labels []string, base string, opts ...FigureOp
 	var faults []float64
 	span := 0.0
 	for i, r := range runs {
-		cols, err := readRunColumns(r.dir, panelColumns...)
+		cols, err := results.ReadRunColumns(r.Dir, panelColumns...)
 		if err != nil {
 			return nil, err
 		}
 		d := plotData{t: cols[0], in: cols[1], thr: cols[2], lag: cols[3], p99: cols[4], ci: cols[5]}
 		if len(d.t) == 0 {
-			return nil, fmt.Errorf("%s: no samples", filepath.Join(r.dir, TimeseriesFile))
+			return nil, fmt.Errorf("%s: no samples", filepath.Join(r.Dir, results.TimeseriesFile))
 		}
 		data[i] = d
 		span = max(span, d.t[len(d.t)-1])
-		evPath := filepath.Join(r.dir, EventsFile)
+		evPath := filepath.Join(r.Dir, results.EventsFile)
 		if _, err := os.Stat(evPath); err != nil {
 			continue // events are markers only: a folder without them still plots
 		}
-		events, err := ReadEvents(evPath)
+		events, err := results.ReadEvents(evPath)
 		if err != nil {
 			return nil, err
 		}
 		for _, e := range events {
-			if e.Kind == KindFault {
+			if e.Kind == results.KindFault {
 				faults = append(faults, e.TimeS)
 			}
 		}
@@ -1217,7 +1122,7 @@ func PlotPanels(runDirs []string, labels []string, base string, opts ...FigureOp
 	lat := newPanel(AxisLabel("latency_p99_ms"))
 	ci := newPanel("checkpoint interval (s)")
 	ci.X.Label.Text = "time (" + unit + ")"
-	key := []keyEntry{{label: "input rate (" + runs[0].label + ")", thumbs: []plot.Thumbnailer{&plotter.Line{LineStyle: inputStyle}}}}
+	key := []keyEntry{{label: "input rate (" + runs[0].Label + ")", thumbs: []plot.Thumbnailer{&plotter.Line{LineStyle: inputStyle}}}}
 
 	t0 := scaled(data[0].t)
 	addLine(rates, t0, data[0].in, inputStyle, "", 0)
@@ -1250,7 +1155,7 @@ func PlotPanels(runDirs []string, labels []string, base string, opts ...FigureOp
 			}
 			pl.p.Add(&plotter.Scatter{XYs: sparseMarkers(t, pl.y, xMax, phase, pl.floor), GlyphStyle: st.glyph})
 		}
-		key = append(key, keyEntry{label: runs[i].label, thumbs: st.thumbs()})
+		key = append(key, keyEntry{label: runs[i].Label, thumbs: st.thumbs()})
 	}
 	linearRange(rates, 1.08)
 	linearRange(lag, 1.08)
@@ -1277,10 +1182,10 @@ func PlotPanels(runDirs []string, labels []string, base string, opts ...FigureOp
 		}
 	}
 	title := ""
-	if s := runs[0].summary; s != nil {
+	if s := runs[0].Summary; s != nil {
 		title = s.Scenario
 		for _, r := range runs[1:] {
-			if r.summary == nil || r.summary.Scenario != s.Scenario {
+			if r.Summary == nil || r.Summary.Scenario != s.Scenario {
 				title = ""
 			}
 		}
@@ -1408,7 +1313,7 @@ func drawKey(dc draw.Canvas, title string, entries []keyEntry) vg.Length {
 // black and white, with a colour bar labelled with z and its unit. Grids of
 // up to 12 x 12 cells get their values written in. Cells without runs are
 // crossed out.
-func PlotHeatmap(runsPath, base, x, y, z string, opts ...FigureOption) (paths []string, err error) {
+func PlotHeatmap(runsPath, base, x, y, z string, opts ...Option) (paths []string, err error) {
 	defer func() {
 		if err != nil {
 			err = fmt.Errorf("results: heatmap figure: %w", err)
@@ -1439,7 +1344,7 @@ func PlotHeatmap(runsPath, base, x, y, z string, opts ...FigureOption) (paths []
 	groups := groupValues(zc, t.Rows, xl, yl)
 	reps := replicationText(groups, pooledParams(t, xl, yl), "cell")
 	if reps == "" {
-		return nil, &ColumnError{File: file, Column: z, Problem: "has no finite values", Available: t.Names}
+		return nil, &results.ColumnError{File: file, Column: z, Problem: "has no finite values", Available: t.Names}
 	}
 	g := &heatGrid{cols: xl.len(), rows: yl.len(), z: make([]float64, xl.len()*yl.len())}
 	for r := range g.rows {

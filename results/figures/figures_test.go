@@ -1,4 +1,4 @@
-package results
+package figures
 
 import (
 	"bytes"
@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/resultstest"
 	"gonum.org/v1/plot/plotter"
 )
 
@@ -28,18 +30,18 @@ func figuresDir(t *testing.T) string {
 	return t.TempDir()
 }
 
-func numParam(name string, v float64) ParamValue {
-	return ParamValue{Name: name, Text: fmt.Sprint(v), Number: v, IsNumber: true}
+func numParam(name string, v float64) results.ParamValue {
+	return results.ParamValue{Name: name, Text: fmt.Sprint(v), Number: v, IsNumber: true}
 }
 
-func textParam(name, v string) ParamValue { return ParamValue{Name: name, Text: v} }
+func textParam(name, v string) results.ParamValue { return results.ParamValue{Name: name, Text: v} }
 
 // figuresSweep writes the runs.parquet of a sweep over checkpoint interval
 // (5 values), input rate (3) and policy (2, text), 3 replications each,
 // whose figures depend smoothly on the parameters plus a little noise.
 func figuresSweep(t *testing.T, dir string) string {
 	t.Helper()
-	var rows []RunRecord
+	var rows []results.RunRecord
 	i := 0
 	for _, ci := range []float64{5, 10, 30, 60, 120} {
 		for _, rate := range []float64{10000, 25000, 50000} {
@@ -50,16 +52,16 @@ func figuresSweep(t *testing.T, dir string) string {
 					if policy == "adaptive" {
 						gain = 0.6
 					}
-					s := Summary{
+					s := results.Summary{
 						Scenario: "sweep", Variant: policy, Seed: uint64(100 + i),
 						RecoveryMeanS:       gain * (8 + 0.45*ci*rate/25000 + 3*noise),
 						LatencyP99Ms:        gain * (180 + 4*ci + rate/400 + 25*noise),
 						LatencySteadyMeanMs: 40 + rate/2000 + 2*noise,
 						ThroughputMean:      rate * (1 - 0.001*ci),
 					}
-					rows = append(rows, RunRecord{
+					rows = append(rows, results.RunRecord{
 						RunID: fmt.Sprintf("run-%03d", i), Index: i, Replication: rep, Seed: s.Seed,
-						Params:  []ParamValue{numParam("job.checkpoint.interval", ci), numParam("workload.rate", rate), textParam("policy", policy)},
+						Params:  []results.ParamValue{numParam("job.checkpoint.interval", ci), numParam("workload.rate", rate), textParam("policy", policy)},
 						Summary: s,
 					})
 					i++
@@ -67,8 +69,8 @@ func figuresSweep(t *testing.T, dir string) string {
 			}
 		}
 	}
-	path := filepath.Join(dir, RunsFile)
-	if err := WriteRunsTable(path, rows); err != nil {
+	path := filepath.Join(dir, results.RunsFile)
+	if err := results.WriteRunsTable(path, rows); err != nil {
 		t.Fatal(err)
 	}
 	return path
@@ -81,7 +83,7 @@ func figuresVariants(t *testing.T, dir string, n int) []string {
 	t.Helper()
 	var dirs []string
 	for k, name := range []string{"static", "adaptive", "aggressive"} {
-		samples, events, sum := syntheticRun(n)
+		samples, events, sum := resultstest.SyntheticRun(n)
 		sum.Variant = name
 		for i := range samples {
 			s := &samples[i]
@@ -107,7 +109,7 @@ func figuresVariants(t *testing.T, dir string, n int) []string {
 			events[1].TimeS += float64(n) / 10 // a fault at another time
 		}
 		d := filepath.Join(dir, "variants", name)
-		writeRun(t, d, samples, events, sum)
+		resultstest.WriteRun(t, d, samples, events, sum)
 		dirs = append(dirs, d)
 	}
 	return dirs
@@ -172,20 +174,20 @@ func TestMeanCI(t *testing.T) {
 // mean with the Student-t half-width, and a lone run gets no bar.
 func TestSweepLinesCI(t *testing.T) {
 	dir := t.TempDir()
-	var rows []RunRecord
+	var rows []results.RunRecord
 	for i, v := range []float64{10, 12, 14, 20} {
 		ci := 10.0
 		if i == 3 {
 			ci = 30
 		}
-		rows = append(rows, RunRecord{RunID: fmt.Sprint(i), Index: i, Replication: i, Params: []ParamValue{numParam("job.checkpoint.interval", ci)},
-			Summary: Summary{RecoveryMeanS: v}})
+		rows = append(rows, results.RunRecord{RunID: fmt.Sprint(i), Index: i, Replication: i, Params: []results.ParamValue{numParam("job.checkpoint.interval", ci)},
+			Summary: results.Summary{RecoveryMeanS: v}})
 	}
-	path := filepath.Join(dir, RunsFile)
-	if err := WriteRunsTable(path, rows); err != nil {
+	path := filepath.Join(dir, results.RunsFile)
+	if err := results.WriteRunsTable(path, rows); err != nil {
 		t.Fatal(err)
 	}
-	tab, err := ReadTable(path)
+	tab, err := results.ReadTable(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,13 +223,13 @@ func TestPlotSweepLines(t *testing.T) {
 	runs := figuresSweep(t, dir)
 	cases := []struct {
 		name, x, y, lines string
-		opts              []FigureOption
+		opts              []Option
 	}{
 		{"recovery-vs-ci-by-rate", "job.checkpoint.interval", "recovery_mean_s", "workload.rate", nil},
 		{"recovery-vs-ci", "job.checkpoint.interval", "recovery_mean_s", "", nil},
-		{"latency-vs-rate-by-policy", "workload.rate", "latency_p99_ms", "policy", []FigureOption{WithTitle("")}},
+		{"latency-vs-rate-by-policy", "workload.rate", "latency_p99_ms", "policy", []Option{WithTitle("")}},
 		{"latency-vs-policy-by-ci", "policy", "latency_steady_mean_ms", "job.checkpoint.interval",
-			[]FigureOption{WithXLabel("policy"), WithYLabel("steady-state latency (ms)"), WithTitle("custom title")}},
+			[]Option{WithXLabel("policy"), WithYLabel("steady-state latency (ms)"), WithTitle("custom title")}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -259,21 +261,21 @@ func TestPlotHeatmap(t *testing.T) {
 	}
 	// A 14 x 14 grid (no cell labels), with one cell that has no run, and a
 	// flat figure (all zeros) still draw.
-	var rows []RunRecord
+	var rows []results.RunRecord
 	for a := range 14 {
 		for b := range 14 {
 			if a == 3 && b == 5 {
 				continue
 			}
 			i := len(rows)
-			rows = append(rows, RunRecord{RunID: fmt.Sprint(i), Index: i,
-				Params:  []ParamValue{numParam("job.parallelism", float64(a+1)), numParam("workload.peak", float64(1000*(b+1)))},
-				Summary: Summary{LagMax: float64(a*b) * 1e4}})
+			rows = append(rows, results.RunRecord{RunID: fmt.Sprint(i), Index: i,
+				Params:  []results.ParamValue{numParam("job.parallelism", float64(a+1)), numParam("workload.peak", float64(1000*(b+1)))},
+				Summary: results.Summary{LagMax: float64(a*b) * 1e4}})
 		}
 	}
 	big := filepath.Join(dir, "big")
 	os.MkdirAll(big, 0o755)
-	if err := WriteRunsTable(filepath.Join(big, RunsFile), rows); err != nil {
+	if err := results.WriteRunsTable(filepath.Join(big, results.RunsFile), rows); err != nil {
 		t.Fatal(err)
 	}
 	for _, z := range []string{"lag_max", "faults"} {
@@ -291,11 +293,11 @@ func TestPlotLatencyDistributions(t *testing.T) {
 	dirs := figuresVariants(t, dir, 1800)
 	for _, c := range []struct {
 		name, kind string
-		opts       []FigureOption
+		opts       []Option
 	}{
 		{"cdf", LatencyCDF, nil},
 		{"box", LatencyBox, nil},
-		{"cdf-p50", LatencyCDF, []FigureOption{WithLatencyColumn("latency_p50_ms")}},
+		{"cdf-p50", LatencyCDF, []Option{WithLatencyColumn("latency_p50_ms")}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			base := filepath.Join(dir, "figure-latency-"+c.name)
@@ -309,13 +311,13 @@ func TestPlotLatencyDistributions(t *testing.T) {
 	// Latencies over more than two decades switch to a log axis; one
 	// variant with many outliers exercises the outlier thinning.
 	spiky := filepath.Join(dir, "spiky")
-	samples, events, sum := syntheticRun(3600)
+	samples, events, sum := resultstest.SyntheticRun(3600)
 	for i := range samples {
 		if i%7 == 0 {
 			samples[i].LatencyP99Ms = 2e3 + float64(i)*10
 		}
 	}
-	writeRun(t, spiky, samples, events, sum)
+	resultstest.WriteRun(t, spiky, samples, events, sum)
 	for _, kind := range []string{LatencyCDF, LatencyBox} {
 		base := filepath.Join(dir, "figure-latency-log-"+kind)
 		paths, err := PlotLatencyDistributions([]string{dirs[0], spiky}, []string{"baseline", "with spikes"}, base, kind)
@@ -332,11 +334,11 @@ func TestPlotLatencyDistributions(t *testing.T) {
 	}
 	// A run that never produced output has nothing to draw.
 	down := filepath.Join(dir, "down")
-	samples, events, sum = syntheticRun(60)
+	samples, events, sum = resultstest.SyntheticRun(60)
 	for i := range samples {
 		samples[i].LatencyP99Ms = math.NaN()
 	}
-	writeRun(t, down, samples, events, sum)
+	resultstest.WriteRun(t, down, samples, events, sum)
 	if _, err := PlotLatencyDistributions([]string{down}, nil, filepath.Join(dir, "x"), LatencyBox); err == nil || !strings.Contains(err.Error(), "no finite latency_p99_ms") {
 		t.Errorf("all-NaN run: %v", err)
 	}
@@ -369,16 +371,16 @@ func TestPlotPanels(t *testing.T) {
 	// events.parquet still plots.
 	var dirs, labels []string
 	for k := range 9 {
-		samples, events, sum := syntheticRun(600)
+		samples, events, sum := resultstest.SyntheticRun(600)
 		for i := range samples {
 			samples[i].Throughput *= 1 - 0.02*float64(k)
 			samples[i].LatencyP99Ms *= 1 + 0.1*float64(k)
 		}
 		d := filepath.Join(dir, "many", fmt.Sprintf("v%d", k))
-		writeRun(t, d, samples, events, sum)
+		resultstest.WriteRun(t, d, samples, events, sum)
 		dirs, labels = append(dirs, d), append(labels, fmt.Sprintf("variant number %d", k))
 	}
-	os.Remove(filepath.Join(dirs[8], EventsFile))
+	os.Remove(filepath.Join(dirs[8], results.EventsFile))
 	base := filepath.Join(dir, "figure-panels-many")
 	paths, err := PlotPanels(dirs, labels, base, WithTitle("nine variants"))
 	if err != nil {
@@ -426,11 +428,11 @@ func TestFigureColumnErrors(t *testing.T) {
 	_, err = PlotHeatmap(runs, out, "ci", "workload.rate", "latency_p99_ms")
 	add("heatmap x", "ci", "", runs, "policy", err)
 	_, err = PlotLatencyDistributions(variants, nil, out, LatencyCDF, WithLatencyColumn("latency_p95_ms"))
-	ts := filepath.Join(variants[0], TimeseriesFile)
+	ts := filepath.Join(variants[0], results.TimeseriesFile)
 	add("latency column", "latency_p95_ms", "", ts, "latency_p99_ms", err)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			var ce *ColumnError
+			var ce *results.ColumnError
 			if !errors.As(c.err, &ce) {
 				t.Fatalf("want a ColumnError, got %v", c.err)
 			}
@@ -513,12 +515,12 @@ func TestFiguresWeek(t *testing.T) {
 	dir := figuresDir(t)
 	var dirs []string
 	for k := range 2 {
-		samples, events, sum := syntheticRun(7 * 86400)
+		samples, events, sum := resultstest.SyntheticRun(7 * 86400)
 		for i := range samples {
 			samples[i].LatencyP99Ms *= 1 + 0.2*float64(k) + 0.1*math.Sin(float64(i))
 		}
 		d := filepath.Join(dir, fmt.Sprintf("week%d", k))
-		writeRun(t, d, samples, events, sum)
+		resultstest.WriteRun(t, d, samples, events, sum)
 		dirs = append(dirs, d)
 	}
 	for _, f := range []struct {

@@ -1,4 +1,4 @@
-package results
+package figures
 
 import (
 	"errors"
@@ -10,16 +10,11 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/streamtwin/streamtwin/results"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-)
-
-// Figure file names inside a run folder.
-const (
-	FigurePNG = "figure.png"
-	FigureSVG = "figure.svg"
 )
 
 const (
@@ -65,21 +60,21 @@ func PlotRun(runDir string) (pngPath, svgPath string, err error) {
 			err = fmt.Errorf("results: plot %s: %w", runDir, err)
 		}
 	}()
-	cols, err := readFloatColumns(filepath.Join(runDir, TimeseriesFile), plotColumns...)
+	cols, err := results.ReadFloatColumns(filepath.Join(runDir, results.TimeseriesFile), plotColumns...)
 	if err != nil {
 		return "", "", err
 	}
 	d := plotData{cols[0], cols[1], cols[2], cols[3], cols[4], cols[5], cols[6]}
 	if len(d.t) == 0 {
-		return "", "", errors.New("no samples in " + TimeseriesFile)
+		return "", "", errors.New("no samples in " + results.TimeseriesFile)
 	}
-	events, err := ReadEvents(filepath.Join(runDir, EventsFile))
+	events, err := results.ReadEvents(filepath.Join(runDir, results.EventsFile))
 	if err != nil {
 		return "", "", err
 	}
 	// The title is a nicety: a folder without summary.json still plots.
 	title := filepath.Base(runDir)
-	if s, serr := ReadSummary(runDir); serr == nil {
+	if s, serr := results.ReadSummary(runDir); serr == nil {
 		title = s.Scenario
 		if s.Variant != "" {
 			title += " / " + s.Variant
@@ -89,7 +84,7 @@ func PlotRun(runDir string) (pngPath, svgPath string, err error) {
 	}
 
 	plots := buildPanels(d, events, title)
-	base := filepath.Join(runDir, strings.TrimSuffix(FigurePNG, ".png"))
+	base := filepath.Join(runDir, strings.TrimSuffix(results.FigurePNG, ".png"))
 	if _, err := writeFigure(base, figWidth, figHeight, func(dc draw.Canvas) { drawStack(plots, dc) }); err != nil {
 		return "", "", err
 	}
@@ -111,7 +106,7 @@ func drawStack(plots []*plot.Plot, dc draw.Canvas) {
 	}
 }
 
-func buildPanels(d plotData, events []Event, title string) []*plot.Plot {
+func buildPanels(d plotData, events []results.Event, title string) []*plot.Plot {
 	// Minutes keep short runs readable; hours keep week-long ones so.
 	span := d.t[len(d.t)-1]
 	scale, unit := 60.0, "min"
@@ -320,10 +315,10 @@ func (s span) Plot(c draw.Canvas, p *plot.Plot) {
 // addEventMarkers draws faults (dashed) and reconfigurations/savepoints
 // (dotted) in every panel, and shades each unrecovered fault from its
 // start to the end of the run; the legend for them goes on legendOn.
-func addEventMarkers(panels []*plot.Plot, events []Event, scale float64, legendOn *plot.Plot) {
+func addEventMarkers(panels []*plot.Plot, events []results.Event, scale float64, legendOn *plot.Plot) {
 	var faults, recons, unrecovered bool
 	for _, e := range events {
-		if e.Kind == KindUnrecovered && e.DurationS != nil && !isReconfiguration(e.Reason) {
+		if e.Kind == results.KindUnrecovered && e.DurationS != nil && !results.IsReconfiguration(e.Reason) {
 			unrecovered = true
 			for _, p := range panels {
 				p.Add(span{x0: (e.TimeS - *e.DurationS) / scale, x1: e.TimeS / scale})
@@ -332,9 +327,9 @@ func addEventMarkers(panels []*plot.Plot, events []Event, scale float64, legendO
 		}
 		var st draw.LineStyle
 		switch e.Kind {
-		case KindFault:
+		case results.KindFault:
 			st, faults = faultStyle, true
-		case KindReconfigured, KindSavepoint:
+		case results.KindReconfigured, results.KindSavepoint:
 			st, recons = reconStyle, true
 		default:
 			continue

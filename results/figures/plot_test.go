@@ -1,4 +1,4 @@
-package results
+package figures
 
 import (
 	"bytes"
@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/resultstest"
 )
 
 // TestPlotRun draws synthetic runs with a fault, NaN latencies (job down)
@@ -21,18 +24,18 @@ func TestPlotRun(t *testing.T) {
 	cases := []struct {
 		name string
 		n    int // seconds
-		edit func([]Sample)
+		edit func([]results.Sample)
 		// noEvents leaves events.parquet empty (no markers, no legend entries)
 		noEvents bool
 	}{
 		{"short", 900, nil, false},
 		{"long hours axis", 8 * 3600, nil, false},
-		{"wide latency range log axis", 1800, func(s []Sample) {
+		{"wide latency range log axis", 1800, func(s []results.Sample) {
 			for i := 600; i < 700; i++ {
 				s[i].LatencyP99Ms = 5e4
 			}
 		}, false},
-		{"all latencies NaN", 120, func(s []Sample) {
+		{"all latencies NaN", 120, func(s []results.Sample) {
 			for i := range s {
 				s[i].LatencyP50Ms, s[i].LatencyP99Ms = math.NaN(), math.NaN()
 			}
@@ -42,7 +45,7 @@ func TestPlotRun(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			samples, events, sum := syntheticRun(tc.n)
+			samples, events, sum := resultstest.SyntheticRun(tc.n)
 			if tc.edit != nil {
 				tc.edit(samples)
 			}
@@ -50,7 +53,7 @@ func TestPlotRun(t *testing.T) {
 				events = nil
 			}
 			dir := filepath.Join(base, strings.ReplaceAll(tc.name, " ", "-"))
-			writeRun(t, dir, samples, events, sum)
+			resultstest.WriteRun(t, dir, samples, events, sum)
 			pngPath, svgPath, err := PlotRun(dir)
 			if err != nil {
 				t.Fatal(err)
@@ -83,7 +86,7 @@ func TestPlotRunErrors(t *testing.T) {
 		t.Errorf("missing run: want an error naming %s, got %v", dir, err)
 	}
 	empty := filepath.Join(dir, "empty")
-	writeRun(t, empty, nil, nil, Summary{Scenario: "empty"})
+	resultstest.WriteRun(t, empty, nil, nil, results.Summary{Scenario: "empty"})
 	if _, _, err := PlotRun(empty); err == nil || !strings.Contains(err.Error(), "no samples") {
 		t.Errorf("empty run: got %v", err)
 	}
@@ -113,7 +116,7 @@ func TestSegments(t *testing.T) {
 			for _, s := range segs {
 				got = append(got, len(s))
 			}
-			if !same(got, tc.want) {
+			if !resultstest.Same(got, tc.want) {
 				t.Errorf("segment sizes %v, want %v", got, tc.want)
 			}
 		})

@@ -1,25 +1,28 @@
-package results
+package resultstest
 
 import (
 	"math"
 	"reflect"
 	"testing"
+
+	"github.com/streamtwin/streamtwin/results"
 )
 
-func ptr[T any](v T) *T { return &v }
+// Ptr returns a pointer to v, for the optional columns of an Event.
+func Ptr[T any](v T) *T { return &v }
 
-// syntheticRun is a small but complete run: 1-s samples over n seconds, a
+// SyntheticRun is a small but complete run: 1-s samples over n seconds, a
 // fault at 40% with the job down (NaN latencies, no throughput) for 20 s,
 // and a CI reconfiguration at 70%.
-func syntheticRun(n int) ([]Sample, []Event, Summary) {
+func SyntheticRun(n int) ([]results.Sample, []results.Event, results.Summary) {
 	fault, down := float64(n)*0.4, 20.0
 	recon := float64(n) * 0.7
-	samples := make([]Sample, n)
+	samples := make([]results.Sample, n)
 	lag := 0.0
 	for i := range samples {
 		t := float64(i + 1)
 		in := 10000 + 2000*math.Sin(t/30)
-		s := Sample{
+		s := results.Sample{
 			TimeS: t, InputRate: in, Capacity: 15000, CheckpointIntervalS: 10,
 			Parallelism: 4, Workers: 4, CPUBusyMean: 0.5, CPUBusyMax: 0.6, JobState: "RUNNING",
 		}
@@ -46,26 +49,26 @@ func syntheticRun(n int) ([]Sample, []Event, Summary) {
 		}
 		samples[i] = s
 	}
-	events := []Event{
-		{TimeS: 10, Kind: KindCheckpointCompleted, CheckpointID: ptr[int64](1), DurationS: ptr(0.8), SizeBytes: ptr(1.5e8)},
-		{TimeS: fault, Kind: KindFault, TaskManager: ptr[int32](2), Reason: "chaos: kill -9"},
-		{TimeS: fault + 3, Kind: KindDetected, Reason: "heartbeat timeout"},
-		{TimeS: fault + down, Kind: KindRunning, Value: ptr(2.1e5)},
-		{TimeS: recon, Kind: KindReconfigured, DurationS: ptr(4.5), Value: ptr(30.0), Reason: "policy: lag rising"},
+	events := []results.Event{
+		{TimeS: 10, Kind: results.KindCheckpointCompleted, CheckpointID: Ptr[int64](1), DurationS: Ptr(0.8), SizeBytes: Ptr(1.5e8)},
+		{TimeS: fault, Kind: results.KindFault, TaskManager: Ptr[int32](2), Reason: "chaos: kill -9"},
+		{TimeS: fault + 3, Kind: results.KindDetected, Reason: "heartbeat timeout"},
+		{TimeS: fault + down, Kind: results.KindRunning, Value: Ptr(2.1e5)},
+		{TimeS: recon, Kind: results.KindReconfigured, DurationS: Ptr(4.5), Value: Ptr(30.0), Reason: "policy: lag rising"},
 	}
-	sum := Summary{
+	sum := results.Summary{
 		Scenario: "synthetic", Variant: "fault+reconfig", Seed: 7, Backend: "sim",
 		DurationS: float64(n), RecordsIn: 1e7, Faults: 1, Recoveries: 1,
 		RecoveryTimesS: []float64{55}, RecoveryMeanS: 55,
-		QoS: QoSSummary{LatencyBoundMs: 500, RecoveryBoundS: 120},
+		QoS: results.QoSSummary{LatencyBoundMs: 500, RecoveryBoundS: 120},
 	}
 	return samples, events, sum
 }
 
-// writeRun commits a run folder and fails the test on any error.
-func writeRun(t testing.TB, dir string, samples []Sample, events []Event, sum Summary) {
+// WriteRun commits a run folder and fails the test on any error.
+func WriteRun(t testing.TB, dir string, samples []results.Sample, events []results.Event, sum results.Summary) {
 	t.Helper()
-	w, err := CreateRun(dir, false)
+	w, err := results.CreateRun(dir, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,4 +125,5 @@ func sameValue(a, b reflect.Value) bool {
 	}
 }
 
-func same(a, b any) bool { return sameValue(reflect.ValueOf(a), reflect.ValueOf(b)) }
+// Same is reflect.DeepEqual except that NaN equals NaN.
+func Same(a, b any) bool { return sameValue(reflect.ValueOf(a), reflect.ValueOf(b)) }
