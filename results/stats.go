@@ -25,9 +25,18 @@ type FigureStat struct {
 	Max    float64
 }
 
-// MeanCI returns the mean and the half-width of its 95 % confidence
-// interval (Student t with n − 1 degrees of freedom; 0 for one value).
+// MeanCI returns the mean of xs, the half-width of its two-sided 95 %
+// confidence interval (Student t with n − 1 degrees of freedom) and the
+// sample standard deviation (n − 1). It is the one confidence interval of the
+// tree: SummarizeRuns and the figures' error bars both use it. For one value
+// half and std are 0 (a caller that must show "no interval" tests n); for no
+// values everything is NaN. Values are not filtered: collect them with
+// AppendFinite or FiniteValues.
 func MeanCI(xs []float64) (mean, half, std float64) {
+	if len(xs) == 0 {
+		nan := math.NaN()
+		return nan, nan, nan
+	}
 	mean = stat.Mean(xs, nil)
 	if len(xs) < 2 {
 		return mean, 0, 0
@@ -145,8 +154,14 @@ func WriteStats(path string, by []string, stats []FigureStat) error {
 	return writeReflectRows(path, rt, rows)
 }
 
-// Quantile is the linear-interpolation quantile (numpy's default) of xs,
-// which it sorts in place.
+// Quantile is the p-quantile (0 ≤ p ≤ 1) of xs by linear interpolation
+// between order statistics: with the sorted values s[0..n-1] and
+// h = p·(n−1), it is s[⌊h⌋] + (h−⌊h⌋)·(s[⌊h⌋+1] − s[⌊h⌋]) (numpy's default,
+// Hyndman and Fan's type 7; gonum's stat.LinInterp is type 4, another
+// statistic). It is the one quantile definition of the tree: the
+// simulator's summaries and the live driver's per-interval latency p50/p99
+// both use it, so sim and live percentiles are the same statistic. It sorts
+// xs in place; NaN values sort first, as the smallest; no values give 0.
 func Quantile(xs []float64, p float64) float64 {
 	if len(xs) == 0 {
 		return 0

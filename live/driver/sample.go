@@ -457,17 +457,17 @@ func finiteOr(v, d float64) float64 {
 	return v
 }
 
+// latencyStats is the mean, p50 and p99 in ms of an interval's measured
+// latencies (NaN for none), by results.Quantile: the simulator's quantile
+// definition, so live and simulated percentiles are the same statistic. It
+// sorts ms.
 func latencyStats(ms []float64) (mean, p50, p99 float64) {
 	if len(ms) == 0 {
 		nan := math.NaN()
 		return nan, nan, nan
 	}
-	sort.Float64s(ms)
-	for _, v := range ms {
-		mean += v / float64(len(ms))
-	}
-	q := func(p float64) float64 { return ms[min(len(ms)-1, int(p*float64(len(ms)-1)+0.5))] }
-	return mean, q(0.5), q(0.99)
+	mean = results.FiniteMean(ms)
+	return mean, results.Quantile(ms, 0.5), results.Quantile(ms, 0.99)
 }
 
 // endOffsets is the input topic's end offset per partition.

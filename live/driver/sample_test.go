@@ -177,3 +177,35 @@ func TestAdvance(t *testing.T) {
 		t.Errorf("advance by 1000: %v, want the end offsets %v", got, end)
 	}
 }
+
+// The live per-interval latency percentiles are the simulator's: linear
+// interpolation between order statistics (results.Quantile), not nearest
+// rank.
+func TestLatencyStats(t *testing.T) {
+	tests := []struct {
+		name           string
+		ms             []float64
+		mean, p50, p99 float64
+	}{
+		{"four values", []float64{40, 10, 30, 20}, 25, 25, 39.7}, // nearest rank gave p50 30, p99 40
+		{"one value", []float64{12}, 12, 12, 12},
+		{"1..100", seq(100), 50.5, 50.5, 99.01},
+	}
+	for _, tt := range tests {
+		mean, p50, p99 := latencyStats(tt.ms)
+		if math.Abs(mean-tt.mean) > 1e-9 || math.Abs(p50-tt.p50) > 1e-9 || math.Abs(p99-tt.p99) > 1e-9 {
+			t.Errorf("%s: mean %g, p50 %g, p99 %g; want %g, %g, %g", tt.name, mean, p50, p99, tt.mean, tt.p50, tt.p99)
+		}
+	}
+	if mean, p50, p99 := latencyStats(nil); !math.IsNaN(mean) || !math.IsNaN(p50) || !math.IsNaN(p99) {
+		t.Errorf("no latencies: %g, %g, %g; want NaN", mean, p50, p99)
+	}
+}
+
+func seq(n int) []float64 {
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = float64(i + 1)
+	}
+	return out
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -499,35 +500,11 @@ func intervals(pts []PointResult) []IntervalMetrics {
 				lm, lp = append(lm, p.Point.LatencyMs), append(lp, p.Prediction.LatencyMs)
 			}
 		}
-		out = append(out, IntervalMetrics{CheckpointIntervalS: k.ci, HeldOut: k.held, N: len(g),
-			RecoveryMAPE: MAPE(rm, rp), MeasuredMedianS: median(rm), PredictedMedianS: median(rp),
-			MeasuredLatencyMs: mean(lm), PredictedLatencyMs: mean(lp)})
+		out = append(out, IntervalMetrics{CheckpointIntervalS: k.ci, HeldOut: k.held, N: len(g), RecoveryMAPE: MAPE(rm, rp),
+			MeasuredMedianS: results.Quantile(slices.Clone(rm), 0.5), PredictedMedianS: results.Quantile(slices.Clone(rp), 0.5),
+			MeasuredLatencyMs: results.FiniteMean(lm), PredictedLatencyMs: results.FiniteMean(lp)})
 	}
 	return out
-}
-
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
-}
-
-func mean(xs []float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	s := 0.0
-	for _, x := range xs {
-		s += x
-	}
-	return s / float64(len(xs))
 }
 
 func durationOf(s float64) sim.Duration { return sim.Duration(s) }

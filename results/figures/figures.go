@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/streamtwin/streamtwin/results"
-	"gonum.org/v1/gonum/stat/distuv"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/palette"
 	"gonum.org/v1/plot/palette/moreland"
@@ -112,35 +111,6 @@ func orDefault(s, def string) string {
 		return s
 	}
 	return def
-}
-
-// meanCI returns the mean of the finite values of xs, the half-width of its
-// two-sided confidence interval at level (e.g. 0.95) from Student's t with
-// n-1 degrees of freedom, and n. The half-width is NaN when n < 2.
-func meanCI(xs []float64, level float64) (mean, half float64, n int) {
-	var sum float64
-	for _, x := range xs {
-		if !math.IsNaN(x) && !math.IsInf(x, 0) {
-			sum += x
-			n++
-		}
-	}
-	if n == 0 {
-		return math.NaN(), math.NaN(), 0
-	}
-	mean = sum / float64(n)
-	if n < 2 {
-		return mean, math.NaN(), n
-	}
-	var ss float64
-	for _, x := range xs {
-		if !math.IsNaN(x) && !math.IsInf(x, 0) {
-			ss += (x - mean) * (x - mean)
-		}
-	}
-	sd := math.Sqrt(ss / float64(n-1))
-	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile(1 - (1-level)/2)
-	return mean, t * sd / math.Sqrt(float64(n)), n
 }
 
 // ---------------------------------------------------------------------------
@@ -637,7 +607,10 @@ func sweepLinesPlot(t *results.Table, file, x, y, lines string, o figureOptions)
 			if len(vs) == 0 {
 				continue
 			}
-			m, h, _ := meanCI(vs, 0.95)
+			m, h, _ := results.MeanCI(vs) // vs are finite (groupValues)
+			if len(vs) < 2 {
+				h = math.NaN() // a lone run: no bar
+			}
 			s.pts = append(s.pts, plotter.XY{X: xl.position(xi), Y: m})
 			s.half = append(s.half, h)
 			for _, v := range vs {
@@ -1349,7 +1322,7 @@ func PlotHeatmap(runsPath, base, x, y, z string, opts ...Option) (paths []string
 	g := &heatGrid{cols: xl.len(), rows: yl.len(), z: make([]float64, xl.len()*yl.len())}
 	for r := range g.rows {
 		for c := range g.cols {
-			m, _, _ := meanCI(groups[r][c], 0.95)
+			m, _, _ := results.MeanCI(groups[r][c]) // NaN for an empty cell
 			g.z[r*g.cols+c] = m
 		}
 	}

@@ -155,21 +155,6 @@ func checkFigure(t *testing.T, paths []string, base string) {
 	}
 }
 
-func TestMeanCI(t *testing.T) {
-	m, h, n := meanCI([]float64{10, 12, 14}, 0.95)
-	// t(0.975, 2) = 4.302653; s = 2; 4.302653 * 2 / sqrt(3) = 4.968275.
-	if n != 3 || m != 12 || math.Abs(h-4.968275) > 1e-5 {
-		t.Errorf("meanCI(10, 12, 14) = %g ± %g (n %d), want 12 ± 4.968275 (n 3)", m, h, n)
-	}
-	m, h, n = meanCI([]float64{7, math.NaN()}, 0.95)
-	if n != 1 || m != 7 || !math.IsNaN(h) {
-		t.Errorf("one finite value: %g ± %g (n %d), want 7 ± NaN (n 1)", m, h, n)
-	}
-	if _, _, n := meanCI(nil, 0.95); n != 0 {
-		t.Errorf("no values: n %d", n)
-	}
-}
-
 // TestSweepLinesCI: three replications at one point are drawn as their
 // mean with the Student-t half-width, and a lone run gets no bar.
 func TestSweepLinesCI(t *testing.T) {
