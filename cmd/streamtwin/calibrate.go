@@ -20,14 +20,6 @@ import (
 	"github.com/streamtwin/streamtwin/sim"
 )
 
-// defaultFit is what --fit means when it is not given: capacity and the two
-// downtime knobs move recovery; checkpoint overhead, queueing and the fixed
-// latency move latency (added only when the table has latency).
-var (
-	defaultFit        = []string{"cost_scale", "restart_delay", "warmup"}
-	defaultLatencyFit = []string{"cpu_overhead", "queueing", "latency_base"}
-)
-
 func calibrateCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "calibrate",
@@ -44,7 +36,7 @@ func calibrateCommand() *cli.Command {
 			&cli.StringFlag{Name: "scenario", Usage: "base scenario file (its job, Kafka and QoS settings)"},
 			&cli.StringFlag{Name: "variant", Usage: "calibrate this variant of the scenario"},
 			&cli.StringFlag{Name: "measured", Usage: "measured table (.csv or .parquet)"},
-			&cli.StringFlag{Name: "fit", Usage: "comma-separated parameters to fit (default " + strings.Join(defaultFit, ",") + ", plus " + strings.Join(defaultLatencyFit, ",") + " when the table has latency_ms)"},
+			&cli.StringFlag{Name: "fit", Usage: "comma-separated parameters to fit (default " + strings.Join(calibrate.DefaultFit, ",") + ", plus " + strings.Join(calibrate.DefaultLatencyFit, ",") + " when the table has latency_ms)"},
 			&cli.StringFlag{Name: "holdout", Usage: "checkpoint intervals to keep out of the fit and report separately, e.g. 10s,60s,120s"},
 			&cli.StringFlag{Name: "out", Usage: "calibrated scenario to write (default: next to the base, NAME-calibrated.yaml)"},
 			&cli.StringFlag{Name: "report", Usage: "fit report folder (default: OUT without .yaml, plus -fit)"},
@@ -97,21 +89,20 @@ func runCalibrate(c *cli.Context) error {
 		return badInput(fmt.Errorf("--before-checkpoint: want a duration ≥ 0 such as 3s, got %q", c.String("before-checkpoint")))
 	}
 	opt.BeforeCheckpoint = math.Max(float64(bc), 1e-9) // 0 would mean "default"
-	names := defaultFit
+	names := calibrate.DefaultFitFor(pts)
 	if c.IsSet("fit") {
 		names = strings.Split(c.String("fit"), ",")
-	} else if hasLatency(pts) {
-		names = append(append([]string(nil), defaultFit...), defaultLatencyFit...)
 	}
 	if opt.Fit, err = calibrate.LookupParams(names); err != nil {
 		return badInput(err)
 	}
 	holdout := c.String("holdout")
 	if holdout != "" {
-		if opt.Holdout, err = holdoutIntervals(holdout, pts); err != nil {
+		if opt.Holdout, err = calibrate.HoldoutIntervals(holdout, pts); err != nil {
 			return badInput(err)
 		}
 	}
+	opt = opt.WithDefaults(pts)
 	if err := opt.Check(pts); err != nil {
 		return badInput(err)
 	}
@@ -131,9 +122,6 @@ func runCalibrate(c *cli.Context) error {
 			return badInput(fmt.Errorf("--out/--report: %w", err))
 		}
 	}
-	if opt.MaxEvaluations == 0 {
-		opt.MaxEvaluations = 150 * len(opt.Fit)
-	}
 	// thousands of short runs that keep nothing: as in sweeps, a loose GC
 	// target keeps the collector off the second core (40 s → 21 s here)
 	if os.Getenv("GOGC") == "" {
@@ -149,7 +137,7 @@ func runCalibrate(c *cli.Context) error {
 			_ = bar.Set(n)
 		}
 	}
-	fmt.Fprintf(os.Stderr, "calibrate: %d points, fitting %s on %d of them\n", len(pts), strings.Join(names, ", "), countFitted(pts, opt.Holdout))
+	fmt.Fprintf(os.Stderr, "calibrate: %d points, fitting %s on %d of them\n", len(pts), strings.Join(names, ", "), len(opt.Fitted(pts)))
 	res, err := calibrate.Calibrate(base, pts, opt)
 	if bar != nil {
 		_ = bar.Finish()
@@ -157,86 +145,16 @@ func runCalibrate(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	sets := []scenario.Set{{Path: "name", Value: base.Name + "-calibrated"}}
-	for _, v := range res.Values {
-		sets = append(sets, scenario.Set{Path: v.Path, Value: v.Text(v.Fitted)})
-	}
-	patched, err := scenario.Patch(path, data, sets)
-	if err != nil {
+	info := calibrate.ReportInfo{Scenario: path, Measured: c.String("measured"), Holdout: holdout, Base: base}
+	if err := calibrate.WriteScenario(out, data, res, info, report); err != nil {
 		return err
 	}
-	header := fmt.Sprintf("# Calibrated by `streamtwin calibrate` from %s on %s\n# (fit report: %s/%s). Fitted: %s.\n",
-		filepath.Base(path), filepath.Base(c.String("measured")), filepath.Base(report), calibrate.ReportText, fittedSummary(res))
-	if err := results.WriteFileAtomic(out, append([]byte(header), patched...)); err != nil {
-		return err
-	}
-	files, err := calibrate.WriteReport(report, res, calibrate.ReportInfo{Scenario: path, Measured: c.String("measured"), Holdout: holdout, Base: base})
+	files, err := calibrate.WriteReport(report, res, info)
 	if err != nil {
 		return err
 	}
 	printCalibration(res, out, files)
 	return nil
-}
-
-func hasLatency(pts []calibrate.Point) bool {
-	for _, p := range pts {
-		if !math.IsNaN(p.LatencyMs) {
-			return true
-		}
-	}
-	return false
-}
-
-// holdoutIntervals parses --holdout (checkpoint intervals) and checks each
-// matches some measured point, so a typo does not silently hold out nothing.
-func holdoutIntervals(list string, pts []calibrate.Point) (func(calibrate.Point) bool, error) {
-	var cis []float64
-	for _, s := range strings.Split(list, ",") {
-		d, err := sim.ParseDuration(strings.TrimSpace(s))
-		if err != nil || d <= 0 {
-			return nil, fmt.Errorf("--holdout: %q is not a checkpoint interval such as 60s", s)
-		}
-		found := false
-		for _, p := range pts {
-			found = found || sameCI(p.CheckpointIntervalS, float64(d))
-		}
-		if !found {
-			return nil, fmt.Errorf("--holdout: no measured point has a checkpoint interval of %v", d)
-		}
-		cis = append(cis, float64(d))
-	}
-	return func(p calibrate.Point) bool {
-		for _, ci := range cis {
-			if sameCI(p.CheckpointIntervalS, ci) {
-				return true
-			}
-		}
-		return false
-	}, nil
-}
-
-func sameCI(a, b float64) bool { return math.Abs(a-b) < 1e-6 }
-
-func countFitted(pts []calibrate.Point, held func(calibrate.Point) bool) int {
-	n := 0
-	for _, p := range pts {
-		if held == nil || !held(p) {
-			n++
-		}
-	}
-	return n
-}
-
-func fittedSummary(r *calibrate.Result) string {
-	var parts []string
-	for _, v := range r.Values {
-		parts = append(parts, v.Name+" "+v.Text(v.Fitted))
-	}
-	s := strings.Join(parts, ", ") + fmt.Sprintf("; recovery MAPE %.1f %% on the fitted points", r.Fit.RecoveryMAPE)
-	if r.Held.N > 0 {
-		s += fmt.Sprintf(", %.1f %% held out", r.Held.RecoveryMAPE)
-	}
-	return s
 }
 
 func printCalibration(r *calibrate.Result, out string, files []string) {
@@ -341,15 +259,11 @@ func seriesPoints(c *cli.Context) ([]calibrate.Point, error) {
 		if err != nil {
 			return nil, badInput(fmt.Errorf("--fault-at: %q is not a time such as 600s", s))
 		}
-		r, err := results.DetectRecovery(samples, float64(at), results.RecoveryOptions{})
+		p, err := calibrate.SeriesPoint(c.String("series"), samples, at, float64(ci), c.String("label"))
 		if err != nil {
-			return nil, badInput(fmt.Errorf("%s, fault at %v: %w", c.String("series"), at, err))
+			return nil, badInput(err)
 		}
-		if math.IsNaN(r.RecoveryS) {
-			return nil, badInput(fmt.Errorf("%s: the fault at %v has not recovered by the end of the series; cut it off or measure longer", c.String("series"), at))
-		}
-		pts = append(pts, calibrate.Point{Label: c.String("label"), Throughput: r.PreThroughput, CheckpointIntervalS: float64(ci),
-			RecoveryS: r.RecoveryS, LatencyMs: r.PreLatencyMs, FaultAtS: float64(at)})
+		pts = append(pts, p)
 	}
 	return pts, nil
 }

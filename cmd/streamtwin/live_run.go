@@ -10,7 +10,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/goccy/go-yaml"
 	"github.com/urfave/cli/v2"
 
 	"github.com/streamtwin/streamtwin/live/cluster"
@@ -19,6 +18,7 @@ import (
 	"github.com/streamtwin/streamtwin/models/control"
 	"github.com/streamtwin/streamtwin/models/policy"
 	"github.com/streamtwin/streamtwin/models/scenario"
+	"github.com/streamtwin/streamtwin/models/twin"
 	"github.com/streamtwin/streamtwin/results"
 	"github.com/streamtwin/streamtwin/sim"
 )
@@ -116,26 +116,14 @@ func liveRunCommand() *cli.Command {
 			if capsErr != nil {
 				return badInput(capsErr)
 			}
-			sched, err := sc.Resolve()
-			if err != nil {
-				return err
+			// the live driver executes the run; the run folder is written as `run` writes it
+			live := func(sc scenario.Scenario, sched *scenario.Schedule, sink twin.Sink) (results.Summary, error) {
+				ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+				defer stop()
+				return driver.Run(ctx, sc, sched, env, sink)
 			}
-			resolved, err := yaml.Marshal(sc)
+			sum, err := twin.RunToDirWith(live, sc, out, twin.Output{Durable: true, Force: c.Bool("force")})
 			if err != nil {
-				return err
-			}
-			w, err := results.CreateRun(out, c.Bool("force"))
-			if err != nil {
-				return err
-			}
-			defer w.Abort()
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			sum, err := driver.Run(ctx, sc, sched, env, w)
-			if err != nil {
-				return err
-			}
-			if err := w.Commit(sum, resolved); err != nil {
 				return err
 			}
 			fmt.Printf("%s: %.0f s replayed live; %d faults, %d recoveries detected (mean %.1f s); → %s\n",

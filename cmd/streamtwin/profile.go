@@ -1,19 +1,15 @@
 package main
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
-	"github.com/goccy/go-yaml"
 	"github.com/urfave/cli/v2"
 
-	"github.com/streamtwin/streamtwin/models/policy/khaos"
 	"github.com/streamtwin/streamtwin/models/profile"
 	"github.com/streamtwin/streamtwin/models/scenario"
 	"github.com/streamtwin/streamtwin/sim"
@@ -53,7 +49,7 @@ func profileCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			sc, err := profiledRun(f, c.String("variant"))
+			sc, err := profile.ProfiledRun(f, c.String("variant"))
 			if err != nil {
 				return badInput(err)
 			}
@@ -63,9 +59,9 @@ func profileCommand() *cli.Command {
 			}
 			out := c.String("out")
 			if out == "" {
-				out = filepath.Join("runs", f.Base.Name, "profile")
+				out = filepath.Join("runs", f.Base.Name, profile.SubDir)
 			}
-			res, files, err := profileInto(sc, cfg, out)
+			res, files, err := profile.Into(sc, cfg, out)
 			if err != nil {
 				return err
 			}
@@ -73,20 +69,6 @@ func profileCommand() *cli.Command {
 			return nil
 		},
 	}
-}
-
-// profiledRun is the run whose job a profile describes.
-func profiledRun(f *scenario.File, variant string) (scenario.Scenario, error) {
-	runs := f.Runs()
-	for _, sc := range runs {
-		if variant == "" && sc.Policy.Name == khaos.Name || variant != "" && sc.Variant == variant {
-			return sc, nil
-		}
-	}
-	if variant != "" {
-		return scenario.Scenario{}, fmt.Errorf("%s has no variant %q", f.Path, variant)
-	}
-	return f.Base, nil
 }
 
 func profileConfig(c *cli.Context) (profile.Config, error) {
@@ -150,40 +132,6 @@ func positiveDuration(c *cli.Context, name string) (float64, error) {
 	return float64(d), nil
 }
 
-// profileInto profiles sc and writes the profile folder, stamped with the
-// hash of what it was profiled on so `run` can tell a stale one.
-func profileInto(sc scenario.Scenario, cfg profile.Config, out string) (*profile.Result, []string, error) {
-	res, err := profile.Run(sc, cfg)
-	if err != nil {
-		return nil, nil, err
-	}
-	hash, err := profileHash(sc)
-	if err != nil {
-		return nil, nil, err
-	}
-	res.ScenarioHash = hash
-	files, err := res.Write(out)
-	return res, files, err
-}
-
-// profileHash identifies what a profile depends on: the workload, Kafka,
-// the job (its CI aside: the copies set their own) and the seed.
-func profileHash(sc scenario.Scenario) (string, error) {
-	sc.Job.Checkpoint.Interval = 0
-	b, err := yaml.Marshal(struct {
-		Seed     uint64
-		Duration any
-		Workload any
-		Kafka    any
-		Job      any
-	}{sc.Seed, sc.Duration, sc.Workload, sc.Kafka, sc.Job})
-	if err != nil {
-		return "", err
-	}
-	h := sha256.Sum256(b)
-	return hex.EncodeToString(h[:8]), nil
-}
-
 func printProfile(r *profile.Result, files []string) {
 	fmt.Printf("profiled %d failure points × %d copies (CI %g … %g s) in %.1f s; %d failures without recovery\n",
 		len(r.Points), len(r.CIs), r.CIs[0], r.CIs[len(r.CIs)-1], r.WallS, r.Missed)
@@ -197,108 +145,14 @@ func printProfile(r *profile.Result, files []string) {
 	fmt.Println("→", strings.Join(files, " "))
 }
 
-// withKhaosModels inlines the models into every run of the Khaos policy
-// that has none, so its resolved scenario.yaml replays on its own: from
-// policy.profile, else from OUT/profile/models.json when it was profiled on
-// the same job and input, else by profiling now into OUT/profile.
+// withKhaosModels inlines the Khaos models into runs (profile.InlineModels),
+// profiling into OUT/profile when needed; a policy block or policy.profile
+// the models cannot come from is bad input.
 func withKhaosModels(f *scenario.File, runs []scenario.Scenario, out string) ([]scenario.Scenario, error) {
-	var data []byte
-	var inlined string // models JSON of this file, profiled once
-	for i, sc := range runs {
-		if sc.Policy.Name != khaos.Name {
-			continue
-		}
-		var spec struct {
-			Profile string         `yaml:"profile"`
-			Models  map[string]any `yaml:"models"`
-		}
-		if err := yaml.NodeToValue(sc.Policy.Node, &spec); err != nil {
-			return nil, badInput(err)
-		}
-		if spec.Models != nil {
-			continue
-		}
-		models, err := khaosModels(sc, spec.Profile, f.Path, out, &inlined)
-		if err != nil {
-			return nil, err
-		}
-		if data == nil {
-			if data, err = os.ReadFile(f.Path); err != nil {
-				return nil, err
-			}
-		}
-		seed := sc.Seed
-		if runs[i], err = scenario.ParseRun(f.Path, data, sc.Variant, []scenario.Set{{Path: "policy.models", Value: models}}); err != nil {
-			return nil, err
-		}
-		runs[i].Seed = seed
+	runs, err := profile.InlineModels(f, runs, profile.Inline{Out: out, Log: os.Stderr, Profiled: printProfile})
+	var se *profile.SpecError
+	if errors.As(err, &se) {
+		return nil, badInput(err)
 	}
-	return runs, nil
-}
-
-// khaosModels returns the models as JSON text (valid YAML) for sc.
-func khaosModels(sc scenario.Scenario, profilePath, scenarioPath, out string, cache *string) (string, error) {
-	if profilePath != "" {
-		path := profilePath
-		if !filepath.IsAbs(path) && !exists(path) {
-			path = filepath.Join(filepath.Dir(scenarioPath), profilePath)
-		}
-		return readModels(path)
-	}
-	if *cache != "" {
-		return *cache, nil
-	}
-	dir := filepath.Join(out, "profile")
-	hash, err := profileHash(sc)
-	if err != nil {
-		return "", err
-	}
-	cached := filepath.Join(dir, profile.ModelsFile)
-	if m, h, err := readModelsHash(cached); err == nil && h == hash {
-		fmt.Fprintf(os.Stderr, "khaos: using the profile in %s\n", dir)
-		*cache = m
-		return m, nil
-	} else if err == nil {
-		fmt.Fprintf(os.Stderr, "khaos: %s was profiled on another job or input; profiling again\n", cached)
-	}
-	fmt.Fprintf(os.Stderr, "khaos: no profile yet; profiling %s into %s (phases 1–3)\n", scenarioPath, dir)
-	res, files, err := profileInto(sc, profile.Config{}, dir)
-	if err != nil {
-		return "", err
-	}
-	printProfile(res, files)
-	m, err := json.Marshal(res.Models)
-	*cache = string(m)
-	return *cache, err
-}
-
-func readModels(path string) (string, error) {
-	m, _, err := readModelsHash(path)
-	if err != nil {
-		return "", badInput(fmt.Errorf("policy.profile: %w (write it with `streamtwin profile SCENARIO`)", err))
-	}
-	return m, nil
-}
-
-func readModelsHash(path string) (models, hash string, err error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return "", "", err
-	}
-	var p struct {
-		Models json.RawMessage `json:"models"`
-		Hash   string          `json:"scenario_hash"`
-	}
-	if err := json.Unmarshal(data, &p); err != nil || len(p.Models) == 0 {
-		return "", "", fmt.Errorf("%s is not a models.json of `streamtwin profile`", path)
-	}
-	var m khaos.Models
-	if err := json.Unmarshal(p.Models, &m); err != nil {
-		return "", "", fmt.Errorf("%s: %w", path, err)
-	}
-	if err := m.Validate(); err != nil {
-		return "", "", fmt.Errorf("%s: %w", path, err)
-	}
-	compact, err := json.Marshal(m)
-	return string(compact), p.Hash, err
+	return runs, err
 }

@@ -1,4 +1,16 @@
 // Package calibrate fits scenario parameters to measured failures: it reads
-// the measured table, simulates every measured point and fits with
-// gonum/optimize.
+// the measured table (or makes points from Khaos's failures.txt or a
+// measured series), simulates every measured point and fits with
+// gonum/optimize, then writes the calibrated scenario and the fit report.
+//
+// The defaults of a calibration live here, not in the CLI: which
+// parameters are fitted (DefaultFit, plus DefaultLatencyFit when latency was
+// measured), the evaluation bound, the crash timing and the latency column
+// (Options.WithDefaults, applied by Calibrate), so a Go caller calibrates
+// as `streamtwin calibrate` does.
+//
+// Of streamtwin it imports models/scenario, models/flink, models/kafka,
+// models/twin (the points run on the simulator), workloads, sim, results
+// and results/figures (the residual figures); not the live backend or the
+// CLI.
 package calibrate

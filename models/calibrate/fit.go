@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -22,6 +23,7 @@ import (
 
 // Options steer a calibration; zero values take the defaults noted.
 type Options struct {
+	// Fit are the parameters fitted (default: DefaultFitFor the points).
 	Fit []Param
 	// Holdout reports a point as held out of fitting (its error is reported
 	// separately). nil: every point is fitted.
@@ -55,6 +57,45 @@ type Options struct {
 	Replications int
 	// Progress, if set, is called after every loss evaluation.
 	Progress func(evaluations int, best float64)
+}
+
+// DefaultFit are the parameters fitted when Options.Fit is empty: capacity
+// and the two downtime knobs move recovery. DefaultLatencyFit are added to
+// them when the measured points have latency: checkpoint overhead, queueing
+// and the fixed latency move latency.
+var (
+	DefaultFit        = []string{"cost_scale", "restart_delay", "warmup"}
+	DefaultLatencyFit = []string{"cpu_overhead", "queueing", "latency_base"}
+)
+
+// DefaultFitFor names the parameters fitted to pts by default: DefaultFit,
+// plus DefaultLatencyFit when some point has a measured latency.
+func DefaultFitFor(pts []Point) []string {
+	if !HasLatency(pts) {
+		return append([]string(nil), DefaultFit...)
+	}
+	return append(append([]string(nil), DefaultFit...), DefaultLatencyFit...)
+}
+
+// HasLatency reports whether some point has a measured latency.
+func HasLatency(pts []Point) bool {
+	for _, p := range pts {
+		if !math.IsNaN(p.LatencyMs) {
+			return true
+		}
+	}
+	return false
+}
+
+// WithDefaults returns o with every field left zero at its default for pts,
+// Fit included (DefaultFitFor pts): the options Calibrate runs with, so a
+// caller can show them (e.g. MaxEvaluations for a progress bar) before.
+func (o Options) WithDefaults(pts []Point) Options {
+	if len(o.Fit) == 0 {
+		o.Fit, _ = LookupParams(DefaultFitFor(pts)) // known names
+	}
+	o.defaults()
+	return o
 }
 
 func (o *Options) defaults() {
@@ -248,7 +289,40 @@ func PredictAll(sc scenario.Scenario, pts []Point, o Options) ([]Prediction, err
 	return out, nil
 }
 
-func (o Options) fitted(pts []Point) []Point {
+// HoldoutIntervals is an Options.Holdout from --holdout: the points measured
+// at the checkpoint intervals of list (comma-separated durations, e.g.
+// 10s,60s,120s) are held out. Each must match some point, so that a typo
+// does not silently hold out nothing.
+func HoldoutIntervals(list string, pts []Point) (func(Point) bool, error) {
+	var cis []float64
+	for _, s := range strings.Split(list, ",") {
+		d, err := sim.ParseDuration(strings.TrimSpace(s))
+		if err != nil || d <= 0 {
+			return nil, fmt.Errorf("--holdout: %q is not a checkpoint interval such as 60s", s)
+		}
+		found := false
+		for _, p := range pts {
+			found = found || sameCI(p.CheckpointIntervalS, float64(d))
+		}
+		if !found {
+			return nil, fmt.Errorf("--holdout: no measured point has a checkpoint interval of %v", d)
+		}
+		cis = append(cis, float64(d))
+	}
+	return func(p Point) bool {
+		for _, ci := range cis {
+			if sameCI(p.CheckpointIntervalS, ci) {
+				return true
+			}
+		}
+		return false
+	}, nil
+}
+
+func sameCI(a, b float64) bool { return math.Abs(a-b) < 1e-6 }
+
+// Fitted are the points the fit uses: those not held out.
+func (o Options) Fitted(pts []Point) []Point {
 	var fit []Point
 	for _, p := range pts {
 		if o.Holdout == nil || !o.Holdout(p) {
@@ -273,7 +347,7 @@ func (o Options) Check(pts []Point) error {
 	if len(o.Fit) == 0 {
 		return errors.New("no parameter to fit")
 	}
-	fit := o.fitted(pts)
+	fit := o.Fitted(pts)
 	if len(fit) == 0 {
 		return errors.New("--holdout holds out every point; nothing is left to fit on")
 	}
@@ -290,14 +364,15 @@ func (o Options) Check(pts []Point) error {
 // Calibrate fits o.Fit on the points not held out, minimising the mean
 // absolute percentage error of recovery time (plus that of latency, weighted,
 // when a latency parameter is fitted), with gonum's Nelder–Mead on a
-// logistic transform of each parameter's bounds.
+// logistic transform of each parameter's bounds. Options left zero take
+// their defaults (WithDefaults), as in `streamtwin calibrate`.
 func Calibrate(base scenario.Scenario, pts []Point, o Options) (*Result, error) {
-	o.defaults()
+	o = o.WithDefaults(pts)
 	if err := o.Check(pts); err != nil {
 		return nil, err
 	}
 	start := time.Now()
-	fit := o.fitted(pts)
+	fit := o.Fitted(pts)
 	useLat := o.fitsLatency()
 	x0 := make([]float64, len(o.Fit))
 	initial := make([]float64, len(o.Fit))

@@ -109,6 +109,37 @@ func WriteReport(dir string, r *Result, info ReportInfo) ([]string, error) {
 	return append(written, figs...), err
 }
 
+// WriteScenario writes the calibrated scenario to out, atomically: the base
+// scenario file (info.Scenario, whose text is src) with the name
+// NAME-calibrated and the fitted values patched in, under a comment naming
+// the measured table, the fit report folder report and the fit.
+func WriteScenario(out string, src []byte, r *Result, info ReportInfo, report string) error {
+	sets := []scenario.Set{{Path: "name", Value: info.Base.Name + "-calibrated"}}
+	for _, v := range r.Values {
+		sets = append(sets, scenario.Set{Path: v.Path, Value: v.Text(v.Fitted)})
+	}
+	patched, err := scenario.Patch(info.Scenario, src, sets)
+	if err != nil {
+		return err
+	}
+	header := fmt.Sprintf("# Calibrated by `streamtwin calibrate` from %s on %s\n# (fit report: %s/%s). Fitted: %s.\n",
+		filepath.Base(info.Scenario), filepath.Base(info.Measured), filepath.Base(report), ReportText, fittedSummary(r))
+	return results.WriteFileAtomic(out, append([]byte(header), patched...))
+}
+
+// fittedSummary is the fit in one line: each value and the recovery errors.
+func fittedSummary(r *Result) string {
+	var parts []string
+	for _, v := range r.Values {
+		parts = append(parts, v.Name+" "+v.Text(v.Fitted))
+	}
+	s := strings.Join(parts, ", ") + fmt.Sprintf("; recovery MAPE %.1f %% on the fitted points", r.Fit.RecoveryMAPE)
+	if r.Held.N > 0 {
+		s += fmt.Sprintf(", %.1f %% held out", r.Held.RecoveryMAPE)
+	}
+	return s
+}
+
 // finite maps NaN (no latency measured, one point only) to null, which
 // encoding/json cannot write as a number.
 func finite(v float64) any {

@@ -77,7 +77,7 @@ type Result struct {
 	// (left out of the models).
 	Missed int     `json:"missed"`
 	WallS  float64 `json:"wall_time_s"`
-	// ScenarioHash identifies the job and input profiled (set by the caller).
+	// ScenarioHash identifies the job and input profiled (Hash; set by Into).
 	ScenarioHash string `json:"scenario_hash,omitempty"`
 }
 

@@ -19,7 +19,7 @@ type Sink interface {
 	WriteEvent(results.Event) error
 }
 
-// Output says how RunToDir writes a run folder.
+// Output says how RunToDir and RunToDirWith write a run folder.
 type Output struct {
 	// Durable fsyncs the files (off for sweep runs, which a resume re-runs
 	// when they are unreadable).
@@ -29,9 +29,21 @@ type Output struct {
 	Force bool
 }
 
+// Executor carries out a resolved scenario and streams its rows to sink: Run
+// for the simulator, a closure over driver.Run for the live backend.
+type Executor func(sc scenario.Scenario, schedule *scenario.Schedule, sink Sink) (results.Summary, error)
+
 // RunToDir simulates sc into the run folder dir, atomically: the folder
 // appears complete or not at all.
 func RunToDir(sc scenario.Scenario, dir string, out Output) (results.Summary, error) {
+	return RunToDirWith(Run, sc, dir, out)
+}
+
+// RunToDirWith is the one way a run folder is written, whatever executes
+// the run: it resolves sc, creates the folder (results.CreateRun), has exec
+// stream the rows into it and commits the summary and the resolved
+// scenario.yaml, atomically: the folder appears complete or not at all.
+func RunToDirWith(exec Executor, sc scenario.Scenario, dir string, out Output) (results.Summary, error) {
 	sched, err := sc.Resolve()
 	if err != nil {
 		return results.Summary{}, err
@@ -48,7 +60,7 @@ func RunToDir(sc scenario.Scenario, dir string, out Output) (results.Summary, er
 	if !out.Durable {
 		w.SkipSync()
 	}
-	sum, err := Run(sc, sched, w)
+	sum, err := exec(sc, sched, w)
 	if err != nil {
 		return results.Summary{}, err
 	}

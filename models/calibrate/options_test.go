@@ -1,0 +1,208 @@
+package calibrate
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/streamtwin/streamtwin/models/scenario"
+	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/sim"
+)
+
+func names(ps []Param) []string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, p.Name)
+	}
+	return out
+}
+
+// TestWithDefaults: what a Go caller leaving Options zero gets is what
+// `streamtwin calibrate` runs with; set fields stay.
+func TestWithDefaults(t *testing.T) {
+	noLatency := []Point{{Throughput: 1, CheckpointIntervalS: 10, LatencyMs: math.NaN()}}
+	withLatency := append(slices.Clone(noLatency), Point{Throughput: 2, CheckpointIntervalS: 20, LatencyMs: 80})
+	recoveryFit := []string{"cost_scale", "restart_delay", "warmup"}
+	allFit := append(slices.Clone(recoveryFit), "cpu_overhead", "queueing", "latency_base")
+	cases := []struct {
+		name    string
+		in      Options
+		pts     []Point
+		fit     []string
+		maxEval int
+	}{
+		{"recovery only", Options{}, noLatency, recoveryFit, 450},
+		{"latency measured", Options{}, withLatency, allFit, 900},
+		{"fit given", Options{Fit: params(t, "warmup")}, withLatency, []string{"warmup"}, 150},
+		{"bound given", Options{MaxEvaluations: 7}, noLatency, recoveryFit, 7},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			o := c.in.WithDefaults(c.pts)
+			if got := names(o.Fit); !slices.Equal(got, c.fit) {
+				t.Errorf("fit %v, want %v", got, c.fit)
+			}
+			if o.MaxEvaluations != c.maxEval {
+				t.Errorf("max evaluations %d, want %d", o.MaxEvaluations, c.maxEval)
+			}
+			if o.BeforeCheckpoint != 3 || o.Settle != 400 || o.Horizon != 1800 || o.Window != 300 ||
+				o.Latency != "marker" || o.LatencyWeight != 1 || o.Replications != 1 || o.Workers != runtime.GOMAXPROCS(0) {
+				t.Errorf("defaults %+v", o)
+			}
+			if again := o.WithDefaults(c.pts); !slices.Equal(names(again.Fit), names(o.Fit)) || again.MaxEvaluations != o.MaxEvaluations {
+				t.Error("WithDefaults is not idempotent")
+			}
+		})
+	}
+	if !slices.Equal(DefaultFitFor(noLatency), DefaultFit) || HasLatency(noLatency) || !HasLatency(withLatency) {
+		t.Errorf("DefaultFitFor %v, HasLatency %v/%v", DefaultFitFor(noLatency), HasLatency(noLatency), HasLatency(withLatency))
+	}
+	if _, err := LookupParams(append(slices.Clone(DefaultFit), DefaultLatencyFit...)); err != nil {
+		t.Errorf("a default parameter is unknown: %v", err)
+	}
+}
+
+func TestHoldoutIntervals(t *testing.T) {
+	pts := []Point{{CheckpointIntervalS: 10}, {CheckpointIntervalS: 60}, {CheckpointIntervalS: 60.0000001}, {CheckpointIntervalS: 120}}
+	cases := []struct {
+		list string
+		held []bool // per point
+		err  string
+	}{
+		{"60s", []bool{false, true, true, false}, ""},
+		{"10s, 2m", []bool{true, false, false, true}, ""},
+		{"60s,90s", nil, "--holdout: no measured point has a checkpoint interval of 1m30s"},
+		{"60s,x", nil, `--holdout: "x" is not a checkpoint interval such as 60s`},
+		{"0s", nil, `--holdout: "0s" is not a checkpoint interval such as 60s`},
+		{"90s,x", nil, "--holdout: no measured point has a checkpoint interval of 1m30s"}, // the first problem
+	}
+	for _, c := range cases {
+		t.Run(c.list, func(t *testing.T) {
+			held, err := HoldoutIntervals(c.list, pts)
+			if c.err != "" {
+				if err == nil || err.Error() != c.err {
+					t.Fatalf("error %v, want %q", err, c.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, p := range pts {
+				if held(p) != c.held[i] {
+					t.Errorf("point at CI %v s held out %v, want %v", p.CheckpointIntervalS, held(p), c.held[i])
+				}
+			}
+			o := Options{Holdout: held}
+			if n := len(o.Fitted(pts)); n != len(pts)-countTrue(c.held) {
+				t.Errorf("%d points fitted, want %d", n, len(pts)-countTrue(c.held))
+			}
+		})
+	}
+}
+
+func countTrue(bs []bool) int {
+	n := 0
+	for _, b := range bs {
+		if b {
+			n++
+		}
+	}
+	return n
+}
+
+// TestSeriesPoint: a fault in a measured series becomes a point with the
+// recovery the simulator's rule detects and the load before it.
+func TestSeriesPoint(t *testing.T) {
+	// 1000 records/s, lag 0; the fault at 400 s stops the job for 20 s, the
+	// backlog drains at 2000 records/s until 440 s
+	var samples []results.Sample
+	for s := 1; s <= 900; s++ {
+		x := results.Sample{TimeS: float64(s), InputRate: 1000, Throughput: 1000, LatencyP99Ms: 50, LatencyMeanMs: 50, LatencyP50Ms: 50}
+		switch {
+		case s > 400 && s <= 420:
+			x.Throughput, x.Lag = 0, float64(s-400)*1000
+		case s > 420 && s <= 440:
+			x.Throughput, x.Lag = 2000, float64(440-s)*1000
+		}
+		samples = append(samples, x)
+	}
+	p, err := SeriesPoint("m.csv", samples, sim.Duration(400), 30, "run1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Label != "run1" || p.CheckpointIntervalS != 30 || p.FaultAtS != 400 || math.Abs(p.Throughput-1000) > 1e-9 {
+		t.Errorf("point %+v", p)
+	}
+	if p.RecoveryS < 20 || p.RecoveryS > 60 {
+		t.Errorf("recovery %v s, want the 20 s outage plus the catch-up", p.RecoveryS)
+	}
+	cases := []struct {
+		name    string
+		samples []results.Sample
+		at      sim.Duration
+		err     string
+	}{
+		{"not recovered", samples[:430], 400, "m.csv: the fault at 6m40s has not recovered by the end of the series; cut it off or measure longer"},
+		{"fault after the series", samples[:300], 400, "m.csv, fault at 6m40s: "},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := SeriesPoint("m.csv", c.samples, c.at, 30, "")
+			if err == nil || !strings.HasPrefix(err.Error(), c.err) {
+				t.Errorf("error %v, want %q…", err, c.err)
+			}
+		})
+	}
+}
+
+// TestWriteScenario: the calibrated scenario is the base file with the
+// fitted values and name patched in, under a header that names its inputs.
+func TestWriteScenario(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "syn-base.yaml")
+	src := []byte("# the base\n" + synthetic)
+	if err := os.WriteFile(path, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	base := baseScenario(t)
+	r := &Result{Values: []Value{{Param: params(t, "cost_scale")[0], Initial: 1, Fitted: 1.25}}}
+	r.Fit.RecoveryMAPE = 4.25
+	for _, held := range []bool{false, true} {
+		if held {
+			r.Held = Metrics{N: 2, RecoveryMAPE: 9.5}
+		}
+		out := filepath.Join(dir, "out", "syn-calibrated.yaml")
+		info := ReportInfo{Scenario: path, Measured: filepath.Join(dir, "m.csv"), Base: base}
+		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteScenario(out, src, r, info, filepath.Join(dir, "out", "syn-calibrated-fit")); err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		header := "# Calibrated by `streamtwin calibrate` from syn-base.yaml on m.csv\n# (fit report: syn-calibrated-fit/report.md). Fitted: cost_scale 1.25; recovery MAPE 4.2 % on the fitted points"
+		if held {
+			header += ", 9.5 % held out"
+		}
+		header += ".\n"
+		if !strings.HasPrefix(string(got), header+"# the base\n") {
+			t.Errorf("calibrated scenario starts\n%s\nwant\n%s", got[:min(len(got), 300)], header)
+		}
+		sc, err := scenario.ParseRun(out, got, "", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sc.Name != "synthetic-calibrated" || math.Abs(params(t, "cost_scale")[0].Get(&sc)-1.25) > 1e-9 {
+			t.Errorf("name %q, cost_scale %v; want synthetic-calibrated, 1.25", sc.Name, params(t, "cost_scale")[0].Get(&sc))
+		}
+	}
+}
