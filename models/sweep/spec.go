@@ -93,7 +93,7 @@ func Load(path string) (*Spec, error) {
 	}
 	for _, kv := range root.Values {
 		if k := kv.Key.String(); k == "workload" || k == "job" || k == "duration" {
-			return nil, fail(kv.Key.GetToken().Position.Line, "", "this is a scenario file (it has %s:); a sweep file names one with scenario: and lists parameters: (see README, Sweeps)", k)
+			return nil, fail(kv.Key.GetToken().Position.Line, "", "this is a scenario file (it has %s:); a sweep file names one with scenario: and lists parameters: (see docs/sweeps.md)", k)
 		}
 	}
 	var raw rawSpec
