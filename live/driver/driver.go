@@ -1,10 +1,3 @@
-// Package driver replays a scenario's schedule against a real Flink job and
-// Kafka broker: it creates the topics, submits the job, produces the
-// workload's real events at the schedule's per-second rates, kills
-// TaskManagers at the schedule's fault times (Khaos-aligned through the REST
-// checkpoint statistics), runs the scenario's policy through the same
-// Controller interface as the simulator, samples metrics every second and
-// writes the simulator's result files.
 package driver
 
 import (

@@ -1,6 +1,3 @@
-// Package rest is a small client of the Flink REST API (the endpoints live
-// mode needs: jars, jobs, checkpoints, stop-with-savepoint, metrics), with
-// errors that carry Flink's own messages and a hint.
 package rest
 
 import (

@@ -1,5 +1,3 @@
-// Package all registers every policy, so that importing it makes all of
-// them available by name to scenarios.
 package all
 
 import (

@@ -1,7 +1,3 @@
-// Package static is the baseline checkpoint policy: one fixed interval for
-// the whole run. If the job starts with another interval, the first Step
-// asks for the configured one (applied by stop-with-savepoint + resubmit);
-// after that the policy never acts.
 package static
 
 import (
