@@ -1,10 +1,40 @@
 package main
 
 import (
+	"fmt"
+	"math"
 	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/streamtwin/streamtwin/sim"
+	"github.com/streamtwin/streamtwin/workloads"
 )
+
+// rateUsage ends the usage of every rate flag.
+const rateUsage = "records/s; a bare number is per second, e.g. "
+
+// parseRateFlag reads the value of a rate flag (--rate, --peak): records per
+// second, as a bare number (1000) or with the unit of scenario files
+// (1000/s, 2k/s, 1.5M/s; the /s may be left out, 2k). It must be positive
+// and at most workloads.MaxRate. Scenario files keep requiring the unit
+// (sim.ParseRate): a bare number is accepted on the command line only.
+func parseRateFlag(flag, value string) (sim.Rate, error) {
+	s := strings.TrimSpace(value)
+	if !strings.HasSuffix(s, "/s") {
+		s += "/s"
+	}
+	r, err := sim.ParseRate(s)
+	switch {
+	case err != nil:
+		return 0, fmt.Errorf("--%s: invalid rate %q; give records per second, e.g. 50000, 50000/s or 50k/s", flag, value)
+	case !(r > 0):
+		return 0, fmt.Errorf("--%s: the rate must be positive, got %q", flag, value)
+	case float64(r) > workloads.MaxRate || math.IsInf(float64(r), 0):
+		return 0, fmt.Errorf("--%s: the rate must be at most %g records/s, got %q", flag, float64(workloads.MaxRate), value)
+	}
+	return r, nil
+}
 
 // flagsFirst lets flags follow positional arguments (`run demo.yaml --seed 2`),
 // which urfave/cli v2 would otherwise treat as more positionals: it moves

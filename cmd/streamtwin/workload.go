@@ -24,7 +24,7 @@ import (
 // scheduleFlags shape a built-in workload on the command line.
 var scheduleFlags = []cli.Flag{
 	&cli.StringFlag{Name: "duration", Usage: "length, e.g. 6h (default: the workload's own length)"},
-	&cli.StringFlag{Name: "peak", Usage: "scale so the highest rate is this, e.g. 100000/s"},
+	&cli.StringFlag{Name: "peak", Usage: "scale so the highest rate is this, in " + rateUsage + "100000 or 100k/s"},
 	&cli.StringFlag{Name: "period", Usage: "compress one cycle (a day, a trace) into this long, e.g. 6h"},
 	&cli.Float64Flag{Name: "noise", Value: -1, Usage: "relative seeded noise, e.g. 0.02 (default: the workload's)"},
 	&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "root seed"},
@@ -54,8 +54,8 @@ func resolveRates(c *cli.Context) ([]float64, string, error) {
 	}
 	var err error
 	if s := c.String("peak"); s != "" {
-		if cfg.Peak, err = sim.ParseRate(s); err != nil {
-			return nil, "", badInput(fmt.Errorf("--peak: %w", err))
+		if cfg.Peak, err = parseRateFlag("peak", s); err != nil {
+			return nil, "", badInput(err)
 		}
 	}
 	if s := c.String("period"); s != "" {
@@ -201,7 +201,7 @@ func eventsCommand() *cli.Command {
 			"otherwise it follows the named workload's schedule. --mapping writes YSB's ad → campaign table.",
 		ArgsUsage: "NAME|SCENARIO.yaml",
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "rate", Usage: "constant rate, e.g. 50000/s"},
+			&cli.StringFlag{Name: "rate", Usage: "constant rate in " + rateUsage + "50000 or 50k/s"},
 			&cli.StringFlag{Name: "format", Value: "full", Usage: "YSB: full (7-field JSON) or compact ({ts,id,et})"},
 			&cli.BoolFlag{Name: "mapping", Usage: "YSB: write the ad → campaign mapping instead of events"},
 			&cli.StringFlag{Name: "start", Value: "2021-08-02T00:00:00Z", Usage: "event time of the first second (RFC 3339)"},
@@ -237,9 +237,9 @@ func eventsCommand() *cli.Command {
 			}
 			var rates []float64
 			if r := c.String("rate"); r != "" {
-				rate, err := sim.ParseRate(r)
+				rate, err := parseRateFlag("rate", r)
 				if err != nil {
-					return badInput(fmt.Errorf("--rate: %w", err))
+					return badInput(err)
 				}
 				d := sim.Duration(10)
 				if s := c.String("duration"); s != "" {
