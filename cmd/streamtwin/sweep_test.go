@@ -111,7 +111,9 @@ func TestBadSweepFiles(t *testing.T) {
 		{"empty range", "steps: 2", "steps: 0", "sweep.yaml:5: parameters.workload.rate: the grid is empty"},
 		{"invalid shard", "replications: 2\n", "replications: 2\nshard: 3/2\n", "sweep.yaml:3: shard: shard \"3/2\": i must be in 0..1"},
 		{"index out of range", "faults[0].at", "faults[4].at", "sweep.yaml:6: parameters.faults[4].at: "},
-		{"unknown key", "replications: 2\n", "replications: 2\nrepetitions: 3\n", `sweep.yaml:3: unknown field "repetitions"`},
+		{"unknown key", "replications: 2\n", "replications: 2\nrepetitions: 3\n", `sweep.yaml:3: repetitions: unknown field "repetitions"`},
+		{"wrong type", "replications: 2", "replications: many", `sweep.yaml:2: replications: cannot unmarshal string into int`},
+		{"syntax", "replications: 2", "replications: [2", `sweep.yaml:3: ',' or ']' must be specified`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

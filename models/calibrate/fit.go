@@ -1,6 +1,7 @@
 package calibrate
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -94,38 +95,23 @@ func (o Options) WithDefaults(pts []Point) Options {
 	if len(o.Fit) == 0 {
 		o.Fit, _ = LookupParams(DefaultFitFor(pts)) // known names
 	}
-	o.defaults()
-	return o
+	return o.withDefaults()
 }
 
-func (o *Options) defaults() {
-	if o.Workers <= 0 {
-		o.Workers = runtime.GOMAXPROCS(0)
-	}
-	if o.BeforeCheckpoint == 0 {
-		o.BeforeCheckpoint = 3
-	}
-	if o.Settle == 0 {
-		o.Settle = 400
-	}
-	if o.Horizon == 0 {
-		o.Horizon = 1800
-	}
-	if o.Window == 0 {
-		o.Window = 300
-	}
-	if o.Latency == "" {
-		o.Latency = "marker"
-	}
-	if o.LatencyWeight == 0 {
-		o.LatencyWeight = 1
-	}
-	if o.MaxEvaluations == 0 {
-		o.MaxEvaluations = 150 * len(o.Fit)
-	}
-	if o.Replications <= 0 {
-		o.Replications = 1
-	}
+// withDefaults returns o with every zero field but Fit (whose default
+// depends on the points) at its default; a negative Workers or
+// Replications counts as zero.
+func (o Options) withDefaults() Options {
+	o.Workers = cmp.Or(max(o.Workers, 0), runtime.GOMAXPROCS(0))
+	o.BeforeCheckpoint = cmp.Or(o.BeforeCheckpoint, 3)
+	o.Settle = cmp.Or(o.Settle, 400)
+	o.Horizon = cmp.Or(o.Horizon, 1800)
+	o.Window = cmp.Or(o.Window, 300)
+	o.Latency = cmp.Or(o.Latency, "marker")
+	o.LatencyWeight = cmp.Or(o.LatencyWeight, 1)
+	o.MaxEvaluations = cmp.Or(o.MaxEvaluations, 150*len(o.Fit))
+	o.Replications = cmp.Or(max(o.Replications, 0), 1)
+	return o
 }
 
 // Prediction is what the twin gives for one measured point.
@@ -167,7 +153,7 @@ type Result struct {
 // BeforeCheckpoint before a checkpoint, as Khaos injects them; the mean
 // over o.Replications seeds.
 func Predict(sc scenario.Scenario, p Point, o Options) (Prediction, error) {
-	o.defaults()
+	o = o.withDefaults()
 	mean := Prediction{Recovered: true}
 	seeds := sim.Seeds{Root: sc.Seed}
 	for k := range o.Replications {
@@ -266,7 +252,7 @@ func (s *pointSink) latencyBefore(at, window float64) float64 {
 
 // PredictAll simulates every point on sc with o.Workers goroutines.
 func PredictAll(sc scenario.Scenario, pts []Point, o Options) ([]Prediction, error) {
-	o.defaults()
+	o = o.withDefaults()
 	out := make([]Prediction, len(pts))
 	errs := make([]error, len(pts))
 	var next atomic.Int64

@@ -1,6 +1,7 @@
 package flink
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 )
@@ -46,9 +47,19 @@ type hop struct {
 	upstreamOp int
 }
 
+// withDefaults returns c with what zero means filled in: cluster.cores 0 is
+// one core per slot (in a scenario file too), and a zero CostScale, which
+// only a JobConfig built in Go without DefaultJob has, is 1.
+func (c JobConfig) withDefaults() JobConfig {
+	c.Cluster.Cores = cmp.Or(c.Cluster.Cores, float64(c.Cluster.Slots))
+	c.CostScale = cmp.Or(c.CostScale, 1)
+	return c
+}
+
 // BuildGraph resolves cfg at parallelism p. sourceShares is each source
 // subtask's share of the topic (from kafka.Topic.SourceShares).
 func BuildGraph(cfg JobConfig, p int, sourceShares func(int) []float64) (*Graph, error) {
+	cfg = cfg.withDefaults()
 	n := len(cfg.Operators)
 	g := &Graph{Parallelism: p, opIndex: map[string]int{}, ops: cfg.Operators,
 		par: make([]int, n), gain: make([]float64, n), share: make([][]float64, n), chainOf: make([]int, n)}
@@ -148,18 +159,12 @@ func BuildGraph(cfg JobConfig, p int, sourceShares func(int) []float64) (*Graph,
 	g.Hosting = (maxPar + slots - 1) / slots
 	g.TaskManagers = max(g.TaskManagers, g.Hosting)
 	cores := cfg.Cluster.Cores
-	if cores == 0 {
-		cores = float64(slots)
-	}
 	g.tmCost = make([]float64, g.TaskManagers)
 	g.tmCores = make([]float64, g.TaskManagers)
 	for i := range g.tmCores {
 		g.tmCores[i] = cores
 	}
 	scale := cfg.CostScale
-	if scale == 0 {
-		scale = 1 // configs built in code without DefaultJob
-	}
 	g.capacity = math.Inf(1)
 	for c, ops := range g.chains {
 		head := ops[0]

@@ -1,6 +1,7 @@
 package flink
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -38,6 +39,13 @@ const (
 type Options struct {
 	MetricInterval float64 // s between samples (default 1)
 	Duration       float64 // s; the job stops sampling here
+}
+
+// withDefaults returns o with a zero (or negative) MetricInterval at its
+// default, 1 s.
+func (o Options) withDefaults() Options {
+	o.MetricInterval = cmp.Or(max(o.MetricInterval, 0), 1)
+	return o
 }
 
 type checkpoint struct {
@@ -174,9 +182,7 @@ type reconfig struct {
 
 // NewJob builds the model at time 0 with the job RUNNING on a fresh cluster.
 func NewJob(env *sim.Env, cfg JobConfig, topicCfg kafka.Config, in Arrivals, seeds sim.Seeds, rec Recorder, opt Options) (*Job, error) {
-	if opt.MetricInterval <= 0 {
-		opt.MetricInterval = 1
-	}
+	opt = opt.withDefaults()
 	j := &Job{env: env, cfg: cfg, opt: opt, topic: kafka.New(topicCfg), in: in, rec: rec,
 		rng: seeds.Stream("flink.restart-jitter"), par: cfg.Parallelism, ci: float64(cfg.Checkpoint.Interval),
 		state: StateRunning, warm: 1, processedAtTrigger: map[int64]float64{}}

@@ -1,18 +1,17 @@
 package scenario
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
-	"github.com/goccy/go-yaml/token"
 	"github.com/streamtwin/streamtwin/models/flink"
 	"github.com/streamtwin/streamtwin/sim"
 	"github.com/streamtwin/streamtwin/workloads"
@@ -34,34 +33,12 @@ func (f *File) Runs() []Scenario {
 	return []Scenario{f.Base}
 }
 
-// Problem is one thing wrong with a scenario file, at a line.
-type Problem struct {
-	File  string
-	Line  int
-	Field string
-	Msg   string
-}
-
-func (p Problem) Error() string {
-	if p.Field == "" {
-		return fmt.Sprintf("%s:%d: %s", p.File, p.Line, p.Msg)
-	}
-	return fmt.Sprintf("%s:%d: %s: %s", p.File, p.Line, p.Field, p.Msg)
-}
+// Problem is one thing wrong with a scenario file, at a line; it is the
+// error form every YAML reader shares (sim.Problem).
+type Problem = sim.Problem
 
 // Problems is every problem found, in line order.
-type Problems []Problem
-
-func (ps Problems) Error() string {
-	var b strings.Builder
-	for i, p := range ps {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		b.WriteString(p.Error())
-	}
-	return b.String()
-}
+type Problems = sim.Problems
 
 // Load reads and resolves a scenario file.
 func Load(path string) (*File, error) {
@@ -85,16 +62,16 @@ func Parse(path string, data []byte) (*File, error) {
 	var problems Problems
 	for i, v := range base.Variants {
 		if v.node == nil { // a bare "-": UnmarshalYAML never ran
-			problems = append(problems, Problem{path, lineOf(nil, ""), fmt.Sprintf("variants[%d]", i), "a variant is a mapping with a name, e.g. - {name: ci10, job: {checkpoint: {interval: 10s}}}"})
+			problems = append(problems, Problem{File: path, Line: 1, Field: fmt.Sprintf("variants[%d]", i), Msg: "a variant is a mapping with a name, e.g. - {name: ci10, job: {checkpoint: {interval: 10s}}}"})
 			continue
 		}
 		line := v.node.GetToken().Position.Line
 		switch {
 		case !variantName.MatchString(v.Name):
-			problems = append(problems, Problem{path, line, fmt.Sprintf("variants[%d].name", i), fmt.Sprintf("%q is not a usable name (letters, digits, . _ -; it names the output folder)", v.Name)})
+			problems = append(problems, Problem{File: path, Line: line, Field: fmt.Sprintf("variants[%d].name", i), Msg: fmt.Sprintf("%q is not a usable name (letters, digits, . _ -; it names the output folder)", v.Name)})
 			continue
 		case seen[v.Name]:
-			problems = append(problems, Problem{path, line, fmt.Sprintf("variants[%d].name", i), fmt.Sprintf("duplicate variant name %q", v.Name)})
+			problems = append(problems, Problem{File: path, Line: line, Field: fmt.Sprintf("variants[%d].name", i), Msg: fmt.Sprintf("duplicate variant name %q", v.Name)})
 			continue
 		}
 		seen[v.Name] = true
@@ -122,18 +99,18 @@ func Parse(path string, data []byte) (*File, error) {
 func decode(path string, data []byte, variant int, sets []Set) (Scenario, *ast.File, error) {
 	file, err := parser.ParseBytes(data, 0)
 	if err != nil {
-		return Scenario{}, nil, Problems{fromYAMLError(path, nil, err)}
+		return Scenario{}, nil, Problems{sim.YAMLProblem(path, nil, err)}
 	}
 	if len(file.Docs) != 1 || file.Docs[0].Body == nil {
-		return Scenario{}, nil, Problems{{path, 1, "", "expected one YAML document with the scenario"}}
+		return Scenario{}, nil, Problems{{File: path, Line: 1, Msg: "expected one YAML document with the scenario"}}
 	}
 	root, ok := file.Docs[0].Body.(*ast.MappingNode)
 	if !ok {
-		return Scenario{}, nil, Problems{{path, 1, "", "the scenario must be a mapping (name:, duration:, workload:, job: …)"}}
+		return Scenario{}, nil, Problems{{File: path, Line: 1, Msg: "the scenario must be a mapping (name:, duration:, workload:, job: …)"}}
 	}
 	for _, kv := range root.Values {
 		if kv.Key.String() == "parameters" {
-			return Scenario{}, nil, Problems{{path, kv.Key.GetToken().Position.Line, "", "this is a sweep file (it has parameters:); run it with streamtwin sweep"}}
+			return Scenario{}, nil, Problems{{File: path, Line: kv.Key.GetToken().Position.Line, Msg: "this is a sweep file (it has parameters:); run it with streamtwin sweep"}}
 		}
 	}
 	if variant >= 0 {
@@ -154,10 +131,10 @@ func decode(path string, data []byte, variant int, sets []Set) (Scenario, *ast.F
 		}
 	}
 	if err := applyTemplate(root); err != nil {
-		return Scenario{}, nil, Problems{{path, lineOf(file, "job.template"), "job.template", err.Error()}}
+		return Scenario{}, nil, Problems{{File: path, Line: sim.LineOf(file, "job.template"), Field: "job.template", Msg: err.Error()}}
 	}
 	if err := resolveProfile(root, filepath.Dir(path)); err != nil {
-		return Scenario{}, nil, Problems{{path, lineOf(file, "policy.profile"), "policy.profile", err.Error()}}
+		return Scenario{}, nil, Problems{{File: path, Line: sim.LineOf(file, "policy.profile"), Field: "policy.profile", Msg: err.Error()}}
 	}
 	for _, set := range sets {
 		if err := setPath(root, set.Path, set.Value); err != nil {
@@ -166,11 +143,9 @@ func decode(path string, data []byte, variant int, sets []Set) (Scenario, *ast.F
 	}
 	sc := Default()
 	if err := nodeToValue(root, &sc); err != nil {
-		return Scenario{}, nil, Problems{fromYAMLError(path, file, err)}
+		return Scenario{}, nil, Problems{sim.YAMLProblem(path, file, err)}
 	}
-	if sc.Name == "" {
-		sc.Name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-	}
+	sc.Name = cmp.Or(sc.Name, strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)))
 	if sc.Workload != nil {
 		resolveFiles(sc.Workload, filepath.Dir(path))
 	}
@@ -274,95 +249,6 @@ func applyTemplate(root *ast.MappingNode) error {
 	return nil
 }
 
-// fromYAMLError turns a decoder error into a Problem with line and field.
-func fromYAMLError(path string, file *ast.File, err error) Problem {
-	var pe *sim.PosError
-	if errors.As(err, &pe) {
-		return Problem{path, pe.Line, sim.FieldName(pe.Path), pe.Msg}
-	}
-	var ye yaml.Error
-	if errors.As(err, &ye) {
-		tk := ye.GetToken()
-		p := Problem{File: path, Msg: ye.GetMessage()}
-		if tk != nil {
-			p.Line = tk.Position.Line
-			p.Field = sim.FieldName(pathOfToken(file, tk))
-		}
-		p.Msg = cleanMessage(p.Msg)
-		return p
-	}
-	return Problem{path, 1, "", err.Error()}
-}
-
-// cleanMessage drops Go type names from decoder messages.
-func cleanMessage(msg string) string {
-	if i := strings.Index(msg, " into Go struct field "); i >= 0 {
-		if j := strings.LastIndex(msg, " of type "); j > i {
-			return msg[:i] + " into " + strings.TrimPrefix(msg[j:], " of type ")
-		}
-	}
-	return msg
-}
-
-// pathOfToken finds the YAML path of the node that owns tk.
-func pathOfToken(file *ast.File, tk *token.Token) string {
-	if file == nil {
-		return ""
-	}
-	var found string
-	var walk func(n ast.Node)
-	walk = func(n ast.Node) {
-		if n == nil || found != "" {
-			return
-		}
-		switch n := n.(type) {
-		case *ast.MappingNode:
-			for _, kv := range n.Values {
-				if kv.Key.GetToken() == tk {
-					found = kv.Value.GetPath()
-					if found == "" || strings.HasSuffix(kv.Value.GetPath(), "$") {
-						found = n.GetPath() + "." + kv.Key.String()
-					}
-					return
-				}
-				walk(kv.Value)
-			}
-		case *ast.SequenceNode:
-			for _, v := range n.Values {
-				walk(v)
-			}
-		default:
-			if n.GetToken() == tk {
-				found = n.GetPath()
-			}
-		}
-	}
-	for _, d := range file.Docs {
-		walk(d.Body)
-	}
-	return found
-}
-
-// lineOf returns the line of the dotted field, or of its closest ancestor
-// present in the file (a missing key is reported where it belongs).
-func lineOf(file *ast.File, field string) int {
-	if file == nil {
-		return 1
-	}
-	for f := field; ; {
-		if p, err := yaml.PathString("$." + f); err == nil && f != "" {
-			if n, err := p.FilterFile(file); err == nil && n != nil {
-				return n.GetToken().Position.Line
-			}
-		}
-		i := strings.LastIndexAny(f, ".[")
-		if i < 0 {
-			return 1
-		}
-		f = f[:i]
-	}
-}
-
 // ProblemsAt turns field → message into Problems at the fields' lines in
 // the scenario file at path (line 1 if it cannot be read again).
 func ProblemsAt(path string, errs map[string]string) Problems {
@@ -370,21 +256,7 @@ func ProblemsAt(path string, errs map[string]string) Problems {
 	if data, err := os.ReadFile(path); err == nil {
 		file, _ = parser.ParseBytes(data, 0)
 	}
-	return problemsAt(path, file, errs)
-}
-
-func problemsAt(path string, file *ast.File, errs map[string]string) Problems {
-	var ps Problems
-	for field, msg := range errs {
-		ps = append(ps, Problem{path, lineOf(file, field), field, msg})
-	}
-	sort.Slice(ps, func(i, j int) bool {
-		if ps[i].Line != ps[j].Line {
-			return ps[i].Line < ps[j].Line
-		}
-		return ps[i].Field < ps[j].Field
-	})
-	return ps
+	return sim.ProblemsAt(path, file, errs)
 }
 
 // resolveProfile makes a relative policy.profile relative to the scenario

@@ -8,6 +8,7 @@ import (
 
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
+	"github.com/streamtwin/streamtwin/sim"
 )
 
 // Set assigns a value (YAML text, e.g. 10s or [1, 2]) to the scenario field
@@ -152,7 +153,7 @@ func parseEntryAt(key, value string, column int) (*ast.MappingValueNode, error) 
 func parseValue(value string) (ast.Node, error) {
 	kv, err := parseEntry("v", value)
 	if err != nil {
-		return nil, fmt.Errorf("value %q is not valid YAML: %v", value, err)
+		return nil, fmt.Errorf("value %q is not valid YAML: %s", value, sim.YAMLMessage(err))
 	}
 	return kv.Value, nil
 }
@@ -164,14 +165,14 @@ func parseValue(value string) (ast.Node, error) {
 func Patch(path string, data []byte, sets []Set) ([]byte, error) {
 	file, err := parser.ParseBytes(data, parser.ParseComments)
 	if err != nil {
-		return nil, Problems{fromYAMLError(path, nil, err)}
+		return nil, Problems{sim.YAMLProblem(path, nil, err)}
 	}
 	if len(file.Docs) != 1 {
-		return nil, Problems{{path, 1, "", "expected one YAML document with the scenario"}}
+		return nil, Problems{{File: path, Line: 1, Msg: "expected one YAML document with the scenario"}}
 	}
 	root, ok := file.Docs[0].Body.(*ast.MappingNode)
 	if !ok {
-		return nil, Problems{{path, 1, "", "the scenario must be a mapping (name:, duration:, workload:, job: …)"}}
+		return nil, Problems{{File: path, Line: 1, Msg: "the scenario must be a mapping (name:, duration:, workload:, job: …)"}}
 	}
 	for _, s := range sets {
 		if err := setPath(root, s.Path, s.Value); err != nil {

@@ -124,7 +124,7 @@ func validate(path string, file *ast.File, sc *Scenario) Problems {
 	if sc.QoS.Recovery <= 0 {
 		e["qos.recovery"] = fmt.Sprintf("must be positive, got %v", sc.QoS.Recovery)
 	}
-	ps := problemsAt(path, file, e)
+	ps := sim.ProblemsAt(path, file, e)
 	if len(ps) == 0 && sc.Workload != nil {
 		// render the workload now, so a bad trace file is an input error
 		// and keep the schedule: Resolve reuses it for the same seed
@@ -136,14 +136,14 @@ func validate(path string, file *ast.File, sc *Scenario) Problems {
 			if sc.Workload.File != "" {
 				field = "workload.file"
 			}
-			ps = append(ps, Problem{path, lineOf(file, field), field, err.Error()})
+			ps = append(ps, Problem{File: path, Line: sim.LineOf(file, field), Field: field, Msg: err.Error()})
 		}
 	}
 	if _, err := policy.New(sc.Policy.Name, sc.Policy.Node, nil); err != nil && !errors.Is(err, policy.ErrNeedsProfile) {
-		p := fromYAMLError(path, file, err)
+		p := sim.YAMLProblem(path, file, err)
 		var pe *sim.PosError
 		if p.Line == 1 && p.Field == "" && !errors.As(err, &pe) {
-			p.Line, p.Field = lineOf(file, "policy"), "policy"
+			p.Line, p.Field = sim.LineOf(file, "policy"), "policy"
 		}
 		ps = append(ps, p)
 	}

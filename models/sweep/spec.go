@@ -1,7 +1,7 @@
 package sweep
 
 import (
-	"errors"
+	"cmp"
 	"fmt"
 	"math"
 	"os"
@@ -79,10 +79,10 @@ func Load(path string) (*Spec, error) {
 	}
 	file, err := parser.ParseBytes(data, 0)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %s", path, yaml.FormatError(err, false, false))
+		return nil, sim.Problems{sim.YAMLProblem(path, nil, err)}
 	}
 	fail := func(line int, field, msg string, args ...any) error {
-		return scenario.Problems{{File: path, Line: line, Field: field, Msg: fmt.Sprintf(msg, args...)}}
+		return sim.Problems{{File: path, Line: line, Field: field, Msg: fmt.Sprintf(msg, args...)}}
 	}
 	if len(file.Docs) != 1 {
 		return nil, fail(1, "", "expected one YAML document")
@@ -98,11 +98,7 @@ func Load(path string) (*Spec, error) {
 	}
 	var raw rawSpec
 	if err := yaml.NodeToValue(root, &raw, yaml.Strict()); err != nil {
-		var ye yaml.Error
-		if errors.As(err, &ye) && ye.GetToken() != nil {
-			return nil, fail(ye.GetToken().Position.Line, "", "%s", ye.GetMessage())
-		}
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, sim.Problems{sim.YAMLProblem(path, file, err)}
 	}
 	line := func(key string) int {
 		for _, kv := range root.Values {
@@ -112,7 +108,7 @@ func Load(path string) (*Spec, error) {
 		}
 		return 1
 	}
-	s := &Spec{Path: path, Variant: raw.Variant, Replications: raw.Replications, Samples: raw.Samples, Shard: Shard{0, 1}}
+	s := &Spec{Path: path, Variant: raw.Variant, Replications: cmp.Or(raw.Replications, 1), Samples: raw.Samples, Shard: Shard{0, 1}}
 	if raw.Scenario == "" {
 		return nil, fail(1, "scenario", "missing; the base scenario file, e.g. scenario: ../scenarios/demo.yaml")
 	}
@@ -122,9 +118,6 @@ func Load(path string) (*Spec, error) {
 	}
 	if s.scenarioData, err = os.ReadFile(s.Scenario); err != nil {
 		return nil, fail(line("scenario"), "scenario", "%v", err)
-	}
-	if s.Replications == 0 {
-		s.Replications = 1
 	}
 	if s.Replications < 0 {
 		return nil, fail(line("replications"), "replications", "must be at least 1, got %d", raw.Replications)
@@ -217,7 +210,7 @@ func parseParam(kv *ast.MappingValueNode) (Param, error) {
 			Random []string `yaml:"random"`
 		}
 		if err := yaml.NodeToValue(v, &g, yaml.Strict()); err != nil {
-			return p, fmt.Errorf("a parameter is a list [a, b, …], a grid {from, to, steps} or {random: [lo, hi]}: %v", err)
+			return p, fmt.Errorf("a parameter is a list [a, b, …], a grid {from, to, steps} or {random: [lo, hi]}: %s", sim.YAMLMessage(err))
 		}
 		if len(g.Random) > 0 {
 			if len(g.Random) != 2 {

@@ -49,10 +49,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
 	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/sim"
 )
 
 const (
@@ -404,16 +404,7 @@ func ParseTolerances(path string, data []byte) (Tolerances, error) {
 	ts := DefaultTolerances()
 	file, err := parser.ParseBytes(data, 0)
 	if err != nil {
-		line := 1
-		msg := err.Error()
-		var ye yaml.Error
-		if errors.As(err, &ye) {
-			msg = ye.GetMessage()
-			if tk := ye.GetToken(); tk != nil {
-				line = tk.Position.Line
-			}
-		}
-		return ts, fmt.Errorf("%s:%d: %s", path, line, msg)
+		return ts, sim.Problems{sim.YAMLProblem(path, nil, err)}
 	}
 	p := tolParser{path: path}
 	type override struct {
@@ -425,7 +416,7 @@ func ParseTolerances(path string, data []byte) (Tolerances, error) {
 		if doc.Body == nil {
 			continue
 		}
-		top, ok := p.mapping(doc.Body, "the tolerance file", "a mapping with default: and figures:")
+		top, ok := p.mapping(doc.Body, "", "a mapping with default: and figures:")
 		if !ok {
 			continue
 		}
@@ -448,9 +439,9 @@ func ParseTolerances(path string, data []byte) (Tolerances, error) {
 					name := f.Key.String()
 					if _, known := figureRank[name]; !known {
 						if name == cmpIgnored {
-							p.errorf(f.Key, "figures.%s: %s is never compared", name, name)
+							p.errorf(f.Key, "figures."+name, "%s is never compared", name)
 						} else {
-							p.errorf(f.Key, "figures.%s: unknown figure %q (figures: %s)", name, name, strings.Join(knownFigures(), ", "))
+							p.errorf(f.Key, "figures."+name, "unknown figure %q (figures: %s)", name, strings.Join(knownFigures(), ", "))
 						}
 						continue
 					}
@@ -458,12 +449,12 @@ func ParseTolerances(path string, data []byte) (Tolerances, error) {
 					overrides = append(overrides, override{name, rel, abs})
 				}
 			default:
-				p.errorf(kv.Key, "unknown key %q (want default, figures)", key)
+				p.errorf(kv.Key, "", "unknown key %q (want default, figures)", key)
 			}
 		}
 	}
 	if len(p.problems) > 0 {
-		return ts, errors.New(strings.Join(p.problems, "\n"))
+		return ts, p.problems
 	}
 	for _, o := range overrides {
 		t := ts.Default
@@ -488,24 +479,26 @@ func knownFigures() []string {
 
 type tolParser struct {
 	path     string
-	problems []string
+	problems sim.Problems
 }
 
-func (p *tolParser) errorf(n ast.Node, format string, args ...any) {
+// errorf records a problem of field ("" for the file as a whole) at n's line.
+func (p *tolParser) errorf(n ast.Node, field, format string, args ...any) {
 	line := 1
 	if tk := n.GetToken(); tk != nil {
 		line = tk.Position.Line
 	}
-	p.problems = append(p.problems, fmt.Sprintf("%s:%d: ", p.path, line)+fmt.Sprintf(format, args...))
+	p.problems = append(p.problems, sim.Problem{File: p.path, Line: line, Field: field, Msg: fmt.Sprintf(format, args...)})
 }
 
-// mapping returns the entries of a mapping node (anchors unwrapped),
-// reporting duplicates and anything that is not a mapping.
-func (p *tolParser) mapping(n ast.Node, what, want string) ([]*ast.MappingValueNode, bool) {
+// mapping returns the entries of the mapping node of field ("" for the
+// file's top level; anchors unwrapped), reporting duplicates and anything
+// that is not a mapping.
+func (p *tolParser) mapping(n ast.Node, field, want string) ([]*ast.MappingValueNode, bool) {
 	n = unwrapAnchor(n)
 	m, ok := n.(*ast.MappingNode)
 	if !ok {
-		p.errorf(n, "%s must be %s", what, want)
+		p.errorf(n, "", "%s must be %s", cmpOr(field, "the tolerance file"), want)
 		return nil, false
 	}
 	seen := map[string]bool{}
@@ -513,7 +506,7 @@ func (p *tolParser) mapping(n ast.Node, what, want string) ([]*ast.MappingValueN
 	for _, kv := range m.Values {
 		k := kv.Key.String()
 		if seen[k] {
-			p.errorf(kv.Key, "%s: %s given twice", what, k)
+			p.errorf(kv.Key, field, "%s given twice", k)
 			continue
 		}
 		seen[k] = true
@@ -541,7 +534,7 @@ func (p *tolParser) tolerance(n ast.Node, where string) (rel, abs *float64) {
 	for _, kv := range kvs {
 		key := kv.Key.String()
 		if key != "rel" && key != "abs" {
-			p.errorf(kv.Key, "%s: unknown key %q (want rel, abs)", where, key)
+			p.errorf(kv.Key, where, "unknown key %q (want rel, abs)", key)
 			continue
 		}
 		v, ok := p.number(kv.Value, where+"."+key, key == "rel")
@@ -572,10 +565,10 @@ func (p *tolParser) number(n ast.Node, where string, percent bool) (float64, boo
 	v, err := strconv.ParseFloat(text, 64)
 	switch {
 	case text == "" || err != nil:
-		p.errorf(n, "%s: want a number, got %s", where, strings.TrimSpace(n.String()))
+		p.errorf(n, where, "want a number, got %s", strings.TrimSpace(n.String()))
 		return 0, false
 	case v < 0 || math.IsNaN(v) || math.IsInf(v, 0):
-		p.errorf(n, "%s: must be a finite number ≥ 0, got %s", where, strings.TrimSpace(n.String()))
+		p.errorf(n, where, "must be a finite number ≥ 0, got %s", strings.TrimSpace(n.String()))
 		return 0, false
 	}
 	return v * scale, true

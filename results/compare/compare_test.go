@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/sim"
 )
 
 // realSummary is the demo scenario's summary, from its regression reference.
@@ -146,6 +147,10 @@ figures:
 			_, err := ParseTolerances("tol.yaml", []byte(c.src))
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("error %v, want it to contain %q", err, c.want)
+			}
+			// the one error form of every YAML reader
+			if ps, ok := err.(sim.Problems); !ok || len(ps) == 0 || ps[0].File != "tol.yaml" || ps[0].Line < 1 {
+				t.Errorf("error %#v is not sim.Problems of tol.yaml at a line", err)
 			}
 		})
 	}
