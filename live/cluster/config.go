@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -135,52 +136,22 @@ func DefaultConfig() Config {
 }
 
 func (c Config) withDefaults() Config {
-	if c.Dir == "" {
-		c.Dir = ".streamtwin-live"
-	}
-	if c.TaskManagers == 0 {
-		c.TaskManagers = 2
-	}
-	if c.Slots == 0 {
-		c.Slots = 2
-	}
-	if c.Ports.JobManagerRPC == 0 {
-		c.Ports.JobManagerRPC = DefaultPorts.JobManagerRPC
-	}
-	if c.Ports.REST == 0 {
-		c.Ports.REST = DefaultPorts.REST
-	}
-	if c.Ports.Kafka == 0 {
-		c.Ports.Kafka = DefaultPorts.Kafka
-	}
-	if c.Ports.KafkaController == 0 {
-		c.Ports.KafkaController = DefaultPorts.KafkaController
-	}
-	if c.TaskManagerMemory == "" {
-		c.TaskManagerMemory = "1024m"
-	}
-	if c.ManagedMemoryFraction == 0 {
-		c.ManagedMemoryFraction = 0.1
-	}
-	if c.JobManagerHeap == "" {
-		c.JobManagerHeap = "512m"
-	}
-	if c.KafkaHeap == "" {
-		c.KafkaHeap = "512m"
-	}
-	if c.StateBackend == "" {
-		c.StateBackend = "hashmap"
-	}
-	if c.KafkaPartitions == 0 {
-		c.KafkaPartitions = 4
-	}
-	if c.StartTimeout == 0 {
-		c.StartTimeout = 3 * time.Minute
-	}
-	if c.StopGrace == 0 {
-		c.StopGrace = 15 * time.Second
-	}
-	if c.Log == nil {
+	c.Dir = cmp.Or(c.Dir, ".streamtwin-live")
+	c.TaskManagers = cmp.Or(c.TaskManagers, 2)
+	c.Slots = cmp.Or(c.Slots, 2)
+	c.Ports.JobManagerRPC = cmp.Or(c.Ports.JobManagerRPC, DefaultPorts.JobManagerRPC)
+	c.Ports.REST = cmp.Or(c.Ports.REST, DefaultPorts.REST)
+	c.Ports.Kafka = cmp.Or(c.Ports.Kafka, DefaultPorts.Kafka)
+	c.Ports.KafkaController = cmp.Or(c.Ports.KafkaController, DefaultPorts.KafkaController)
+	c.TaskManagerMemory = cmp.Or(c.TaskManagerMemory, "1024m")
+	c.ManagedMemoryFraction = cmp.Or(c.ManagedMemoryFraction, 0.1)
+	c.JobManagerHeap = cmp.Or(c.JobManagerHeap, "512m")
+	c.KafkaHeap = cmp.Or(c.KafkaHeap, "512m")
+	c.StateBackend = cmp.Or(c.StateBackend, "hashmap")
+	c.KafkaPartitions = cmp.Or(c.KafkaPartitions, 4)
+	c.StartTimeout = cmp.Or(c.StartTimeout, 3*time.Minute)
+	c.StopGrace = cmp.Or(c.StopGrace, 15*time.Second)
+	if c.Log == nil { // a func is not comparable: no cmp.Or
 		c.Log = func(string, ...any) {}
 	}
 	return c

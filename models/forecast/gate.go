@@ -1,6 +1,7 @@
 package forecast
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 )
@@ -21,18 +22,10 @@ const (
 )
 
 func (g DropGate) withDefaults() DropGate {
-	if g.History == 0 {
-		g.History = time.Hour
-	}
-	if g.Bucket == 0 {
-		g.Bucket = time.Minute
-	}
-	if g.Horizon == 0 {
-		g.Horizon = 5 * time.Minute
-	}
-	if g.Drop == 0 {
-		g.Drop = defaultDrop
-	}
+	g.History = cmp.Or(g.History, time.Hour)
+	g.Bucket = cmp.Or(g.Bucket, time.Minute)
+	g.Horizon = cmp.Or(g.Horizon, 5*time.Minute)
+	g.Drop = cmp.Or(g.Drop, defaultDrop)
 	return g
 }
 

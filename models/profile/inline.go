@@ -10,9 +10,11 @@ import (
 	"path/filepath"
 
 	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
 
 	"github.com/streamtwin/streamtwin/models/policy/khaos"
 	"github.com/streamtwin/streamtwin/models/scenario"
+	"github.com/streamtwin/streamtwin/sim"
 )
 
 // SubDir is the profile folder inside an output folder of runs: where
@@ -114,7 +116,10 @@ func InlineModels(f *scenario.File, runs []scenario.Scenario, opt Inline) ([]sce
 			Models  map[string]any `yaml:"models"`
 		}
 		if err := yaml.NodeToValue(sc.Policy.Node, &spec); err != nil {
-			return nil, &SpecError{err}
+			// the node keeps its place in f: the problem is at its line,
+			// in its field (policy.models)
+			file := &ast.File{Docs: []*ast.DocumentNode{{Body: sc.Policy.Node}}}
+			return nil, &SpecError{sim.Problems{sim.YAMLProblem(f.Path, file, err)}}
 		}
 		if spec.Models != nil {
 			continue

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
 
 	"github.com/streamtwin/streamtwin/models/policy/khaos"
@@ -303,7 +304,12 @@ func TestInlineModelsBadSpec(t *testing.T) {
 				t.Fatal(err)
 			}
 			sc.Policy.Node = file.Docs[0].Body
-		}, "sequence was used where mapping is expected"},
+		}, "inline.yaml:1: sequence was used where mapping is expected"},
+		// the problem is at the policy field's line (of the file the node
+		// comes from), without go-yaml's position and excerpt
+		{"models of the wrong type", func(t *testing.T, _ string, sc *scenario.Scenario) {
+			sc.Policy.Node = policyNode(t, "policy:\n  name: khaos\n  models: 3\n")
+		}, "inline.yaml:3: policy.models: int was used where mapping is expected"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -317,6 +323,16 @@ func TestInlineModelsBadSpec(t *testing.T) {
 			}
 		})
 	}
+}
+
+// policyNode is the policy: block of src.
+func policyNode(t *testing.T, src string) ast.Node {
+	t.Helper()
+	file, err := parser.ParseBytes([]byte(src), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return file.Docs[0].Body.(*ast.MappingNode).Values[0].Value
 }
 
 // TestInlineModelsProfilesWhenStale: a profile of another job in OUT/profile

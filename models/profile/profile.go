@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -42,28 +43,18 @@ type Config struct {
 	Workers int
 }
 
-func (c *Config) defaults() {
-	if c.Copies == 0 {
-		c.Copies = 8
-	}
-	if c.MinCI == 0 {
-		c.MinCI = 10
-	}
-	if c.MaxCI == 0 {
-		c.MaxCI = 120
-	}
-	if c.BeforeCheckpoint == 0 {
-		c.BeforeCheckpoint = 3
-	}
-	if c.Window == 0 {
-		c.Window = 300
-	}
-	if c.MinRecovery == 0 {
-		c.MinRecovery = 55
-	}
-	if c.Workers <= 0 {
-		c.Workers = runtime.GOMAXPROCS(0)
-	}
+// withDefaults returns c with every zero field but Steady (SteadyState's
+// own), Points and Input at the reference's value; a negative Workers counts
+// as zero.
+func (c Config) withDefaults() Config {
+	c.Copies = cmp.Or(c.Copies, 8)
+	c.MinCI = cmp.Or(c.MinCI, 10)
+	c.MaxCI = cmp.Or(c.MaxCI, 120)
+	c.BeforeCheckpoint = cmp.Or(c.BeforeCheckpoint, 3)
+	c.Window = cmp.Or(c.Window, 300)
+	c.MinRecovery = cmp.Or(c.MinRecovery, 55)
+	c.Workers = cmp.Or(max(c.Workers, 0), runtime.GOMAXPROCS(0))
+	return c
 }
 
 // Result is a finished profiling.
@@ -99,7 +90,7 @@ func CopyIntervals(k int, minS, maxS float64) []float64 {
 // phase 2 replays it on the copies in parallel and kills each at every
 // point, phase 3 fits the models.
 func Run(sc scenario.Scenario, cfg Config) (*Result, error) {
-	cfg.defaults()
+	cfg = cfg.withDefaults()
 	start := time.Now()
 	sched, err := sc.Resolve()
 	if err != nil {

@@ -38,6 +38,7 @@ package compare
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -169,7 +170,7 @@ func summaryRun(where, key string, obj map[string]any) (SetRun, error) {
 	if key == "" {
 		v, _ := obj["variant"].(string)
 		s, _ := obj["scenario"].(string)
-		key = cmpOr(v, s)
+		key = cmp.Or(v, s)
 	}
 	r := SetRun{Key: key, Values: map[string]float64{}}
 	var walk func(prefix string, o map[string]any)
@@ -192,15 +193,6 @@ func summaryRun(where, key string, obj map[string]any) (SetRun, error) {
 	}
 	sortFigures(r.Figures)
 	return r, nil
-}
-
-func cmpOr(s ...string) string {
-	for _, x := range s {
-		if x != "" {
-			return x
-		}
-	}
-	return ""
 }
 
 // figureRank orders figures as Figures does; unknown ones go last, by name.
@@ -498,7 +490,7 @@ func (p *tolParser) mapping(n ast.Node, field, want string) ([]*ast.MappingValue
 	n = unwrapAnchor(n)
 	m, ok := n.(*ast.MappingNode)
 	if !ok {
-		p.errorf(n, "", "%s must be %s", cmpOr(field, "the tolerance file"), want)
+		p.errorf(n, "", "%s must be %s", cmp.Or(field, "the tolerance file"), want)
 		return nil, false
 	}
 	seen := map[string]bool{}
@@ -705,7 +697,7 @@ func runKeys(s *ResultSet) string {
 			ks = append(ks, fmt.Sprintf("… %d more", len(s.Runs)-i))
 			break
 		}
-		ks = append(ks, cmpOr(r.Key, `""`))
+		ks = append(ks, cmp.Or(r.Key, `""`))
 	}
 	return strings.Join(ks, ", ")
 }

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/parser"
 	"github.com/streamtwin/streamtwin/results"
 	"github.com/streamtwin/streamtwin/results/figures"
 	"github.com/streamtwin/streamtwin/sim"
@@ -527,7 +528,8 @@ func (v *VariantEvaluation) addCIChanges(events []results.Event) {
 }
 
 // readScenario fills the policy and CI fields from the run's scenario.yaml;
-// a run without one keeps them unknown.
+// a run without one (or with an empty one) keeps them unknown. What is wrong
+// with the file comes back as sim.Problems.
 func (v *VariantEvaluation) readScenario(path string) error {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -536,9 +538,16 @@ func (v *VariantEvaluation) readScenario(path string) error {
 	if err != nil {
 		return err
 	}
+	file, err := parser.ParseBytes(b, 0)
+	if err != nil {
+		return sim.Problems{sim.YAMLProblem(path, nil, err)}
+	}
+	if len(file.Docs) == 0 || file.Docs[0].Body == nil {
+		return nil
+	}
 	var sc runScenario
-	if err := yaml.Unmarshal(b, &sc); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+	if err := yaml.NodeToValue(file.Docs[0].Body, &sc); err != nil {
+		return sim.Problems{sim.YAMLProblem(path, file, err)}
 	}
 	if iv := sc.Job.Checkpoint.Interval; iv != nil {
 		v.CheckpointIntervalS = iv.Seconds()
@@ -549,7 +558,7 @@ func (v *VariantEvaluation) readScenario(path string) error {
 		if iv, ok := sc.Policy["interval"]; ok && iv != nil {
 			d, err := sim.ParseDuration(fmt.Sprint(iv))
 			if err != nil {
-				return fmt.Errorf("%s: policy.interval: %w", path, err)
+				return sim.Problems{{File: path, Line: sim.LineOf(file, "policy.interval"), Field: "policy.interval", Msg: err.Error()}}
 			}
 			if d > 0 {
 				v.StaticCIS = d.Seconds()

@@ -2,6 +2,7 @@ package figures
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"image/color"
@@ -102,13 +103,6 @@ func collectOptions(opts []Option) figureOptions {
 func (o figureOptions) titleOr(def string) string {
 	if o.title != nil {
 		return *o.title
-	}
-	return def
-}
-
-func orDefault(s, def string) string {
-	if s != "" {
-		return s
 	}
 	return def
 }
@@ -587,8 +581,8 @@ func sweepLinesPlot(t *results.Table, file, x, y, lines string, o figureOptions)
 		return nil, nil, &results.ColumnError{File: file, Column: y, Problem: "has no finite values for any " + x, Available: t.Names}
 	}
 
-	p := newPanel(orDefault(o.yLabel, AxisLabel(y)))
-	p.X.Label.Text = orDefault(o.xLabel, AxisLabel(x))
+	p := newPanel(cmp.Or(o.yLabel, AxisLabel(y)))
+	p.X.Label.Text = cmp.Or(o.xLabel, AxisLabel(x))
 	p.Title.Text = o.titleOr("mean ± 95% CI of " + reps)
 	p.Title.TextStyle.Font.Size = vg.Points(10)
 
@@ -832,9 +826,9 @@ func PlotLatencyDistributions(runDirs []string, labels []string, base string, ki
 		med = max(med, xs[len(xs)/2])
 	}
 	logAxis := lo > 0 && (hi/lo > logRatio || (med > 0 && hi/med > tailRatio))
-	axisLabel := orDefault(o.xLabel, AxisLabel(o.latency))
+	axisLabel := cmp.Or(o.xLabel, AxisLabel(o.latency))
 	if kind == LatencyBox {
-		axisLabel = orDefault(o.yLabel, AxisLabel(o.latency))
+		axisLabel = cmp.Or(o.yLabel, AxisLabel(o.latency))
 	}
 	var p *plot.Plot
 	if kind == LatencyCDF {
@@ -850,7 +844,7 @@ func PlotLatencyDistributions(runDirs []string, labels []string, base string, ki
 }
 
 func latencyCDF(runs []results.LabelledRun, data [][]float64, xlabel string, logAxis bool, lo, hi float64, o figureOptions) *plot.Plot {
-	p := newPanel(orDefault(o.yLabel, "cumulative fraction of intervals"))
+	p := newPanel(cmp.Or(o.yLabel, "cumulative fraction of intervals"))
 	p.X.Label.Text = xlabel
 	p.Legend.Top, p.Legend.Left = false, false
 	p.Legend.YOffs = vg.Points(4)
@@ -1347,8 +1341,8 @@ func PlotHeatmap(runsPath, base, x, y, z string, opts ...Option) (paths []string
 	hm.Min, hm.Max = lo, hi
 	hm.NaN = color.White
 
-	p := newPanel(orDefault(o.yLabel, AxisLabel(y)))
-	p.X.Label.Text = orDefault(o.xLabel, AxisLabel(x))
+	p := newPanel(cmp.Or(o.yLabel, AxisLabel(y)))
+	p.X.Label.Text = cmp.Or(o.xLabel, AxisLabel(x))
 	p.Title.Text = o.titleOr("mean of " + reps)
 	p.Title.TextStyle.Font.Size = vg.Points(10)
 	p.Add(hm, cellBorders{g})
@@ -1365,7 +1359,7 @@ func PlotHeatmap(runsPath, base, x, y, z string, opts ...Option) (paths []string
 	bar.HideX()
 	bar.X.Padding, bar.Y.Padding = 0, 0
 	bar.Add(colorBar{cmap})
-	bar.Y.Label.Text = orDefault(o.zLabel, AxisLabel(z))
+	bar.Y.Label.Text = cmp.Or(o.zLabel, AxisLabel(z))
 	bar.Y.Label.TextStyle.Font.Size = vg.Points(10)
 	bar.Y.Tick.Label.Font.Size = vg.Points(9)
 	bar.Y.Tick.Marker = siTicks{niceTicks{}}

@@ -1,6 +1,7 @@
 package khaos
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -17,22 +18,14 @@ type SteadyConfig struct {
 	Attempts    int     `yaml:"attempts" json:"attempts"`           // draws before giving up (Khaos: 120 s of retrying) (100000)
 }
 
-func (c *SteadyConfig) defaults() {
-	if c.Failures == 0 {
-		c.Failures = 12
-	}
-	if c.Window == 0 {
-		c.Window = 300
-	}
-	if c.MinInterval == 0 {
-		c.MinInterval = 1800
-	}
-	if c.Tolerance == 0 {
-		c.Tolerance = 0.5
-	}
-	if c.Attempts == 0 {
-		c.Attempts = 100000
-	}
+// withDefaults returns c with every zero field at the reference's value.
+func (c SteadyConfig) withDefaults() SteadyConfig {
+	c.Failures = cmp.Or(c.Failures, 12)
+	c.Window = cmp.Or(c.Window, 300)
+	c.MinInterval = cmp.Or(c.MinInterval, 1800)
+	c.Tolerance = cmp.Or(c.Tolerance, 0.5)
+	c.Attempts = cmp.Or(c.Attempts, 100000)
+	return c
 }
 
 // FailurePoint is one failure-injection second chosen in phase 1.
@@ -50,7 +43,7 @@ type FailurePoint struct {
 // between the stable minimum and maximum, and one random candidate per
 // level, all pairwise at least MinInterval apart.
 func SteadyState(rates []float64, cfg SteadyConfig, rng *rand.Rand) ([]FailurePoint, error) {
-	cfg.defaults()
+	cfg = cfg.withDefaults()
 	n := len(rates)
 	if cfg.Failures < 2 {
 		return nil, fmt.Errorf("failures must be at least 2 (levels between the stable min and max), got %d", cfg.Failures)
