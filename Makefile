@@ -47,7 +47,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) ./models/scenario/
 	$(GO) test -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) ./models/sweep/
 	$(GO) test -run '^$$' -fuzz '^FuzzParseShard$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) ./models/sweep/
-	$(GO) test -run '^$$' -fuzz '^FuzzParseCSV$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) ./models/calibrate/
+	$(GO) test -run '^$$' -fuzz '^FuzzParseMeasuredCSV$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) ./results/
 	$(GO) test -run '^$$' -fuzz '^FuzzReadCSVTable$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) ./results/
 	$(GO) test -run '^$$' -fuzz '^FuzzParseTrace$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) ./workloads/
 	$(GO) test -run '^$$' -fuzz '^FuzzParseDuration$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) ./sim/

@@ -67,7 +67,7 @@ func runCalibrate(c *cli.Context) error {
 	if err != nil {
 		return badInput(err)
 	}
-	pts, err := calibrate.ReadTable(c.String("measured"))
+	pts, err := results.ReadMeasured(c.String("measured"))
 	if err != nil {
 		return badInput(err)
 	}
@@ -230,7 +230,7 @@ func runConvert(c *cli.Context) error {
 			return err
 		}
 	}
-	if err := calibrate.WriteTable(c.String("out"), pts); err != nil {
+	if err := results.WriteMeasured(c.String("out"), pts); err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
 			return badInput(err)

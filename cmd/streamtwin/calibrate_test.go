@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/streamtwin/streamtwin/models/calibrate"
 	"github.com/streamtwin/streamtwin/results"
 )
 
@@ -232,7 +231,7 @@ func TestCalibrateConvert(t *testing.T) {
 	if code != 2 || !strings.Contains(stderr, "--fault-at") {
 		t.Errorf("series without --fault-at: exit %d, %s", code, stderr)
 	}
-	pts, err := calibrate.ReadTable(table)
+	pts, err := results.ReadMeasured(table)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,12 +24,12 @@ func evaluateCommand() *cli.Command {
 			"  failures.csv    one row per variant and failure\n" +
 			"  variants.csv    one row per variant\n" +
 			"  evaluation-recovery, evaluation-latency, evaluation-panels (.png, .svg, .pdf)\n" +
-			"R and L default to each run's qos bounds. --measured takes a calibration table (CSV:\n" +
-			"throughput, checkpoint_interval_s, recovery_s[, latency_ms][, label]); its CIs are matched\n" +
-			"to the variants with that static job.checkpoint.interval.",
+			"R and L default to each run's qos bounds. --measured takes a calibration table (CSV or\n" +
+			"Parquet: throughput, checkpoint_interval_s, recovery_s[, latency_ms][, label][, fault_at_s]);\n" +
+			"its CIs are matched to the variants with that static job.checkpoint.interval.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Usage: "output folder (default RUNS_DIR)"},
-			&cli.StringFlag{Name: "measured", Usage: "measured failures to compare with, a calibration table (CSV)"},
+			&cli.StringFlag{Name: "measured", Usage: "measured failures to compare with, a calibration table (.csv or .parquet)"},
 			&cli.StringFlag{Name: "recovery-bound", Usage: "recovery bound R, e.g. 240s (default: each run's qos.recovery)"},
 			&cli.StringFlag{Name: "latency-bound", Usage: "latency bound L, e.g. 1s (default: each run's qos.latency)"},
 			&cli.StringFlag{Name: "latency-column", Value: "latency_marker_p99_ms", Usage: "latency column: latency_marker_p99_ms (what Khaos recorded: Flink latency markers), latency_p99_ms, latency_p50_ms or latency_mean_ms (event time, Kafka wait included)"},
@@ -64,7 +64,7 @@ func evaluateCommand() *cli.Command {
 				*b.dst = d.Seconds() * b.scale
 			}
 			if m := c.String("measured"); m != "" {
-				pts, err := evaluation.ReadMeasuredFailures(m)
+				pts, err := results.ReadMeasured(m)
 				if err != nil {
 					return badInput(err)
 				}

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/streamtwin/streamtwin/results"
 )
 
 func TestEvaluateCommand(t *testing.T) {
@@ -93,6 +96,52 @@ func TestEvaluateCommandErrors(t *testing.T) {
 		_, stderr, code, _ := runCLI(t, tc.args...)
 		if code != 2 || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
+
+// TestEvaluateMeasuredTable: evaluate --measured reads the table through
+// results.ReadMeasured, the reader of calibrate: Parquet is accepted, and a
+// repeated row, a zero recovery and an unknown extension are refused.
+func TestEvaluateMeasuredTable(t *testing.T) {
+	dir := t.TempDir()
+	runs := filepath.Join(dir, "runs")
+	if _, stderr, code, _ := runCLI(t, "run", "../../scenarios/ci-variants.yaml", "--out", runs, "--variant", "ci10"); code != 0 {
+		t.Fatalf("run: exit %d: %s", code, stderr)
+	}
+	pq := filepath.Join(dir, "measured.parquet")
+	nan := math.NaN()
+	if err := results.WriteMeasured(pq, []results.MeasuredFailure{
+		{Throughput: 60000, CheckpointIntervalS: 10, RecoveryS: 150, LatencyMs: nan, FaultAtS: nan},
+		{Throughput: 70000, CheckpointIntervalS: 10, RecoveryS: 170, LatencyMs: nan, FaultAtS: nan},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "eval")
+	if _, stderr, code, _ := runCLI(t, "evaluate", runs, "--measured", pq, "--out", out); code != 0 {
+		t.Fatalf("evaluate --measured %s: exit %d: %s", pq, code, stderr)
+	}
+	md, err := os.ReadFile(filepath.Join(out, "evaluation.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(md), "| 10 | ci10 | 2 | 160.0 | 160.0 | 0 |") {
+		t.Errorf("evaluation.md lacks the measured row of the Parquet table:\n%s", md)
+	}
+
+	const h = "throughput,checkpoint_interval_s,recovery_s\n"
+	for _, tc := range []struct{ name, table, want string }{
+		{"dup.csv", h + "60000,10,150\n70000,10,170\n60000,10,150\n", "dup.csv:4: the row repeats line 2 in every column"},
+		{"zero.csv", h + "60000,10,0\n", "zero.csv:2: recovery_s: must be in (0, 604800] seconds (a week), got 0"},
+		{"m.txt", h + "60000,10,150\n", `m.txt: unknown table format ".txt" (use .csv or .parquet)`},
+	} {
+		path := filepath.Join(dir, tc.name)
+		if err := os.WriteFile(path, []byte(tc.table), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, stderr, code, _ := runCLI(t, "evaluate", runs, "--measured", path, "--out", out)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%s: exit %d, stderr %q; want exit 2 and %q", tc.name, code, stderr, tc.want)
 		}
 	}
 }

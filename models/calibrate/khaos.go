@@ -8,6 +8,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/streamtwin/streamtwin/results"
 )
 
 // failureLineExample is what a FailureMetrics line looks like, for errors.
@@ -32,7 +34,7 @@ func ParseKhaosFailures(name string, r io.Reader) (pts []Point, skipped int, err
 		}
 		p, ok, err := parseFailureLine(text)
 		if err == nil && ok {
-			err = khaosNames(p.check())
+			err = khaosNames(p.Check())
 		}
 		if err != nil {
 			return nil, 0, fmt.Errorf("%s:%d: %w", name, line, err)
@@ -99,12 +101,12 @@ func parseFailureLine(text string) (p Point, ok bool, err error) {
 
 // khaosNames renames the table columns in a value error to the log's keys.
 func khaosNames(err error) error {
-	var ve *valueError
+	var ve *results.ValueError
 	if !errors.As(err, &ve) {
 		return err
 	}
-	key := map[string]string{colThroughput: "avgThr", colRecovery: "recTime", colLatency: "avgLat", colCI: "jobId"}[ve.col]
-	return &valueError{key, ve.msg}
+	key := map[string]string{"throughput": "avgThr", "recovery_s": "recTime", "latency_ms": "avgLat", "checkpoint_interval_s": "jobId"}[ve.Column]
+	return &results.ValueError{Column: key, Msg: ve.Msg}
 }
 
 // keyValues splits `k=v, k='v',k=v`: spaces after commas are optional and

@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -52,7 +53,7 @@ func TestParseKhaosFailures(t *testing.T) {
 	}
 }
 
-func profileMs(ciS float64) string { return formatNumber(ciS * 1000) }
+func profileMs(ciS float64) string { return strconv.FormatFloat(ciS*1000, 'g', -1, 64) }
 
 func khaosMedian(xs []float64) float64 {
 	s := slices.Sorted(slices.Values(xs))

@@ -66,7 +66,7 @@ type Options struct {
 	LatencyColumn string
 	// Measured, if not nil, adds the measured-vs-simulated block, matched by
 	// checkpoint interval; MeasuredSource names the table in evaluation.md.
-	Measured       []MeasuredFailure
+	Measured       []results.MeasuredFailure
 	MeasuredSource string
 }
 
@@ -146,19 +146,6 @@ type CIChange struct {
 	CheckpointIntervalS float64
 }
 
-// MeasuredFailure is one row of a measured table (the calibration table
-// format: throughput, checkpoint_interval_s, recovery_s[, latency_ms][,
-// label][, fault_at_s]).
-type MeasuredFailure struct {
-	Throughput          float64 // records/s before the failure
-	CheckpointIntervalS float64
-	RecoveryS           float64
-	LatencyMs           float64 // NaN without the column or with an empty cell
-	Label               string
-	FaultAtS            float64 // NaN when unknown
-	Line                int
-}
-
 // MeasuredComparison puts the measured failures of one CI next to a
 // simulated variant with that CI. The Sim* fields are NaN/0 and Variant ""
 // when no variant has the CI.
@@ -175,70 +162,8 @@ type MeasuredComparison struct {
 	SimMedianS, SimMeanS           float64
 	SimOver                        int
 	SimLatencyMs                   float64
-	measured                       []MeasuredFailure
+	measured                       []results.MeasuredFailure
 	variantIndex                   int // into Evaluation.Variants; -1 for none
-}
-
-var measuredColumns = []string{"throughput", "checkpoint_interval_s", "recovery_s", "latency_ms", "label", "fault_at_s"}
-
-// ReadMeasuredFailures reads a measured table in the CSV calibration format
-// (ReadCSVTable: header first, `#` comments). Errors name file:line.
-func ReadMeasuredFailures(path string) ([]MeasuredFailure, error) {
-	if strings.EqualFold(filepath.Ext(path), ".parquet") {
-		return nil, fmt.Errorf("%s: the measured table must be CSV (columns %s)", path, strings.Join(measuredColumns, ", "))
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return ParseMeasuredFailures(path, f)
-}
-
-// ParseMeasuredFailures is ReadMeasuredFailures on r; name is used in errors.
-func ParseMeasuredFailures(name string, r io.Reader) ([]MeasuredFailure, error) {
-	var out []MeasuredFailure
-	err := results.ReadCSVTable(name, r, measuredColumns, measuredColumns[:3], func(line int, cells map[string]string) error {
-		m := MeasuredFailure{LatencyMs: math.NaN(), FaultAtS: math.NaN(), Line: line, Label: cells["label"]}
-		for _, c := range []struct {
-			col      string
-			dst      *float64
-			required bool
-			positive bool
-		}{
-			{"throughput", &m.Throughput, true, false},
-			{"checkpoint_interval_s", &m.CheckpointIntervalS, true, true},
-			{"recovery_s", &m.RecoveryS, true, false},
-			{"latency_ms", &m.LatencyMs, false, false},
-			{"fault_at_s", &m.FaultAtS, false, false},
-		} {
-			cell, ok := cells[c.col]
-			if !ok || (cell == "" && !c.required) {
-				continue
-			}
-			if cell == "" {
-				return fmt.Errorf("%s: empty cell; the column is required", c.col)
-			}
-			v, err := strconv.ParseFloat(cell, 64)
-			switch {
-			case err != nil:
-				return fmt.Errorf("%s: %q is not a number", c.col, cell)
-			case math.IsNaN(v) || math.IsInf(v, 0):
-				return fmt.Errorf("%s: %q is not a finite number", c.col, cell)
-			case c.positive && v <= 0:
-				return fmt.Errorf("%s: %g must be > 0", c.col, v)
-			case v < 0:
-				return fmt.Errorf("%s: %g must be ≥ 0", c.col, v)
-			}
-			*c.dst = v
-		}
-		out = append(out, m)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
 }
 
 // Runs lists the run folders of a `streamtwin run` output folder
@@ -578,8 +503,8 @@ func medianMeanMax(xs []float64) (median, mean, maximum float64) {
 	return median, results.FiniteMean(sorted), sorted[len(sorted)-1]
 }
 
-func compareMeasured(vs []VariantEvaluation, ms []MeasuredFailure) []MeasuredComparison {
-	byCI := map[float64][]MeasuredFailure{}
+func compareMeasured(vs []VariantEvaluation, ms []results.MeasuredFailure) []MeasuredComparison {
+	byCI := map[float64][]results.MeasuredFailure{}
 	for _, m := range ms {
 		byCI[m.CheckpointIntervalS] = append(byCI[m.CheckpointIntervalS], m)
 	}
@@ -611,7 +536,7 @@ func compareMeasured(vs []VariantEvaluation, ms []MeasuredFailure) []MeasuredCom
 	return out
 }
 
-func newComparison(ci float64, ms []MeasuredFailure, idx int, v *VariantEvaluation) MeasuredComparison {
+func newComparison(ci float64, ms []results.MeasuredFailure, idx int, v *VariantEvaluation) MeasuredComparison {
 	mc := MeasuredComparison{CheckpointIntervalS: ci, MeasuredN: len(ms), measured: ms, variantIndex: idx,
 		SimMedianS: math.NaN(), SimMeanS: math.NaN(), SimLatencyMs: math.NaN()}
 	rec := make([]float64, len(ms))
@@ -636,7 +561,7 @@ func newComparison(ci float64, ms []MeasuredFailure, idx int, v *VariantEvaluati
 	return mc
 }
 
-func countOver(ms []MeasuredFailure, r float64) int {
+func countOver(ms []results.MeasuredFailure, r float64) int {
 	n := 0
 	for _, m := range ms {
 		if r > 0 && m.RecoveryS > r {

@@ -287,7 +287,7 @@ func TestEvaluateMeasured(t *testing.T) {
 	if err := os.WriteFile(path, []byte(table), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ms, err := ReadMeasuredFailures(path)
+	ms, err := results.ReadMeasured(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -323,21 +323,6 @@ func TestEvaluateMeasured(t *testing.T) {
 	} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("evaluation.md lacks %q:\n%s", want, md.String())
-		}
-	}
-}
-
-func TestReadMeasuredFailuresErrors(t *testing.T) {
-	for _, tc := range []struct{ table, want string }{
-		{"throughput,checkpoint_interval_s\n1,2\n", "m.csv:1: missing column recovery_s"},
-		{"throughput,checkpoint_interval_s,recovery_s\n1,2,3\nabc,2,3\n", `m.csv:3: throughput: "abc" is not a number`},
-		{"throughput,checkpoint_interval_s,recovery_s\n1,0,3\n", "m.csv:2: checkpoint_interval_s: 0 must be > 0"},
-		{"throughput,checkpoint_interval_s,recovery_s\n1,10,\n", "m.csv:2: recovery_s: empty cell"},
-		{"throughput,checkpoint_interval_s,recovery_s,latency\n1,10,3,4\n", `m.csv:1: unknown column "latency"`},
-	} {
-		_, err := ParseMeasuredFailures("m.csv", strings.NewReader(tc.table))
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%q: error %v, want %q", tc.table, err, tc.want)
 		}
 	}
 }

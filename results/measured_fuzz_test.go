@@ -1,4 +1,4 @@
-package calibrate
+package results
 
 import (
 	"bytes"
@@ -9,12 +9,13 @@ import (
 	"testing"
 )
 
-// FuzzParseCSV feeds arbitrary bytes to the measured-table reader as
-// ReadTable runs it (ParseCSV, then the duplicate check) (make fuzz; plain
-// go test replays the seeds and testdata/fuzz/). A table it accepts has
-// points within the physical ranges, on increasing lines, and WriteTable's
-// CSV — and its Parquet, for small tables — reads back to the same points.
-func FuzzParseCSV(f *testing.F) {
+// FuzzParseMeasuredCSV feeds arbitrary bytes to the measured-table reader
+// as ReadMeasured runs it on a .csv (make fuzz; plain go test replays the
+// seeds and testdata/fuzz/). A table it accepts has points within the
+// physical ranges, on increasing lines, and no repeated row, and
+// WriteMeasured's CSV — and its Parquet, for small tables — reads back to
+// the same points.
+func FuzzParseMeasuredCSV(f *testing.F) {
 	for _, s := range []string{
 		"throughput,checkpoint_interval_s,recovery_s\n50000,10,120\n",
 		"throughput,checkpoint_interval_s,recovery_s,latency_ms,label,fault_at_s\n2875,10,9.5,5106.2,live-1,48.4\n3140,10,13.3,,\"a, b\",\n",
@@ -30,7 +31,7 @@ func FuzzParseCSV(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
-	paths, _ := filepath.Glob("../../scenarios/measured/*.csv")
+	paths, _ := filepath.Glob("../scenarios/measured/*.csv")
 	for _, p := range paths {
 		if data, err := os.ReadFile(p); err == nil {
 			f.Add(data)
@@ -38,10 +39,7 @@ func FuzzParseCSV(f *testing.F) {
 	}
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, data []byte) {
-		pts, err := ParseCSV("fuzz.csv", bytes.NewReader(data))
-		if err == nil {
-			err = duplicates("fuzz.csv", pts)
-		}
+		pts, err := ParseMeasuredCSV("fuzz.csv", bytes.NewReader(data))
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "fuzz.csv") {
 				t.Fatalf("error does not name the file: %v", err)
@@ -52,18 +50,17 @@ func FuzzParseCSV(f *testing.F) {
 			t.Fatal("an empty table was accepted")
 		}
 		for i, p := range pts {
-			if err := p.check(); err != nil {
+			if err := p.Check(); err != nil {
 				t.Fatalf("point %d accepted out of range: %v", i, err)
 			}
 			if p.Line < 2 || i > 0 && p.Line <= pts[i-1].Line {
 				t.Fatalf("point %d at line %d after %d", i, p.Line, pts[max(i-1, 0)].Line)
 			}
 		}
-		_ = Warnings("fuzz.csv", pts)
 
-		back, err := ParseCSV("back.csv", bytes.NewReader(formatCSV(pts)))
+		back, err := ParseMeasuredCSV("back.csv", bytes.NewReader(formatMeasuredCSV(pts)))
 		if err != nil {
-			t.Fatalf("WriteTable's CSV does not read back: %v\n%s", err, formatCSV(pts))
+			t.Fatalf("WriteMeasured's CSV does not read back: %v\n%s", err, formatMeasuredCSV(pts))
 		}
 		samePoints(t, "CSV", back, pts)
 
@@ -71,18 +68,18 @@ func FuzzParseCSV(f *testing.F) {
 			return // Parquet is slower; small tables cover it
 		}
 		pq := filepath.Join(dir, "back.parquet")
-		if err := WriteTable(pq, pts); err != nil {
-			t.Fatalf("WriteTable: %v", err)
+		if err := WriteMeasured(pq, pts); err != nil {
+			t.Fatalf("WriteMeasured: %v", err)
 		}
-		back, err = ReadTable(pq)
+		back, err = ReadMeasured(pq)
 		if err != nil {
-			t.Fatalf("WriteTable's Parquet does not read back: %v", err)
+			t.Fatalf("WriteMeasured's Parquet does not read back: %v", err)
 		}
 		samePoints(t, "Parquet", back, pts)
 	})
 }
 
-func samePoints(t *testing.T, format string, got, want []Point) {
+func samePoints(t *testing.T, format string, got, want []MeasuredFailure) {
 	t.Helper()
 	if len(got) != len(want) {
 		t.Fatalf("%s round trip: %d points, want %d", format, len(got), len(want))
