@@ -136,6 +136,34 @@ func startLiveCluster(t *testing.T, cl string) {
 	})
 }
 
+// liveReplay starts a cluster (startLiveCluster; in STREAMTWIN_LIVE_DIR if
+// set) and replays scenarios/<name>.yaml on it with the extra flags, into a
+// temporary run folder or the one outEnv names (replaced, kept afterwards).
+// It returns the run folder.
+func liveReplay(t *testing.T, name, outEnv string, flags ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	cl := filepath.Join(dir, "cluster")
+	if d := os.Getenv("STREAMTWIN_LIVE_DIR"); d != "" {
+		cl = d
+	}
+	startLiveCluster(t, cl)
+	run := filepath.Join(dir, name)
+	if d := os.Getenv(outEnv); d != "" {
+		run = d
+		if err := os.RemoveAll(run); err != nil {
+			t.Fatal(err)
+		}
+	}
+	args := append([]string{"live", "run", "../../scenarios/" + name + ".yaml"}, flags...)
+	stdout, stderr, code, _ := runCLI(t, append(args, "--dir", cl, "--out", run, "--jar", "../../"+defaultJobJar)...)
+	t.Log(stdout, stderr)
+	if code != 0 {
+		t.Fatalf("live run: exit %d", code)
+	}
+	return run
+}
+
 // processesNaming lists the pids whose command line contains s.
 func processesNaming(s string) []string {
 	var pids []string
@@ -256,24 +284,7 @@ func TestLiveKhaos(t *testing.T) {
 	if os.Getenv("STREAMTWIN_LIVE") == "" {
 		t.Skip("set STREAMTWIN_LIVE=1 to start a real Flink and Kafka (make live-test)")
 	}
-	dir := t.TempDir()
-	cl := filepath.Join(dir, "cluster")
-	if d := os.Getenv("STREAMTWIN_LIVE_DIR"); d != "" {
-		cl = d
-	}
-	startLiveCluster(t, cl)
-	run := filepath.Join(dir, "live-khaos")
-	if d := os.Getenv("STREAMTWIN_LIVE_KHAOS_OUT"); d != "" {
-		run = d
-		if err := os.RemoveAll(run); err != nil {
-			t.Fatal(err)
-		}
-	}
-	stdout, stderr, code, _ := runCLI(t, "live", "run", "../../scenarios/live-khaos.yaml", "--dir", cl, "--out", run, "--jar", "../../"+defaultJobJar)
-	t.Log(stdout, stderr)
-	if code != 0 {
-		t.Fatalf("live run: exit %d", code)
-	}
+	run := liveReplay(t, "live-khaos", "STREAMTWIN_LIVE_KHAOS_OUT")
 	checkKhaosRun(t, run)
 }
 
@@ -340,24 +351,7 @@ func TestLiveSoak(t *testing.T) {
 	if os.Getenv("STREAMTWIN_LIVE_SOAK") == "" {
 		t.Skip("set STREAMTWIN_LIVE_SOAK=1 for the 11-minute soak against a real Flink and Kafka (make live-soak)")
 	}
-	dir := t.TempDir()
-	cl := filepath.Join(dir, "cluster")
-	if d := os.Getenv("STREAMTWIN_LIVE_DIR"); d != "" {
-		cl = d
-	}
-	startLiveCluster(t, cl)
-	run := filepath.Join(dir, "live-soak")
-	if d := os.Getenv("STREAMTWIN_LIVE_SOAK_OUT"); d != "" {
-		run = d
-		if err := os.RemoveAll(run); err != nil {
-			t.Fatal(err)
-		}
-	}
-	stdout, stderr, code, _ := runCLI(t, "live", "run", "../../scenarios/live-soak.yaml", "--exactly-once", "--dir", cl, "--out", run, "--jar", "../../"+defaultJobJar)
-	t.Log(stdout, stderr)
-	if code != 0 {
-		t.Fatalf("live run: exit %d", code)
-	}
+	run := liveReplay(t, "live-soak", "STREAMTWIN_LIVE_SOAK_OUT", "--exactly-once")
 	sum, err := results.ReadSummary(run)
 	if err != nil {
 		t.Fatal(err)
