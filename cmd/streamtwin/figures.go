@@ -14,6 +14,43 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
+func plotCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "plot",
+		Usage:     "draw a run's figure (figure.png and figure.svg in the run folder)",
+		ArgsUsage: "RUN_DIR",
+		Description: "RUN_DIR is a folder written by `streamtwin run`; for a scenario with variants,\n" +
+			"give the parent folder to plot every variant.",
+		Subcommands: figureCommands(),
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return badInput(fmt.Errorf("plot needs one run folder, e.g. streamtwin plot runs/demo"))
+			}
+			dir := c.Args().First()
+			dirs := []string{dir}
+			if !exists(filepath.Join(dir, "timeseries.parquet")) {
+				subs, _ := filepath.Glob(filepath.Join(dir, "*", "timeseries.parquet"))
+				if len(subs) == 0 {
+					return badInput(fmt.Errorf("%s holds no run (no timeseries.parquet); run a scenario first", dir))
+				}
+				dirs = dirs[:0]
+				for _, s := range subs {
+					dirs = append(dirs, filepath.Dir(s))
+				}
+			}
+			for _, d := range dirs {
+				png, svg, err := figures.PlotRun(d)
+				if err != nil {
+					return err
+				}
+				fmt.Println(png)
+				fmt.Println(svg)
+			}
+			return nil
+		},
+	}
+}
+
 // figureCommands are the comparison figures, listed under `plot`: sweep
 // lines and heat maps from runs.parquet, latency distributions and time
 // panels from several run folders. Each writes BASE.png, BASE.svg and
