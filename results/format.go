@@ -1,0 +1,178 @@
+package results
+
+import (
+	"math"
+	"reflect"
+	"strconv"
+	"strings"
+)
+
+// The one number format of every printed table (results summarize,
+// compare, results cat, evaluate and evaluation.md). Files (Parquet, JSON,
+// CSV) keep full precision; this is only what people read.
+//
+//   - 4 significant digits, in plain decimal notation, never an exponent:
+//     0.01235, 1.500, 123.5, 8,514, 21,357 (the integer part is always
+//     written out in full, so large values keep more than 4 digits);
+//   - thousands separated by commas: 367,308,140;
+//   - counts (records, offsets, lag, faults, violations…, see IsCount) as
+//     whole numbers: 5.96e-08 records is 0, 367308139.53 is 367,308,140;
+//   - noise shown as 0: a value whose magnitude is below ZeroTolerance
+//     times the scale it is read against (its column, or its figure's
+//     magnitude), or that needs more than MaxDecimals decimals;
+//   - NaN as "–", infinities as "inf" and "-inf".
+const (
+	SignificantDigits = 4
+	// MaxDecimals bounds the decimals: figures are in s, ms, records,
+	// records/s or fractions, where a millionth is below anything measured.
+	MaxDecimals = 6
+	// ZeroTolerance: |x| < ZeroTolerance·scale is floating-point noise of a
+	// quantity of that scale (a std of 3e-10 on a mean of 80) and shows as 0.
+	ZeroTolerance = 1e-9
+	// NoValue is how a table shows NaN (nothing to report).
+	NoValue = "–"
+)
+
+// FormatNumber formats x by the table rule above; scale is the magnitude x
+// is read against (e.g. the largest |value| of its column), 0 for none.
+func FormatNumber(x, scale float64) string {
+	if s, special := formatSpecial(x); special {
+		return s
+	}
+	if x == 0 || math.Abs(x) < ZeroTolerance*math.Abs(scale) {
+		return "0"
+	}
+	// The digits of x rounded to 4 significant digits decide the decimals,
+	// so 9999.7 counts as 10,000.
+	r, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'g', SignificantDigits, 64), 64)
+	intDigits := int(math.Floor(math.Log10(math.Abs(r)))) + 1
+	decimals := min(max(SignificantDigits-intDigits, 0), MaxDecimals)
+	s := strconv.FormatFloat(x, 'f', decimals, 64)
+	if strings.Trim(s, "-0.") == "" { // rounds to 0 at MaxDecimals
+		return "0"
+	}
+	return groupThousands(s)
+}
+
+// FormatCount formats a count (records, offsets, events) as a whole number
+// with thousands separators; the fluid model's fractional records round.
+func FormatCount(x float64) string {
+	if s, special := formatSpecial(x); special {
+		return s
+	}
+	return groupThousands(strconv.FormatFloat(math.Round(x), 'f', 0, 64))
+}
+
+// FormatSigned is FormatNumber with an explicit "+" on positive values, for
+// differences; a difference that shows as 0 has no sign.
+func FormatSigned(x, scale float64) string {
+	return signed(FormatNumber(x, scale))
+}
+
+// FormatSignedCount is FormatCount with an explicit "+" on positive values.
+func FormatSignedCount(x float64) string { return signed(FormatCount(x)) }
+
+func signed(s string) string {
+	if s == "0" || s == NoValue || strings.HasPrefix(s, "-") || strings.HasPrefix(s, "inf") {
+		if s == "inf" {
+			return "+inf"
+		}
+		return s
+	}
+	return "+" + s
+}
+
+// FormatFigure formats the value of a figure or column: a count (IsCount)
+// as a whole number, anything else by FormatNumber.
+func FormatFigure(name string, x, scale float64) string {
+	if IsCount(name) {
+		return FormatCount(x)
+	}
+	return FormatNumber(x, scale)
+}
+
+// Scale is the largest finite |x| of xs: the scale a column is read
+// against. 0 for no finite values.
+func Scale(xs ...float64) float64 {
+	s := 0.0
+	for _, x := range xs {
+		if !math.IsNaN(x) && !math.IsInf(x, 0) {
+			s = max(s, math.Abs(x))
+		}
+	}
+	return s
+}
+
+func formatSpecial(x float64) (string, bool) {
+	switch {
+	case math.IsNaN(x):
+		return NoValue, true
+	case math.IsInf(x, 1):
+		return "inf", true
+	case math.IsInf(x, -1):
+		return "-inf", true
+	}
+	return "", false
+}
+
+// groupThousands puts a comma between each group of three digits of the
+// integer part of a plain decimal number ("-1234567.5" → "-1,234,567.5").
+func groupThousands(s string) string {
+	sign := ""
+	if strings.HasPrefix(s, "-") {
+		sign, s = "-", s[1:]
+	}
+	intPart, frac, hasFrac := strings.Cut(s, ".")
+	if len(intPart) <= 3 {
+		return sign + s
+	}
+	var b strings.Builder
+	b.WriteString(sign)
+	head := len(intPart) % 3
+	if head > 0 {
+		b.WriteString(intPart[:head])
+	}
+	for i := head; i < len(intPart); i += 3 {
+		if b.Len() > len(sign) {
+			b.WriteByte(',')
+		}
+		b.WriteString(intPart[i : i+3])
+	}
+	if hasFrac {
+		b.WriteString("." + frac)
+	}
+	return b.String()
+}
+
+// countNames are the figures and columns that count records or offsets.
+// The fluid model computes them as float64 (fractions of records); tables
+// show them as whole numbers. Integer figures of Summary (faults,
+// checkpoints, violations…) are counts too (see IsCount).
+var countNames = map[string]bool{
+	"records_in": true, "records_processed": true, "records_replayed": true,
+	"final_lag": true, "lag_max": true,
+	"lag": true, "end_offset": true, "committed_offset": true,
+}
+
+// intFigures are the figures of Summary held in integer fields.
+var intFigures = func() map[string]bool {
+	m := map[string]bool{}
+	var walk func(prefix string, t reflect.Type)
+	walk = func(prefix string, t reflect.Type) {
+		for i := range t.NumField() {
+			f := t.Field(i)
+			switch name := prefix + jsonName(f); f.Type.Kind() {
+			case reflect.Struct:
+				walk(name+"_", f.Type)
+			case reflect.Int:
+				m[name] = true
+			}
+		}
+	}
+	walk("", reflect.TypeOf(Summary{}))
+	return m
+}()
+
+// IsCount reports whether the figure or column name counts something
+// (records, offsets, faults, checkpoints, violations): whole numbers.
+func IsCount(name string) bool { return countNames[name] || intFigures[name] }

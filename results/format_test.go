@@ -1,0 +1,99 @@
+package results_test
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/streamtwin/streamtwin/results"
+)
+
+func TestFormatNumber(t *testing.T) {
+	cases := []struct {
+		x, scale float64
+		want     string
+	}{
+		{0, 0, "0"},
+		{21357.3, 0, "21,357"},     // the integer part is written out in full
+		{8514.2, 0, "8,514"},       // the same style as 21,357, never 2.136e+04
+		{9999.7, 0, "10,000"},      // rounding to 4 digits first
+		{123.456, 0, "123.5"},      // 4 significant digits
+		{160, 0, "160.0"},          // trailing zeros kept: decimals line up
+		{1.5, 0, "1.500"},          //
+		{0.012345, 0, "0.01235"},   // small values in plain notation
+		{0.0000123, 0, "0.000012"}, // at most MaxDecimals decimals
+		{2.901e-10, 0, "0"},        // noise without a scale: beyond MaxDecimals
+		{2.901e-10, 80, "0"},       // noise against its scale (a std on a mean of 80)
+		{2e-8, 1e9, "0"},           // below 1e-9 × scale
+		{0.5, 1e8, "0.5000"},       // above it
+		{-6780.4, 0, "-6,780"},     //
+		{-0.00000001, 0, "0"},      // no "-0"
+		{367308139.53, 0, "367,308,140"},
+		{1234567.125, 0, "1,234,567"},
+		{math.NaN(), 0, results.NoValue},
+		{math.Inf(1), 0, "inf"},
+		{math.Inf(-1), 0, "-inf"},
+	}
+	for _, c := range cases {
+		if got := results.FormatNumber(c.x, c.scale); got != c.want {
+			t.Errorf("FormatNumber(%g, %g) = %q, want %q", c.x, c.scale, got, c.want)
+		}
+	}
+}
+
+func TestFormatCountAndSigned(t *testing.T) {
+	cases := []struct {
+		got, want string
+	}{
+		{results.FormatCount(367308139.53), "367,308,140"},
+		{results.FormatCount(5.96e-08), "0"},
+		{results.FormatCount(-1500), "-1,500"},
+		{results.FormatCount(999), "999"},
+		{results.FormatCount(math.NaN()), results.NoValue},
+		{results.FormatSigned(12, 0), "+12.00"},
+		{results.FormatSigned(-0.25, 0), "-0.2500"},
+		{results.FormatSigned(5.96e-08, 0), "0"},
+		{results.FormatSigned(math.Inf(1), 0), "+inf"},
+		{results.FormatSignedCount(12), "+12"},
+		{results.FormatSignedCount(0.4), "0"},
+		{results.FormatFigure("records_in", 367308139.53, 0), "367,308,140"},
+		{results.FormatFigure("qos_recovery_violations", 2, 0), "2"},
+		{results.FormatFigure("final_lag", 5.96e-08, 0), "0"},
+		{results.FormatFigure("latency_p99_ms", 1234.5678, 0), "1,235"},
+	}
+	for i, c := range cases {
+		if c.got != c.want {
+			t.Errorf("case %d: got %q, want %q", i, c.got, c.want)
+		}
+	}
+}
+
+func TestIsCount(t *testing.T) {
+	for name, want := range map[string]bool{
+		"records_in": true, "lag": true, "end_offset": true, "faults": true, "checkpoints_completed": true,
+		"qos_recovery_violations": true, "qos_latency_violation_seconds": true,
+		"latency_p99_ms": false, "throughput_mean": false, "recovery_mean_s": false, "qos_latency_bound_ms": false,
+	} {
+		if got := results.IsCount(name); got != want {
+			t.Errorf("IsCount(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
+// Every printed table formats its numbers the same way: 4 significant
+// digits, thousands separated, counts whole, noise as 0, no exponents.
+func ExampleFormatNumber() {
+	scale := results.Scale(21357.3, 8514.2, 2.901e-10)
+	for _, x := range []float64{21357.3, 8514.2, 2.901e-10, 0.012345} {
+		fmt.Println(results.FormatNumber(x, scale))
+	}
+	fmt.Println(results.FormatCount(367308139.53))
+	fmt.Println(results.FormatSigned(-0.25, 0))
+	// Output:
+	// 21,357
+	// 8,514
+	// 0
+	// 0.01235
+	// 367,308,140
+	// -0.2500
+}
