@@ -19,7 +19,7 @@ type FigureStat struct {
 	N      int
 	Mean   float64
 	Std    float64 // sample standard deviation (n − 1)
-	CILow  float64 // 95 % confidence interval of the mean (Student t)
+	CILow  float64 // 95 % confidence interval of the mean (Student t), clamped at 0 (CIBounds)
 	CIHigh float64
 	Min    float64
 	Max    float64
@@ -32,6 +32,14 @@ type FigureStat struct {
 // half and std are 0 (a caller that must show "no interval" tests n); for no
 // values everything is NaN. Values are not filtered: collect them with
 // AppendFinite or FiniteValues.
+//
+// The interval is symmetric, mean ± half. For a quantity that cannot be
+// negative (latency, recovery time, lag, counts, rates: every summary
+// figure) turn it into bounds with CIBounds(mean, half, true), which clamps
+// the lower bound at 0: with few, skewed replications the t interval can
+// reach below 0, where no value lies. Clamping keeps the interval's upper
+// bound and coverage as they are (a log-normal or bootstrap interval would
+// change both, and fails on zeros).
 func MeanCI(xs []float64) (mean, half, std float64) {
 	if len(xs) == 0 {
 		nan := math.NaN()
@@ -44,6 +52,17 @@ func MeanCI(xs []float64) (mean, half, std float64) {
 	std = stat.StdDev(xs, nil)
 	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(len(xs) - 1)}.Quantile(0.975)
 	return mean, t * std / math.Sqrt(float64(len(xs))), std
+}
+
+// CIBounds are the bounds of the interval mean ± half of MeanCI; for a
+// nonNegative quantity the lower bound is clamped at 0 (and so is the upper
+// one, should the mean itself be below 0 through rounding).
+func CIBounds(mean, half float64, nonNegative bool) (low, high float64) {
+	low, high = mean-half, mean+half
+	if nonNegative {
+		low, high = max(low, 0), max(high, 0)
+	}
+	return low, high
 }
 
 // SummarizeRuns groups the rows of a runs table by the given parameter
@@ -91,6 +110,9 @@ func SummarizeRuns(t *Table, by []string) ([]FigureStat, error) {
 				continue
 			}
 			mean, half, std := MeanCI(xs)
+			// Every figure of a summary is ≥ 0 (durations, latencies,
+			// counts, rates, fractions), so its interval is clamped at 0.
+			ciLow, ciHigh := CIBounds(mean, half, true)
 			lo, hi := xs[0], xs[0]
 			for _, x := range xs {
 				lo, hi = math.Min(lo, x), math.Max(hi, x)
@@ -100,7 +122,7 @@ func SummarizeRuns(t *Table, by []string) ([]FigureStat, error) {
 				group = strings.Split(k, "\x00")
 			}
 			out = append(out, FigureStat{Group: group, Figure: f, N: len(xs), Mean: mean, Std: std,
-				CILow: mean - half, CIHigh: mean + half, Min: lo, Max: hi})
+				CILow: ciLow, CIHigh: ciHigh, Min: lo, Max: hi})
 		}
 	}
 	return out, nil

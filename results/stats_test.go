@@ -91,3 +91,38 @@ func TestMeanCI(t *testing.T) {
 		t.Errorf("MeanCI(no values) = %g ± %g (std %g), want NaN", m, h, s)
 	}
 }
+
+// TestCIBounds: a non-negative quantity's interval never reaches below 0
+// (a latency of 1 ms and 20 000 ms over two replications has a t interval
+// of about −117 000 ms to 127 000 ms); any other keeps mean ± half.
+func TestCIBounds(t *testing.T) {
+	m, h, _ := MeanCI([]float64{1, 20000})
+	if m-h >= 0 {
+		t.Fatalf("the case does not test anything: mean %g ± %g", m, h)
+	}
+	cases := []struct {
+		name              string
+		mean, half        float64
+		nonNegative       bool
+		wantLow, wantHigh float64
+	}{
+		{"skewed latency clamped", m, h, true, 0, m + h},
+		{"signed quantity kept", m, h, false, m - h, m + h},
+		{"interval above 0 untouched", 10, 2, true, 8, 12},
+		{"no interval", 7, 0, true, 7, 7},
+	}
+	for _, c := range cases {
+		lo, hi := CIBounds(c.mean, c.half, c.nonNegative)
+		if lo != c.wantLow || hi != c.wantHigh {
+			t.Errorf("%s: CIBounds(%g, %g, %v) = [%g, %g], want [%g, %g]", c.name, c.mean, c.half, c.nonNegative, lo, hi, c.wantLow, c.wantHigh)
+		}
+	}
+	table := &Table{Rows: 2, Names: []string{"latency_p99_ms"}, Floats: map[string][]float64{"latency_p99_ms": {1, 20000}}}
+	stats, err := SummarizeRuns(table, nil)
+	if err != nil || len(stats) != 1 {
+		t.Fatalf("SummarizeRuns: %v, %d stats", err, len(stats))
+	}
+	if stats[0].CILow != 0 {
+		t.Errorf("SummarizeRuns: latency ci95_low = %g, want 0 (clamped)", stats[0].CILow)
+	}
+}
