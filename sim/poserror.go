@@ -51,7 +51,8 @@ func (ps Problems) Error() string {
 //     field.
 //   - A go-yaml error (syntax, unknown field, a value of the wrong type) is
 //     at its token's line, in the field that token belongs to, with the
-//     message alone (YAMLMessage).
+//     message alone (YAMLMessage; an unknown field from DecodeStrict comes
+//     with the nearest known one).
 //   - Anything else is at line 1.
 func YAMLProblem(path string, file *ast.File, err error) Problem {
 	var pe *PosError
@@ -73,8 +74,13 @@ func YAMLProblem(path string, file *ast.File, err error) Problem {
 // YAMLMessage is the message of a go-yaml error without its position, the
 // source excerpt and Go type names (cannot unmarshal string into int); other
 // errors are their Error(). It is for a YAML error reported inside another
-// message, e.g. of a value given on the command line.
+// message, e.g. of a value given on the command line. An UnknownFieldError
+// (from DecodeStrict) suggests the nearest known field.
 func YAMLMessage(err error) string {
+	var uf *UnknownFieldError
+	if errors.As(err, &uf) {
+		return uf.Message()
+	}
 	var ye yaml.Error
 	if !errors.As(err, &ye) {
 		return err.Error()
