@@ -351,7 +351,7 @@ func (t Tolerance) Within(a, b float64) bool {
 func (t Tolerance) String() string {
 	s := "±" + strconv.FormatFloat(t.Rel*100, 'g', 4, 64) + "%"
 	if t.Abs > 0 {
-		s += " or " + strconv.FormatFloat(t.Abs, 'g', 4, 64)
+		s += " or " + results.FormatNumber(t.Abs, 0)
 	}
 	return s
 }
@@ -731,15 +731,17 @@ func (c *Comparison) WriteTable(w io.Writer, all, strict bool) error {
 			continue
 		}
 		row := []string{d.Run, d.Figure, "-", "-", "", "", "", st}
+		// A, B and B − A are read against the figure's magnitude, so the
+		// float noise of a record count (a final_lag of 6e-08) shows as 0.
+		scale := results.Scale(d.A, d.B)
 		if d.InA {
-			row[2] = fmtFigure(d.A)
+			row[2] = results.FormatFigure(d.Figure, d.A, scale)
 		}
 		if d.InB {
-			row[3] = fmtFigure(d.B)
+			row[3] = results.FormatFigure(d.Figure, d.B, scale)
 		}
 		if d.InA && d.InB {
-			row[4] = fmtSigned(d.Abs)
-			row[5] = fmtSigned(d.Rel*100) + "%"
+			row[4], row[5] = diffCells(d, scale)
 			row[6] = d.Tol.String()
 		}
 		rows = append(rows, row)
@@ -767,20 +769,22 @@ func plural(n int, what string) string {
 	return fmt.Sprintf("%d %ss", n, what)
 }
 
-func fmtFigure(x float64) string { return strconv.FormatFloat(x, 'g', 10, 64) }
-
-func fmtSigned(x float64) string {
+// diffCells are the B−A and REL cells of a figure. A change from 0 has no
+// relative size: REL is "–" and B−A says it all; a change that shows as 0
+// is 0%, whatever its relative size in floating point.
+func diffCells(d FigureDiff, scale float64) (abs, rel string) {
+	if results.IsCount(d.Figure) {
+		abs = results.FormatSignedCount(d.Abs)
+	} else {
+		abs = results.FormatSigned(d.Abs, scale)
+	}
 	switch {
-	case math.IsNaN(x):
-		return "NaN"
-	case x == 0:
-		return "0"
+	case abs == "0":
+		return abs, "0%"
+	case math.IsNaN(d.Rel) || math.IsInf(d.Rel, 0):
+		return abs, results.NoValue
 	}
-	s := strconv.FormatFloat(x, 'g', 3, 64)
-	if x >= 0 && !strings.HasPrefix(s, "+") {
-		s = "+" + s
-	}
-	return s
+	return abs, results.FormatSigned(d.Rel*100, 0) + "%"
 }
 
 // Reference is a regression reference file: the summaries of every run of

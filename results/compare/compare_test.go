@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -492,5 +493,38 @@ func TestReferenceRoundTrip(t *testing.T) {
 	cmp, err = Compare(ref, one, Tolerances{Default: Tolerance{Rel: 1e-9}})
 	if err != nil || cmp.Beyond != 0 || strings.Join(cmp.RunsOnlyA, ",") != "fast" {
 		t.Errorf("one variant against the reference: %v %+v", err, cmp)
+	}
+}
+
+// TestWriteTableNumbers: a change from 0 has no relative size (no ±Inf%),
+// the float noise of a record count shows as 0, and no number is in
+// exponent notation.
+func TestWriteTableNumbers(t *testing.T) {
+	a, b := realSummary(t), realSummary(t)
+	a.FinalLag, b.FinalLag = 0, 5.960464478e-08
+	a.CheckpointsFailed, b.CheckpointsFailed = 0, 12
+	a.LatencyP99Ms, b.LatencyP99Ms = 21357.3, 8514.2
+	cmp, err := Compare(singleSet(t, a), singleSet(t, b), DefaultTolerances())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	if err := cmp.WriteTable(&out, true, false); err != nil {
+		t.Fatal(err)
+	}
+	table := out.String()
+	for _, bad := range []string{"Inf", "NaN", "e-0", "e+0", "e-1", "e+1"} {
+		if strings.Contains(table, bad) {
+			t.Errorf("table holds %q:\n%s", bad, table)
+		}
+	}
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`final_lag +0 +0 +0 +0% `),
+		regexp.MustCompile(`checkpoints_failed +0 +12 +\+12 +– `),
+		regexp.MustCompile(`latency_p99_ms +21,357 +8,514 +-12,843 +-60\.13% `),
+	} {
+		if !want.MatchString(table) {
+			t.Errorf("table has no line matching %s:\n%s", want, table)
+		}
 	}
 }

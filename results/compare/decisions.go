@@ -95,7 +95,7 @@ func WriteDecisionTable(w io.Writer, a, b []Decision, ciA, ciB []CIStep, labelA,
 		if i >= len(ds) {
 			return "–", "none", "–"
 		}
-		return short(ds[i].TimeS), ds[i].Kind, decisionValue(ds[i])
+		return clock(ds[i].TimeS), ds[i].Kind, decisionValue(ds[i])
 	}
 	for i := range n {
 		ta, ka, va := cells(a, i)
@@ -134,7 +134,7 @@ func WriteDecisionTable(w io.Writer, a, b []Decision, ciA, ciB []CIStep, labelA,
 		for i := range n {
 			dt = max(dt, math.Abs(b[i].TimeS-a[i].TimeS))
 		}
-		fmt.Fprintf(&sb, "no divergence: %d decisions agree in kind and value; largest time difference %s s\n", n, short(dt))
+		fmt.Fprintf(&sb, "no divergence: %d decisions agree in kind and value; largest time difference %s s\n", n, clock(dt))
 	}
 	for _, t := range []struct {
 		name  string
@@ -145,7 +145,7 @@ func WriteDecisionTable(w io.Writer, a, b []Decision, ciA, ciB []CIStep, labelA,
 			parts = parts[:0]
 		}
 		for _, s := range t.steps {
-			parts = append(parts, fmt.Sprintf("%g s from %s s", s.IntervalS, short(s.FromS)))
+			parts = append(parts, fmt.Sprintf("%g s from %s s", s.IntervalS, clock(s.FromS)))
 		}
 		fmt.Fprintf(&sb, "CI timeline %s: %s\n", t.name, strings.Join(parts, ", "))
 	}
@@ -193,7 +193,7 @@ func describe(ds []Decision, i int) string {
 	if v := decisionValue(d); v != "–" {
 		s += " " + v
 	}
-	s += " at " + short(d.TimeS) + " s"
+	s += " at " + clock(d.TimeS) + " s"
 	if d.Rejected {
 		s += " (rejected)"
 	}

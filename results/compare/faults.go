@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/streamtwin/streamtwin/results"
@@ -84,39 +85,43 @@ func FaultOutcomes(dir string) ([]FaultOutcome, error) {
 // order, with B's relative difference per figure.
 func WriteFaultTable(w io.Writer, a, b []FaultOutcome, nameA, nameB string) error {
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "per fault (%s → %s)\n", nameA, nameB)
-	fmt.Fprintf(&sb, "%-3s %-17s %-26s %-26s %-26s\n", "#", "at (s)", "recovery (s; >: unrecovered)", "lag peak (records)", "latency p99 max (ms)")
-	rel := func(x, y float64) string {
-		if math.IsNaN(x) || math.IsNaN(y) || x == 0 {
-			return "   –"
+	fmt.Fprintf(&sb, "per fault (%s → %s); recovery >: unrecovered, its censored time\n", nameA, nameB)
+	rows := [][]string{{"#", "at A (s)", "at B (s)", "recovery A (s)", "recovery B (s)", "rel",
+		"lag peak A", "lag peak B", "rel", "latency p99 max A (ms)", "latency p99 max B (ms)", "rel"}}
+	// an unrecovered fault shows its censored time, ">1,200"
+	recovery := func(f FaultOutcome) string {
+		if !math.IsNaN(f.UnrecoveredS) {
+			return ">" + short(f.UnrecoveredS)
 		}
-		return fmt.Sprintf("%+5.1f%%", 100*(y-x)/x)
-	}
-	pair := func(x, y float64) string {
-		return fmt.Sprintf("%8s %8s %s", short(x), short(y), rel(x, y))
-	}
-	// an unrecovered fault shows its censored time, ">1200.0"
-	recovery := func(x, y FaultOutcome) string {
-		sx, sy := short(x.RecoveryS), short(y.RecoveryS)
-		if !math.IsNaN(x.UnrecoveredS) {
-			sx = ">" + short(x.UnrecoveredS)
-		}
-		if !math.IsNaN(y.UnrecoveredS) {
-			sy = ">" + short(y.UnrecoveredS)
-		}
-		return fmt.Sprintf("%8s %8s %s", sx, sy, rel(x.RecoveryS, y.RecoveryS))
+		return short(f.RecoveryS)
 	}
 	n := max(len(a), len(b))
 	for i := 0; i < n; i++ {
 		x, y := pick(a, i), pick(b, i)
-		fmt.Fprintf(&sb, "%-3d %-17s %-26s %-26s %-26s\n", i+1, short(x.AtS)+" / "+short(y.AtS),
-			recovery(x, y), pair(x.LagPeak, y.LagPeak), pair(x.LatencyP99MaxMs, y.LatencyP99MaxMs))
+		rows = append(rows, []string{strconv.Itoa(i + 1), clock(x.AtS), clock(y.AtS),
+			recovery(x), recovery(y), relChange(x.RecoveryS, y.RecoveryS),
+			results.FormatCount(x.LagPeak), results.FormatCount(y.LagPeak), relChange(x.LagPeak, y.LagPeak),
+			short(x.LatencyP99MaxMs), short(y.LatencyP99MaxMs), relChange(x.LatencyP99MaxMs, y.LatencyP99MaxMs)})
 	}
+	right := make([]bool, len(rows[0]))
+	for i := range right {
+		right[i] = true
+	}
+	results.WriteAligned(&sb, rows, right)
 	if len(a) != len(b) {
 		fmt.Fprintf(&sb, "%s has %d faults, %s %d\n", nameA, len(a), nameB, len(b))
 	}
 	_, err := io.WriteString(w, sb.String())
 	return err
+}
+
+// relChange is (y − x)/|x| in percent by the table format; "–" when there
+// is no baseline to be relative to (x is 0, or either is missing).
+func relChange(x, y float64) string {
+	if math.IsNaN(x) || math.IsNaN(y) || x == 0 {
+		return results.NoValue
+	}
+	return results.FormatSigned(100*(y-x)/math.Abs(x), 0) + "%"
 }
 
 func pick(fs []FaultOutcome, i int) FaultOutcome {
@@ -127,14 +132,14 @@ func pick(fs []FaultOutcome, i int) FaultOutcome {
 	return FaultOutcome{nan, nan, nan, nan, nan, nan}
 }
 
-func short(v float64) string {
-	switch {
-	case math.IsNaN(v):
-		return "–"
-	case math.Abs(v) >= 1e6:
-		return fmt.Sprintf("%.3gM", v/1e6)
-	case math.Abs(v) >= 1e4:
-		return fmt.Sprintf("%.1fk", v/1e3)
+// short is a duration or latency by the one table format.
+func short(v float64) string { return results.FormatNumber(v, 0) }
+
+// clock is a time in the run (s) to 0.1 s, the resolution of its events: a
+// timestamp, not a measured quantity.
+func clock(v float64) string {
+	if math.IsNaN(v) {
+		return results.NoValue
 	}
-	return fmt.Sprintf("%.1f", v)
+	return strconv.FormatFloat(v, 'f', 1, 64)
 }
