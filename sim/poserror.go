@@ -1,8 +1,10 @@
 package sim
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -88,10 +90,31 @@ func YAMLMessage(err error) string {
 	msg := ye.GetMessage()
 	if i := strings.Index(msg, " into Go struct field "); i >= 0 {
 		if j := strings.LastIndex(msg, " of type "); j > i {
-			return msg[:i] + " into " + strings.TrimPrefix(msg[j:], " of type ")
+			msg = msg[:i] + " into " + strings.TrimPrefix(msg[j:], " of type ")
 		}
 	}
-	return msg
+	return collectionForValue(msg)
+}
+
+// goCollection matches go-yaml's complaint about a list or mapping decoded
+// into a Go type, e.g. cannot unmarshal []interface {} into string.
+var goCollection = regexp.MustCompile(`^cannot unmarshal (map\[string\]interface \{\}|\[\]interface \{\}) into (.+)$`)
+
+// collectionForValue says "expected a single value (int), got a mapping"
+// for a list or mapping where a scalar belongs, in the words scalar uses.
+func collectionForValue(msg string) string {
+	m := goCollection.FindStringSubmatch(msg)
+	if m == nil {
+		return msg
+	}
+	got := "a mapping"
+	if strings.HasPrefix(m[1], "[]") {
+		got = "a list"
+	}
+	if strings.ContainsAny(m[2], "[]{}.*") { // a Go collection or struct, not a value
+		return fmt.Sprintf("cannot use %s here (%s expected)", got, m[2])
+	}
+	return fmt.Sprintf("expected a single value (%s), got %s", m[2], got)
 }
 
 // pathOfToken finds the YAML path of the node that owns tk.
@@ -107,6 +130,10 @@ func pathOfToken(file *ast.File, tk *token.Token) string {
 		}
 		switch n := n.(type) {
 		case *ast.MappingNode:
+			if n.GetToken() == tk { // a mapping where something else belongs
+				found = n.GetPath()
+				return
+			}
 			for _, kv := range n.Values {
 				if kv.Key.GetToken() == tk {
 					found = kv.Value.GetPath()
@@ -118,6 +145,10 @@ func pathOfToken(file *ast.File, tk *token.Token) string {
 				walk(kv.Value)
 			}
 		case *ast.SequenceNode:
+			if n.GetToken() == tk {
+				found = n.GetPath()
+				return
+			}
 			for _, v := range n.Values {
 				walk(v)
 			}
@@ -199,7 +230,8 @@ func scalar(node ast.Node) (string, error) {
 	case *ast.NullNode:
 		return "", posErr(node, fmt.Errorf("value is missing"))
 	}
-	return "", posErr(node, fmt.Errorf("expected a single value, got %s", node.Type()))
+	got := map[ast.NodeType]string{ast.SequenceType: "a list", ast.MappingType: "a mapping"}[node.Type()]
+	return "", posErr(node, fmt.Errorf("expected a single value, got %s", cmp.Or(got, node.Type().String())))
 }
 
 func posErr(node ast.Node, err error) error {

@@ -62,7 +62,7 @@ func CheckFieldPath(t reflect.Type, path string) error {
 	for _, part := range strings.Split(path, ".") {
 		key, _, _ := strings.Cut(part, "[")
 		known, ok := KnownFields(t, keys)
-		if !ok {
+		if !ok || key == "" { // a malformed path is for the caller to report
 			return nil
 		}
 		if !slices.Contains(known, key) {

@@ -4,12 +4,13 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 
-	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
 	"github.com/streamtwin/streamtwin/models/flink"
@@ -137,22 +138,44 @@ func decode(path string, data []byte, variant int, sets []Set) (Scenario, *ast.F
 		return Scenario{}, nil, Problems{{File: path, Line: sim.LineOf(file, "policy.profile"), Field: "policy.profile", Msg: err.Error()}}
 	}
 	for _, set := range sets {
+		if err := sim.CheckFieldPath(reflect.TypeOf(Scenario{}), set.Path); err != nil {
+			return Scenario{}, nil, &SetError{Path: set.Path, Err: err}
+		}
 		if err := setPath(root, set.Path, set.Value); err != nil {
 			return Scenario{}, nil, &SetError{Path: set.Path, Err: err}
 		}
 	}
 	sc := Default()
 	if err := nodeToValue(root, &sc); err != nil {
-		return Scenario{}, nil, Problems{sim.YAMLProblem(path, file, err)}
+		return Scenario{}, nil, ofSets(Problems{sim.YAMLProblem(path, file, err)}, sets)
 	}
 	sc.Name = cmp.Or(sc.Name, strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)))
+	missing := map[string]string{}
 	if sc.Workload != nil {
-		resolveFiles(sc.Workload, filepath.Dir(path))
+		resolveFiles(sc.Workload, filepath.Dir(path), "workload", missing)
 	}
-	if ps := validate(path, file, &sc); len(ps) > 0 {
-		return Scenario{}, nil, ps
+	if ps := validate(path, file, &sc, missing); len(ps) > 0 {
+		return Scenario{}, nil, ofSets(ps, sets)
 	}
 	return sc, file, nil
+}
+
+// ofSets returns the first problem in the value of a set as a SetError:
+// its line would be of the scratch document the value was parsed in, and
+// the value came from the caller (a sweep parameter), not the file.
+// Problems elsewhere, even if a set caused them, stay in the file.
+func ofSets(ps Problems, sets []Set) error {
+	for _, p := range ps {
+		for _, s := range sets {
+			if p.Field == s.Path {
+				return &SetError{Path: s.Path, Err: fmt.Errorf("value %s: %s", s.Value, p.Msg)}
+			}
+			if rest, ok := strings.CutPrefix(p.Field, s.Path); ok && (rest[0] == '.' || rest[0] == '[') {
+				return &SetError{Path: s.Path, Err: fmt.Errorf("value %s: %s: %s", s.Value, p.Field, p.Msg)}
+			}
+		}
+	}
+	return ps
 }
 
 // mergeInto overlays kv on m: mappings merge key by key, operator lists
@@ -281,17 +304,35 @@ func resolveProfile(root *ast.MappingNode, dir string) error {
 	return nil
 }
 
-// resolveFiles makes trace paths relative to the scenario file's folder.
-func resolveFiles(w *workloads.Config, dir string) {
-	if w.File != "" && !filepath.IsAbs(w.File) {
-		w.File = filepath.Join(dir, w.File)
+// resolveFiles makes trace paths relative to the scenario file's folder
+// and notes, by field, those that are not there: a missing file says which
+// field named it and where it was looked for.
+func resolveFiles(w *workloads.Config, dir, field string, missing map[string]string) {
+	if w.File != "" {
+		given := w.File
+		if !filepath.IsAbs(w.File) {
+			w.File = filepath.Join(dir, w.File)
+		}
+		if _, err := os.Stat(w.File); errors.Is(err, fs.ErrNotExist) {
+			missing[field+".file"] = notFound(given, w.File, "scenario")
+		}
 	}
 	for i := range w.Segments {
-		resolveFiles(&w.Segments[i].Config, dir)
+		resolveFiles(&w.Segments[i].Config, dir, fmt.Sprintf("%s.segments[%d]", field, i), missing)
 	}
 }
 
-// nodeToValue is yaml.NodeToValue, strict, with a decoder panic turned into
+// notFound says that a file named in a YAML file (of kind scenario or
+// sweep) is not there, and where it was looked for when that differs.
+func notFound(given, resolved, kind string) string {
+	if given == resolved {
+		return fmt.Sprintf("file %s not found (paths are relative to the %s file's folder)", given, kind)
+	}
+	return fmt.Sprintf("file %s not found: no %s (paths are relative to the %s file's folder)", given, resolved, kind)
+}
+
+// nodeToValue is sim.DecodeStrict (strict, unknown keys with a suggestion)
+// with a decoder panic turned into
 // an error: goccy/go-yaml v1.19.2 panics on a tagged scalar where a list
 // belongs (faults: !x 1; found by FuzzParse).
 func nodeToValue(n ast.Node, v any) (err error) {
@@ -300,5 +341,5 @@ func nodeToValue(n ast.Node, v any) (err error) {
 			err = fmt.Errorf("cannot decode the scenario (a tagged value where a list or mapping belongs?): %v", r)
 		}
 	}()
-	return yaml.NodeToValue(n, v, yaml.Strict())
+	return sim.DecodeStrict(n, v)
 }

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -263,5 +264,105 @@ func TestEstimate(t *testing.T) {
 	err = e.CheckMemory("s.yaml", 4, e.MemoryBytes)
 	if err == nil || !strings.Contains(err.Error(), "s.yaml: a run needs ≈ 48 MiB") || !strings.Contains(err.Error(), "4 at once need") {
 		t.Errorf("4 workers over the limit: %v", err)
+	}
+}
+
+// TestUnknownFieldSuggests: a misspelt key names the nearest field valid at
+// its place, in the file or in a set path (sweeps, calibration); a far-off
+// one only lists the known fields.
+func TestUnknownFieldSuggests(t *testing.T) {
+	cases := []struct {
+		name, src string
+		sets      []Set
+		want, not string
+	}{
+		{"nested", strings.Replace(base, "{interval: 30s,", "{intreval: 30s,", 1), nil,
+			`s.yaml:6: job.checkpoint.intreval: unknown field "intreval"; did you mean "interval"? (known: alignment, async_base,`, ""},
+		{"top level", base + "fautls: []\n", nil,
+			`s.yaml:10: fautls: unknown field "fautls"; did you mean "faults"? (known: actions, description, duration, faults,`, ""},
+		{"in a list", base + "  - {at: 12m, taskmanger: 1}\n", nil,
+			`s.yaml:10: faults[2].taskmanger: unknown field "taskmanger"; did you mean "taskmanager"?`, ""},
+		{"in a variant", base + "variants:\n  - {name: a, job: {paralelism: 3}}\n", nil,
+			`s.yaml:11: variants[0].job.paralelism: unknown field "paralelism"; did you mean "parallelism"?`, ""},
+		{"far off", base + "workers: 4\n", nil, `s.yaml:10: workers: unknown field "workers" (known: `, "did you mean"},
+		{"set path", base, []Set{{"job.checkpoint.intreval", "10s"}},
+			`job.checkpoint.intreval: unknown field "intreval"; did you mean "interval"?`, "s.yaml"},
+		{"set path, first key", base, []Set{{"jbo.parallelism", "2"}}, `jbo.parallelism: unknown field "jbo"; did you mean "job"?`, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var err error
+			if c.sets == nil {
+				_, err = Parse("s.yaml", []byte(c.src))
+			} else {
+				_, err = ParseRun("s.yaml", []byte(c.src), "", c.sets)
+			}
+			if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+				t.Fatalf("error %v\nwant %s…", err, c.want)
+			}
+			if c.not != "" && strings.Contains(err.Error(), c.not) {
+				t.Errorf("error %q has %q", err, c.not)
+			}
+		})
+	}
+}
+
+// TestSetValueProblemsNameTheSet: a set value the scenario refuses is a
+// SetError of that set, not a problem at a line and field of go-yaml's
+// scratch document (it used to read s.yaml:1: v: …).
+func TestSetValueProblemsNameTheSet(t *testing.T) {
+	for _, c := range []struct{ path, value, want string }{
+		{"job.checkpoint.interval", "10", `job.checkpoint.interval: value 10: duration "10" has no unit`},
+		{"job.cluster.warmup", "soon", `job.cluster.warmup: value soon: invalid duration "soon"`},
+		{"qos.latency", "[1s]", "qos.latency: value [1s]: expected a single value, got a list"},
+		{"job.parallelism", "0", "job.parallelism: value 0: must be at least 1"},
+		{"job.checkpoint", "{intreval: 5s}", `job.checkpoint: value {intreval: 5s}: job.checkpoint.intreval: unknown field "intreval"; did you mean "interval"?`},
+	} {
+		_, err := ParseRun("s.yaml", []byte(base), "", []Set{{c.path, c.value}})
+		var se *SetError
+		if !errors.As(err, &se) || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("set %s=%s: %v, want %q", c.path, c.value, err, c.want)
+		}
+	}
+	// a problem elsewhere, caused by the set, stays at its place in the file
+	_, err := ParseRun("s.yaml", []byte(base+"  - {at: 20m, before_checkpoint: 5s}\n"), "", []Set{{"job.checkpoint.interval", "2s"}})
+	if err == nil || !strings.Contains(err.Error(), "s.yaml:10: faults[2].before_checkpoint: must be in [0, checkpoint interval 2s)") {
+		t.Errorf("a problem the set causes elsewhere: %v", err)
+	}
+}
+
+// TestCollectionWhereAValueBelongs: a list or mapping given for a single
+// value names the field and line.
+func TestCollectionWhereAValueBelongs(t *testing.T) {
+	for _, c := range []struct{ name, old, new, want string }{
+		{"list for a duration", "duration: 1h", "duration: [1h, 2h]", "s.yaml:2: duration: expected a single value"},
+		{"mapping for an int", "parallelism: 2", "parallelism: {a: 1}", "s.yaml:5: job.parallelism: "},
+		{"list for a string", "name: s", "name: [a, b]", "s.yaml:1: name: "},
+		{"mapping for a rate", "rate: 1000/s", "rate: {r: 1}", "s.yaml:3: workload.rate: expected a single value"},
+		{"list for a mapping", "checkpoint: {interval: 30s, timeout: 5m}", "checkpoint: [30s]", "s.yaml:6: job.checkpoint: "},
+	} {
+		src := strings.Replace(base, c.old, c.new, 1)
+		_, err := Parse("s.yaml", []byte(src))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+}
+
+// TestMissingTraceFile: a trace file that is not there names the field and
+// where it was looked for (beside the scenario).
+func TestMissingTraceFile(t *testing.T) {
+	dir := t.TempDir()
+	path := dir + "/s.yaml"
+	for _, c := range []struct{ workload, want string }{
+		{"{shape: trace, file: traces/nope.csv}", "s.yaml:3: workload.file: file traces/nope.csv not found: no " + dir + "/traces/nope.csv (paths are relative to the scenario file's folder)"},
+		{"{segments: [{duration: 1h, shape: constant, rate: 1/s}, {duration: 1h, shape: trace, file: /nope.csv}]}",
+			"s.yaml:3: workload.segments[1].file: file /nope.csv not found (paths are relative"},
+	} {
+		src := strings.Replace(base, "{shape: constant, rate: 1000/s}", c.workload, 1)
+		_, err := Parse(path, []byte(src))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v\nwant %s", c.workload, err, c.want)
+		}
 	}
 }

@@ -71,12 +71,14 @@ func setPath(root *ast.MappingNode, path, value string) error {
 	}
 	parts := strings.Split(path, ".")
 	var node ast.Node = root
+	at := "$" // the YAML path of node, given to new nodes so errors name it
 	for pi, part := range parts {
 		m := segment.FindStringSubmatch(part)
 		if m == nil {
 			return fmt.Errorf("%q is not a field name (write e.g. job.checkpoint.interval or faults[0].at)", part)
 		}
 		key, indexText := m[1], m[2]
+		at += "." + key
 		mapping, ok := node.(*ast.MappingNode)
 		if !ok {
 			return fmt.Errorf("%s is not a mapping", strings.Join(parts[:pi], "."))
@@ -96,11 +98,12 @@ func setPath(root *ast.MappingNode, path, value string) error {
 			if err != nil {
 				return err
 			}
+			fresh.Value.SetPath(at)
 			mapping.Values = append(mapping.Values, fresh)
 			kv = fresh
 		}
 		if last {
-			kv.Value = valueNode
+			kv.Value = rehome(valueNode, at)
 			return nil
 		}
 		node = kv.Value
@@ -120,14 +123,33 @@ func setPath(root *ast.MappingNode, path, value string) error {
 				}
 				return fmt.Errorf("%s has no element %d (it has %d)", key, i, n)
 			}
+			at += fmt.Sprintf("[%d]", i)
 			if pi == len(parts)-1 && k == len(idxs)-1 {
-				seq.Values[i] = valueNode
+				seq.Values[i] = rehome(valueNode, at)
 				return nil
 			}
 			node = seq.Values[i]
 		}
 	}
 	return nil
+}
+
+// rehome gives a value parsed as "v: VALUE" (parseValue) the YAML paths of
+// the place it is set at, so a problem in it names that field, not v.
+func rehome(value ast.Node, at string) ast.Node {
+	ast.Walk(pathRewriter(at), value)
+	return value
+}
+
+type pathRewriter string
+
+func (to pathRewriter) Visit(n ast.Node) ast.Visitor {
+	if n != nil {
+		if rest, ok := strings.CutPrefix(n.GetPath(), "$.v"); ok {
+			n.SetPath(string(to) + rest)
+		}
+	}
+	return to
 }
 
 // blockColumn is where the keys of a block mapping start (1 for a flow

@@ -14,9 +14,13 @@ import (
 )
 
 // validate checks values the decoder cannot: ranges, required sections and
-// references between sections.
-func validate(path string, file *ast.File, sc *Scenario) Problems {
+// references between sections; missing holds files named but not found,
+// by field.
+func validate(path string, file *ast.File, sc *Scenario, missing map[string]string) Problems {
 	e := map[string]string{}
+	for field, msg := range missing {
+		e[field] = msg
+	}
 	prefix := func(p string, m map[string]string) {
 		for k, v := range m {
 			e[p+"."+k] = v
