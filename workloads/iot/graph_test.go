@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// SHA-256 of shared/data/iot-vehicles/berlin-mitte.json (the upstream file).
+// SHA-256 of the upstream berlin-mitte.json (docs/reference/data.md).
 const berlinMitteSHA256 = "a5416293e78c5d8afdc1777f597b33f5e834cfd40aef3c841ffcdce590497791"
 
 func TestEmbeddedGraphUnchanged(t *testing.T) {
@@ -32,7 +32,7 @@ func TestDefaultGraph(t *testing.T) {
 	if n := g.Node(0); n.ID != "1" || n.Lat != 52.51534 || n.Lon != 13.38443 {
 		t.Errorf("node 0 = %+v", n)
 	}
-	// Bounds from shared/data/README.md.
+	// Bounds from docs/reference/data.md.
 	for i := range g.NumNodes() {
 		n := g.Node(i)
 		if n.Lat < 52.51298 || n.Lat > 52.51806 || n.Lon < 13.37554 || n.Lon > 13.39553 {
@@ -41,7 +41,7 @@ func TestDefaultGraph(t *testing.T) {
 	}
 }
 
-// Derived graph figures of reference §2.4 / data README (haversine).
+// Derived graph figures of docs/reference/workloads.md §2.4 (haversine).
 func TestGraphDerivedFigures(t *testing.T) {
 	g := DefaultGraph()
 	minL, maxL, sumL := math.Inf(1), 0.0, 0.0
