@@ -1,6 +1,6 @@
 // Package iot generates the IoT-vehicles (traffic monitoring) input stream of
 // the dos-group iot_vehicles_experiment producer (Generator.java,
-// Vehicles.java; see shared/reference/workloads.md §2.3–2.4).
+// Vehicles.java; see docs/reference/workloads.md §2.3–2.4).
 //
 // Vehicles drive fewest-hop routes between two random distinct nodes of the
 // Berlin-Mitte road graph (embedded, DefaultGraph), at a speed drawn per
