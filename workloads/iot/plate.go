@@ -5,7 +5,7 @@ import (
 	"strconv"
 )
 
-// Licence-plate shape of genRandomLP (reference §2.3).
+// Licence-plate shape of genRandomLP (docs/reference/workloads.md §2.3).
 const (
 	plateLetters   = 25   // nextInt(25) ⇒ 'A'..'Y', never 'Z'
 	plateExtraP100 = 49   // each optional letter is present with p = 49/100
