@@ -74,7 +74,7 @@ type Step struct {
 var Shapes = []string{"constant", "step", "ramp", "sine", "burst", "daily", "trace"}
 
 // DailyCurve is the share of the daily peak by hour of day (0–23 h) of the
-// IoT-vehicles traffic curve (reference/workloads.md §2.5, from the Daedalus
+// IoT-vehicles traffic curve (docs/reference/workloads.md §2.5, from the Daedalus
 // tm_6h_100K_max trace): peaks at 07 h and 18 h, near zero at night.
 var DailyCurve = [24]float64{0.6, 1.9, 2.1, 0.8, 3.1, 8.5, 31.4, 66.0, 45.0, 18.1, 15.6, 17.0,
 	22.3, 23.6, 20.6, 30.9, 58.1, 78.6, 94.6, 86.3, 62.2, 18.3, 9.9, 5.0}
