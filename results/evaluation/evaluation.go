@@ -22,7 +22,7 @@ import (
 )
 
 // Policy comparison evaluation: the tables of the Khaos paper's evaluation
-// (reference/khaos.md §12, "Per-failure measurements" and "24 h latency
+// (docs/reference/khaos.md §12, "Per-failure measurements" and "24 h latency
 // series") computed from the run folders of a scenario's variants, so a
 // simulated comparison can be put next to the measured one.
 
