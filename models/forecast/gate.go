@@ -14,7 +14,7 @@ type DropGate struct {
 	Drop                     float64
 }
 
-// Khaos HEAD settings (khaos.md §7): 3600 s of history, one-minute means,
+// Khaos HEAD settings (docs/reference/khaos.md §7): 3600 s of history, one-minute means,
 // optInterval 300 s ahead, ARIMA order (2,2,2), 10 % drop.
 const (
 	gateP, gateD, gateQ = 2, 2, 2
@@ -36,7 +36,7 @@ func (g DropGate) withDefaults() DropGate {
 // is urgent if the sum of successive differences of the forecast is below
 // −Drop × last value. It also returns the forecast, for logging.
 //
-// The reference (khaos.md §7) says only "Σ successive forecast differences
+// The reference (docs/reference/khaos.md §7) says only "Σ successive forecast differences
 // < −0.1·last value". Two readings are open and not verified against the
 // Java code:
 //   - whether the sum starts at the last observation or at forecast[0]; we
