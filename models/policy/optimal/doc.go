@@ -6,7 +6,7 @@
 //	       τ = M                                                         for δ ≥ 2M
 //
 // with C = δ the checkpoint cost and M the mean time between failures
-// (khaos.md §14). The result is used as Flink's checkpoint interval (the
+// (docs/reference/khaos.md §14). The result is used as Flink's checkpoint interval (the
 // time between checkpoint triggers). Both formulas minimise lost work only;
 // they ignore the recovery-time bound that drives Khaos.
 //
