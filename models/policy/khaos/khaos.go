@@ -20,7 +20,7 @@ import (
 const Name = "khaos"
 
 // Config is the policy section, with the reference's constants as defaults
-// (khaos.md §7):
+// (docs/reference/khaos.md §7):
 //
 //	policy: {name: khaos, profile: runs/profile/models.json, latency_bound: 1s, recovery_bound: 240s}
 type Config struct {
