@@ -93,7 +93,7 @@ func TestOptimiserDecisions(t *testing.T) {
 func secondsOf(s float64) sim.Duration { return sim.Duration(s) }
 
 // TestKhaosLoggedDecision replays the one decision of the logged YSB run
-// whose inputs are all known (khaos.md §12, 02:37:33): the YSB models, 66.4k
+// whose inputs are all known (docs/reference/khaos.md §12, 02:37:33): the YSB models, 66.4k
 // records/s at CI 119 s, 454 ms → predicted recovery 240.2 s > R: a
 // recovery violation that must move to a CI well below 119 s, where the
 // two ratios balance (Khaos chose 18 s with its weight history).
