@@ -8,7 +8,7 @@ import (
 	"sort"
 )
 
-// SteadyConfig are phase 1's constants (khaos.md §3); zero values take the
+// SteadyConfig are phase 1's constants (docs/reference/khaos.md §3); zero values take the
 // reference's.
 type SteadyConfig struct {
 	Failures    int     `yaml:"failures" json:"failures"`           // numFailures: throughput levels, one failure each (12)
