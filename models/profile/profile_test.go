@@ -11,7 +11,7 @@ import (
 )
 
 func TestCopyIntervalsAreKhaos(t *testing.T) {
-	// the logged profiling's copies (khaos.md §4)
+	// the logged profiling's copies (docs/reference/khaos.md §4)
 	want := []float64{10, 25.714, 41.428, 57.142, 72.856, 88.57, 104.284, 119.998}
 	got := CopyIntervals(8, 10, 120)
 	for i := range want {
