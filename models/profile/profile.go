@@ -20,7 +20,7 @@ import (
 	"github.com/streamtwin/streamtwin/sim"
 )
 
-// Config are the constants of phases 1–3 (khaos.md §3–6); zero values take
+// Config are the constants of phases 1–3 (docs/reference/khaos.md §3–6); zero values take
 // the reference's.
 type Config struct {
 	Steady khaos.SteadyConfig
