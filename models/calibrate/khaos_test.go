@@ -11,7 +11,7 @@ import (
 
 // TestParseKhaosFailures reads the real Khaos YSB log: 12 failures for each
 // of the five static-CI profiling copies, and 12 of the Khaos-managed job,
-// skipped. The per-CI medians are the hand-checked ones of khaos.md §12.
+// skipped. The per-CI medians are the hand-checked ones of docs/reference/khaos.md §12.
 func TestParseKhaosFailures(t *testing.T) {
 	const path = "testdata/khaos-ysb-failures.txt"
 	f, err := os.Open(path)
