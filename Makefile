@@ -4,7 +4,7 @@ VENV    := .venv
 PYTHON  := $(VENV)/bin/python
 BIN     := bin/streamtwin
 
-.PHONY: demo test bench build vet clean reference calibration live-jobs live-test live-khaos-profile live-khaos-reference live-soak fuzz slurm-test
+.PHONY: demo test unit bench build vet clean reference calibration live-jobs live-test live-khaos-profile live-khaos-reference live-soak fuzz slurm-test
 
 build:
 	$(GO) build -o $(BIN) ./cmd/streamtwin
@@ -35,6 +35,18 @@ test: vet build $(PYTHON) live-jobs
 	$(PYTHON) tests/python/check_outputs.py runs/test/demo runs/test/variants/* runs/test/sweep/runs/r000000 runs/test/khaos/khaos runs/test/khaos/daly
 	$(PYTHON) tests/python/run_notebooks.py --run runs/test/demo --sweep runs/test/sweep --variants runs/test/variants
 	$(MAKE) --no-print-directory live-test
+
+# The quick tests (about a minute on 2 cores): vet, the Go tests with -short
+# and without the live cluster (no Java, Maven, Kafka or Flink, no fixed
+# ports; the STREAMTWIN_LIVE* and _BENCH variables are cleared so those tests
+# skip), then a demo run and a variants run checked in pandas/pyarrow and
+# DuckDB. `make test` runs everything, without -short.
+unit: vet build $(PYTHON)
+	STREAMTWIN_LIVE= STREAMTWIN_LIVE_SOAK= STREAMTWIN_BENCH= $(GO) test -count=1 -short ./...
+	rm -rf runs/unit
+	$(BIN) run scenarios/demo.yaml --out runs/unit/demo --plot
+	$(BIN) run scenarios/ci-variants.yaml --out runs/unit/variants
+	$(PYTHON) tests/python/check_outputs.py runs/unit/demo runs/unit/variants/*
 
 # Native Go fuzzing of the decoders, one target after the other, each for
 # $(FUZZTIME) (make fuzz FUZZTIME=10m). New crashers land in the package's
