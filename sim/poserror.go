@@ -201,6 +201,16 @@ func ProblemsAt(path string, file *ast.File, errs map[string]string) Problems {
 	return ps
 }
 
+// NotFound is the message for a file named in a YAML file of that kind
+// (scenario, sweep) that is not there: the path as written and, when it
+// differs, where it was looked for.
+func NotFound(given, resolved, kind string) string {
+	if given == resolved {
+		return fmt.Sprintf("file %s not found (paths are relative to the %s file's folder)", given, kind)
+	}
+	return fmt.Sprintf("file %s not found: no %s (paths are relative to the %s file's folder)", given, resolved, kind)
+}
+
 // PosError is a value error tied to a place in a YAML file, returned by the
 // decoders of units and policies; YAMLProblem adds the file name. Path is
 // the YAML path ($.job.parallelism).

@@ -314,7 +314,7 @@ func resolveFiles(w *workloads.Config, dir, field string, missing map[string]str
 			w.File = filepath.Join(dir, w.File)
 		}
 		if _, err := os.Stat(w.File); errors.Is(err, fs.ErrNotExist) {
-			missing[field+".file"] = notFound(given, w.File, "scenario")
+			missing[field+".file"] = sim.NotFound(given, w.File, "scenario")
 		}
 	}
 	for i := range w.Segments {
@@ -322,14 +322,6 @@ func resolveFiles(w *workloads.Config, dir, field string, missing map[string]str
 	}
 }
 
-// notFound says that a file named in a YAML file (of kind scenario or
-// sweep) is not there, and where it was looked for when that differs.
-func notFound(given, resolved, kind string) string {
-	if given == resolved {
-		return fmt.Sprintf("file %s not found (paths are relative to the %s file's folder)", given, kind)
-	}
-	return fmt.Sprintf("file %s not found: no %s (paths are relative to the %s file's folder)", given, resolved, kind)
-}
 
 // nodeToValue is sim.DecodeStrict (strict, unknown keys with a suggestion)
 // with a decoder panic turned into

@@ -2,14 +2,15 @@ package sweep
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
-	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
 	"github.com/streamtwin/streamtwin/models/scenario"
@@ -97,7 +98,7 @@ func Load(path string) (*Spec, error) {
 		}
 	}
 	var raw rawSpec
-	if err := yaml.NodeToValue(root, &raw, yaml.Strict()); err != nil {
+	if err := sim.DecodeStrict(root, &raw); err != nil {
 		return nil, sim.Problems{sim.YAMLProblem(path, file, err)}
 	}
 	line := func(key string) int {
@@ -117,7 +118,7 @@ func Load(path string) (*Spec, error) {
 		s.Scenario = filepath.Join(filepath.Dir(path), s.Scenario)
 	}
 	if s.scenarioData, err = os.ReadFile(s.Scenario); err != nil {
-		return nil, fail(line("scenario"), "scenario", "%v", err)
+		return nil, fail(line("scenario"), "scenario", "%s", fileProblem(raw.Scenario, s.Scenario, err))
 	}
 	if s.Replications < 0 {
 		return nil, fail(line("replications"), "replications", "must be at least 1, got %d", raw.Replications)
@@ -128,7 +129,13 @@ func Load(path string) (*Spec, error) {
 		}
 	}
 	base, err := scenario.ParseRun(s.Scenario, s.scenarioData, s.Variant, nil)
-	if err != nil {
+	var ps sim.Problems
+	switch {
+	case errors.As(err, &ps):
+		return nil, ps // at their lines of the base scenario
+	case err != nil && s.Variant != "":
+		return nil, fail(line("variant"), "variant", "%v", err)
+	case err != nil:
 		return nil, fail(line("scenario"), "scenario", "%v", err)
 	}
 	s.Seed = base.Seed
@@ -153,6 +160,10 @@ func Load(path string) (*Spec, error) {
 		}
 		for _, v := range probe {
 			if _, err := scenario.ParseRun(s.Scenario, s.scenarioData, s.Variant, []scenario.Set{{Path: p.Path, Value: v}}); err != nil {
+				var se *scenario.SetError
+				if errors.As(err, &se) { // the path or value of this line
+					return nil, fail(p.line, "parameters."+p.Path, "%v", se.Err)
+				}
 				return nil, fail(p.line, "parameters."+p.Path, "%s = %s: %v", p.Path, v, err)
 			}
 		}
@@ -176,6 +187,15 @@ func Load(path string) (*Spec, error) {
 		return nil, fail(line("parameters"), "", "%.4g runs (grid × samples × replications); a sweep has at most %d", runs, maxRuns)
 	}
 	return s, nil
+}
+
+// fileProblem says what is wrong with the file a sweep names (given as
+// written, resolved against the sweep's folder).
+func fileProblem(given, resolved string, err error) string {
+	if errors.Is(err, fs.ErrNotExist) {
+		return sim.NotFound(given, resolved, "sweep")
+	}
+	return err.Error()
 }
 
 // Bounds of a sweep file: the values of one grid parameter, and the runs.
@@ -209,7 +229,7 @@ func parseParam(kv *ast.MappingValueNode) (Param, error) {
 			Steps  int      `yaml:"steps"`
 			Random []string `yaml:"random"`
 		}
-		if err := yaml.NodeToValue(v, &g, yaml.Strict()); err != nil {
+		if err := sim.DecodeStrict(v, &g); err != nil {
 			return p, fmt.Errorf("a parameter is a list [a, b, …], a grid {from, to, steps} or {random: [lo, hi]}: %s", sim.YAMLMessage(err))
 		}
 		if len(g.Random) > 0 {

@@ -1,0 +1,69 @@
+package sweep
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const goodBase = `name: b
+duration: 1h
+workload: {shape: constant, rate: 1000/s}
+job:
+  parallelism: 2
+  checkpoint:
+    interval: 30s
+`
+
+// TestLoadProblems: what is wrong in a sweep, in its base scenario or in
+// what a parameter sets is named by file, line and field, with the nearest
+// field for a typo and no leftovers of how values are tried (v:, line 1 of
+// a scratch document).
+func TestLoadProblems(t *testing.T) {
+	cases := []struct {
+		name, sweep, base string
+		want              string
+	}{
+		{"typo in the base", "scenario: base.yaml\nparameters:\n  job.parallelism: [1, 2]\n",
+			strings.Replace(goodBase, "interval:", "intervall:", 1),
+			`base.yaml:7: job.checkpoint.intervall: unknown field "intervall"; did you mean "interval"?`},
+		{"problem in the base", "scenario: base.yaml\nparameters:\n  job.parallelism: [1, 2]\n",
+			strings.Replace(goodBase, "interval: 30s", "interval: 0s", 1),
+			"base.yaml:7: job.checkpoint.interval: must be positive"},
+		{"typo in a parameter path", "scenario: base.yaml\nparameters:\n  job.checkpoint.intreval: [10s, 20s]\n", goodBase,
+			`sweep.yaml:3: parameters.job.checkpoint.intreval: unknown field "intreval"; did you mean "interval"? (known: `},
+		{"typo in a new part of the path", "scenario: base.yaml\nparameters:\n  job.restart.dealy: [1s]\n", goodBase,
+			`sweep.yaml:3: parameters.job.restart.dealy: unknown field "dealy"; did you mean "delay"?`},
+		{"bad parameter value", "scenario: base.yaml\nparameters:\n  job.parallelism: [2, 0]\n", goodBase,
+			"sweep.yaml:3: parameters.job.parallelism: value 0: must be at least 1, got 0"},
+		{"value without unit", "scenario: base.yaml\nparameters:\n\n  job.checkpoint.interval: [10]\n", goodBase,
+			`sweep.yaml:4: parameters.job.checkpoint.interval: value 10: duration "10" has no unit`},
+		{"typo in the sweep", "scenario: base.yaml\nreplicatons: 3\nparameters:\n  job.parallelism: [1]\n", goodBase,
+			`sweep.yaml:2: replicatons: unknown field "replicatons"; did you mean "replications"?`},
+		{"typo in a grid", "scenario: base.yaml\nparameters:\n  job.parallelism: {from: 1, to: 4, stpes: 4}\n", goodBase,
+			`sweep.yaml:3: parameters.job.parallelism: a parameter is a list [a, b, …], a grid {from, to, steps} or {random: [lo, hi]}: unknown field "stpes"; did you mean "steps"?`},
+		{"missing base", "scenario: nope.yaml\nparameters:\n  job.parallelism: [1]\n", goodBase,
+			"sweep.yaml:1: scenario: file nope.yaml not found: no DIR/nope.yaml (paths are relative to the sweep file's folder)"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			os.WriteFile(filepath.Join(dir, "base.yaml"), []byte(c.base), 0o644)
+			path := filepath.Join(dir, "sweep.yaml")
+			os.WriteFile(path, []byte(c.sweep), 0o644)
+			_, err := Load(path)
+			want := strings.ReplaceAll(c.want, "DIR/", dir+"/")
+			want = strings.ReplaceAll(want, "base.yaml:", filepath.Join(dir, "base.yaml")+":")
+			want = strings.ReplaceAll(want, "sweep.yaml:", path+":")
+			if err == nil || !strings.HasPrefix(err.Error(), want) {
+				t.Fatalf("error %v\nwant %s…", err, want)
+			}
+			for _, leftover := range []string{" v:", ".yaml:1: v"} {
+				if strings.Contains(err.Error(), leftover) {
+					t.Errorf("error %q has %q", err, leftover)
+				}
+			}
+		})
+	}
+}
