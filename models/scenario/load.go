@@ -322,7 +322,6 @@ func resolveFiles(w *workloads.Config, dir, field string, missing map[string]str
 	}
 }
 
-
 // nodeToValue is sim.DecodeStrict (strict, unknown keys with a suggestion)
 // with a decoder panic turned into
 // an error: goccy/go-yaml v1.19.2 panics on a tagged scalar where a list
