@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"encoding/csv"
 	"flag"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -74,7 +77,7 @@ func TestCat(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.golden, func(t *testing.T) {
 			var buf bytes.Buffer
-			if err := results.Cat(&buf, filepath.Join(dir, tc.file), tc.asCSV); err != nil {
+			if err := results.Cat(&buf, filepath.Join(dir, tc.file), results.CatOptions{CSV: tc.asCSV, All: true}); err != nil {
 				t.Fatal(err)
 			}
 			golden := filepath.Join("testdata", tc.golden)
@@ -102,7 +105,7 @@ func TestCatStreamsPastWidthWindow(t *testing.T) {
 	writeParquet(t, path, samples)
 	for _, asCSV := range []bool{false, true} {
 		var buf bytes.Buffer
-		if err := results.Cat(&buf, path, asCSV); err != nil {
+		if err := results.Cat(&buf, path, results.CatOptions{CSV: asCSV, All: true}); err != nil {
 			t.Fatal(err)
 		}
 		if n := strings.Count(buf.String(), "\n"); n != len(samples)+1 {
@@ -116,7 +119,7 @@ func TestCatErrorsNameTheFile(t *testing.T) {
 	bogus := filepath.Join(dir, "bogus.parquet")
 	os.WriteFile(bogus, []byte("PAR1 nope"), 0o644)
 	for _, path := range []string{bogus, filepath.Join(dir, "missing.parquet")} {
-		err := results.Cat(&bytes.Buffer{}, path, true)
+		err := results.Cat(&bytes.Buffer{}, path, results.CatOptions{CSV: true})
 		if err == nil || !strings.Contains(err.Error(), path) {
 			t.Errorf("Cat(%s): want an error naming the file, got %v", path, err)
 		}
@@ -139,7 +142,7 @@ func TestCatRunFiles(t *testing.T) {
 	}
 	for _, tc := range cases {
 		var buf bytes.Buffer
-		if err := results.Cat(&buf, filepath.Join(dir, tc.file), true); err != nil {
+		if err := results.Cat(&buf, filepath.Join(dir, tc.file), results.CatOptions{CSV: true}); err != nil {
 			t.Fatal(err)
 		}
 		recs, err := csv.NewReader(&buf).ReadAll()
@@ -158,5 +161,95 @@ func TestCatRunFiles(t *testing.T) {
 		if tc.file == results.TimeseriesFile && !strings.Contains(all, "NaN") {
 			t.Errorf("%s: NaN latencies not printed as NaN", tc.file)
 		}
+	}
+}
+
+// catText runs Cat and fails the test on an error.
+func catText(t *testing.T, path string, opt results.CatOptions) string {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := results.Cat(&buf, path, opt); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String()
+}
+
+// TestCatRowLimits: the table stops after DefaultCatRows with a note,
+// --head and --tail pick rows (Parquet seeks, CSV streams through a ring),
+// --all and CSV print everything.
+func TestCatRowLimits(t *testing.T) {
+	n := results.DefaultCatRows + 30
+	samples, _, _ := resultstest.SyntheticRun(n)
+	dir := t.TempDir()
+	pq := filepath.Join(dir, "s.parquet")
+	writeParquet(t, pq, samples)
+	csvPath := filepath.Join(dir, "s.csv")
+	os.WriteFile(csvPath, []byte(catText(t, pq, results.CatOptions{CSV: true})), 0o644)
+	for _, path := range []string{pq, csvPath} {
+		lines := func(opt results.CatOptions) []string {
+			return strings.Split(strings.TrimSuffix(catText(t, path, opt), "\n"), "\n")
+		}
+		def := lines(results.CatOptions{})
+		if len(def) != results.DefaultCatRows+2 || def[len(def)-1] != "… 30 more rows (use --head N, --tail N or --all)" {
+			t.Errorf("%s: default table: %d lines, last %q", path, len(def), def[len(def)-1])
+		}
+		if got := lines(results.CatOptions{All: true}); len(got) != n+1 {
+			t.Errorf("%s: --all: %d lines, want %d", path, len(got), n+1)
+		}
+		if got := lines(results.CatOptions{CSV: true}); len(got) != n+1 {
+			t.Errorf("%s: --csv: %d lines, want %d", path, len(got), n+1)
+		}
+		head := lines(results.CatOptions{CSV: true, Head: 3})
+		if len(head) != 4 || !strings.HasPrefix(head[1], "1,") || !strings.HasPrefix(head[3], "3,") {
+			t.Errorf("%s: --head 3: %q", path, head)
+		}
+		tail := lines(results.CatOptions{CSV: true, Tail: 2})
+		if len(tail) != 3 || !strings.HasPrefix(tail[1], strconv.Itoa(n-1)+",") || !strings.HasPrefix(tail[2], strconv.Itoa(n)+",") {
+			t.Errorf("%s: --tail 2: %q", path, tail)
+		}
+		if got := lines(results.CatOptions{Tail: 2 * n}); len(got) != n+1 {
+			t.Errorf("%s: --tail beyond the rows: %d lines, want %d", path, len(got), n+1)
+		}
+	}
+	if err := results.Cat(io.Discard, pq, results.CatOptions{Head: 1, Tail: 1}); err == nil {
+		t.Error("head and tail together: no error")
+	}
+}
+
+// TestCatJSON: summary.json prints as a key, value table (counts whole, no
+// exponent noise) and as exact CSV; a file that is none of Parquet, JSON or
+// CSV is refused saying what cat reads.
+func TestCatJSON(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	samples, events, sum := resultstest.SyntheticRun(60)
+	sum.RecordsIn, sum.FinalLag, sum.LatencyP99Ms = 367308139.53, 5.960464478e-08, 21357.3
+	sum.RecoveryTimesS = []float64{55, 61.25}
+	resultstest.WriteRun(t, dir, samples, events, sum)
+	path := filepath.Join(dir, results.SummaryFile)
+	table := catText(t, path, results.CatOptions{All: true})
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`(?m)^key +value$`),
+		regexp.MustCompile(`(?m)^scenario +synthetic$`),
+		regexp.MustCompile(`(?m)^records_in +367,308,140$`),
+		regexp.MustCompile(`(?m)^final_lag +0$`),
+		regexp.MustCompile(`(?m)^latency_p99_ms +21,357$`),
+		regexp.MustCompile(`(?m)^recovery_times_s\[1\] +61\.25$`),
+		regexp.MustCompile(`(?m)^qos\.recovery_violations +0$`),
+	} {
+		if !want.MatchString(table) {
+			t.Errorf("summary.json table has no line matching %s:\n%s", want, table)
+		}
+	}
+	if strings.Contains(table, "e-") || strings.Contains(table, "e+") {
+		t.Errorf("exponent notation in the table:\n%s", table)
+	}
+	exact := catText(t, path, results.CatOptions{CSV: true})
+	if !strings.Contains(exact, "records_in,367308139.53\n") || !strings.Contains(exact, "final_lag,5.960464478e-8\n") {
+		t.Errorf("CSV of summary.json is not exact:\n%s", exact)
+	}
+	bin := filepath.Join(t.TempDir(), "x.bin")
+	os.WriteFile(bin, []byte{0, 1, 2, 0xff}, 0o644)
+	if err := results.Cat(io.Discard, bin, results.CatOptions{}); err == nil || !strings.Contains(err.Error(), "Parquet, JSON or CSV") {
+		t.Errorf("binary file: %v", err)
 	}
 }
