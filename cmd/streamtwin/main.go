@@ -27,7 +27,27 @@ func main() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(50)
 	}
-	app := &cli.App{
+	app := newApp()
+	if err := app.Run(flagsFirst(app, os.Args)); err != nil {
+		fmt.Fprintln(os.Stderr, "streamtwin:", err)
+		var ie inputError
+		var ce cli.ExitCoder
+		var re *results.RefusedError // an output folder that is not ours, or busy
+		switch {
+		case errors.As(err, &ie), errors.As(err, &re), usageError(err):
+			os.Exit(2)
+		case errors.As(err, &ce):
+			os.Exit(ce.ExitCode())
+		default:
+			os.Exit(1)
+		}
+	}
+}
+
+// newApp is the streamtwin command line: every command, subcommand and flag.
+func newApp() *cli.App {
+	cli.FlagStringer = flagHelp
+	return &cli.App{
 		Name:  "streamtwin",
 		Usage: "a discrete-event twin of Flink + Kafka deployments",
 		Commands: []*cli.Command{
@@ -45,20 +65,27 @@ func main() {
 		},
 		ExitErrHandler: func(*cli.Context, error) {}, // main reports errors itself
 	}
-	if err := app.Run(flagsFirst(app, os.Args)); err != nil {
-		fmt.Fprintln(os.Stderr, "streamtwin:", err)
-		var ie inputError
-		var ce cli.ExitCoder
-		var re *results.RefusedError // an output folder that is not ours, or busy
-		switch {
-		case errors.As(err, &ie), errors.As(err, &re), usageError(err):
-			os.Exit(2)
-		case errors.As(err, &ce):
-			os.Exit(ce.ExitCode())
-		default:
-			os.Exit(1)
-		}
+}
+
+// urfaveFlagHelp is urfave/cli's help line of a flag, which flagHelp trims.
+var urfaveFlagHelp = cli.FlagStringer
+
+// flagHelp is a flag's help line showing its default once: urfave/cli
+// appends "(default: VALUE)" to every flag with a value, even when the
+// usage already says what the default is (--seed: "default: the scenario's
+// seed (default: 0)"), and "(default: false)" to every switch.
+func flagHelp(f cli.Flag) string {
+	line := urfaveFlagHelp(f)
+	df, ok := f.(cli.DocGenerationFlag)
+	if !ok {
+		return line
 	}
+	_, isBool := f.(*cli.BoolFlag)
+	def := df.GetDefaultText()
+	if isBool && def == "false" || strings.Contains(df.GetUsage(), "default") {
+		line = strings.Replace(line, " (default: "+def+")", "", 1)
+	}
+	return line
 }
 
 // usageError tells urfave/cli's own complaints about the command line (it
