@@ -74,12 +74,16 @@ func (s *jsonSource) value(d *json.Decoder, key string) error {
 	return nil
 }
 
-// number is exact for CSV; the table formats it by its figure's name (the
-// last part of the key, qos.x as qos_x), a count as a whole number.
+// number is exact for CSV; the table shows a number written as an integer
+// as one (seed, faults), and formats any other by its figure's name (the
+// last part of the key, qos.x as qos_x): a count as a whole number.
 func (s *jsonSource) number(key string, n json.Number) string {
 	x, err := n.Float64()
 	if !s.table || err != nil {
 		return n.String()
+	}
+	if !strings.ContainsAny(n.String(), ".eE") {
+		return FormatCount(x)
 	}
 	parts := strings.Split(key, ".")
 	name, _, _ := strings.Cut(parts[len(parts)-1], "[")
