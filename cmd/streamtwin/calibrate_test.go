@@ -20,6 +20,9 @@ const (
 // TestCalibrateKhaosYSBLeaveIntervalsOut is the acceptance fit: fit
 // on the failures of CI 30 s and 90 s, predict those of 10, 60 and 120 s.
 func TestCalibrateKhaosYSBLeaveIntervalsOut(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the full Khaos YSB fit takes 15–30 s; make test runs it")
+	}
 	dir := t.TempDir()
 	out := filepath.Join(dir, "cal.yaml")
 	stdout, stderr, code, _ := runCLI(t, "calibrate", "--scenario", ysbBase, "--measured", ysbMeasured,
