@@ -711,17 +711,17 @@ func (ev *Evaluation) WriteMarkdown(w io.Writer) error {
 			f := v.Failures[k]
 			rec := "n/r"
 			if !math.IsNaN(f.RecoveryS) {
-				rec = fmtFixed(f.RecoveryS, 0)
+				rec = fmtNum(f.RecoveryS)
 			}
-			cell := fmtThousands(f.ThroughputMean) + "/" + fmtFixed(f.LatencyMeanMs, 0) + "/" + rec
+			cell := fmtThousands(f.ThroughputMean) + "/" + fmtNum(f.LatencyMeanMs) + "/" + rec
 			if v.DynamicCI && !math.IsNaN(f.CIS) {
 				cell += " (CI " + fmtCI(f.CIS) + " s)"
 			}
 			return cell
 		})
 	}
-	stat([]string{"median rec (s)", ""}, func(v VariantEvaluation) string { return fmtFixed(v.RecoveryMedianS, 1) })
-	stat([]string{"mean rec (s)", ""}, func(v VariantEvaluation) string { return fmtFixed(v.RecoveryMeanS, 1) })
+	stat([]string{"median rec (s)", ""}, func(v VariantEvaluation) string { return fmtNum(v.RecoveryMedianS) })
+	stat([]string{"mean rec (s)", ""}, func(v VariantEvaluation) string { return fmtNum(v.RecoveryMeanS) })
 	stat([]string{ev.overLabel("rec"), ""}, func(v VariantEvaluation) string { return strconv.Itoa(v.RecoveryViolations) })
 	if math.IsNaN(r) {
 		stat([]string{"R (s)", ""}, func(v VariantEvaluation) string { return fmtG(v.RecoveryBoundS) })
@@ -734,13 +734,13 @@ func (ev *Evaluation) WriteMarkdown(w io.Writer) error {
 	fmt.Fprintf(&b, "Per-interval %s over the whole run, failure periods included, intervals without output dropped "+
 		"(as in Khaos's series); a window is %s s of consecutive intervals with output, counted out of all full windows. "+
 		"Steady = the record-weighted mean latency outside recoveries (summary latency_steady_mean_ms).\n\n", latName, fmtG(ev.WindowS))
-	metric("mean latency (ms)", func(v VariantEvaluation) string { return fmtFixed(v.LatencyMeanMs, 1) })
-	metric("median latency (ms)", func(v VariantEvaluation) string { return fmtFixed(v.LatencyMedianMs, 0) })
-	metric(ev.latLabel("%% seconds > %s"), func(v VariantEvaluation) string { return fmtFixed(v.LatencyOverPct, 2) })
+	metric("mean latency (ms)", func(v VariantEvaluation) string { return fmtNum(v.LatencyMeanMs) })
+	metric("median latency (ms)", func(v VariantEvaluation) string { return fmtNum(v.LatencyMedianMs) })
+	metric(ev.latLabel("%% seconds > %s"), func(v VariantEvaluation) string { return fmtNum(v.LatencyOverPct) })
 	metric(ev.latLabel(fmtG(ev.WindowS)+"-s windows with mean > %s"), func(v VariantEvaluation) string {
 		return fmt.Sprintf("%d/%d", v.LatencyWindowsOver, v.LatencyWindows)
 	})
-	metric("steady latency mean (ms)", func(v VariantEvaluation) string { return fmtFixed(v.LatencySteadyMeanMs, 1) })
+	metric("steady latency mean (ms)", func(v VariantEvaluation) string { return fmtNum(v.LatencySteadyMeanMs) })
 	if math.IsNaN(l) {
 		metric("L (ms)", func(v VariantEvaluation) string { return fmtG(v.LatencyBoundMs) })
 	}
@@ -753,9 +753,9 @@ func (ev *Evaluation) WriteMarkdown(w io.Writer) error {
 	metric("checkpoint interval at start (s)", func(v VariantEvaluation) string { return fmtG(v.CheckpointIntervalS) })
 	metric("failures", func(v VariantEvaluation) string { return strconv.Itoa(len(v.Failures)) })
 	metric("recovered", func(v VariantEvaluation) string { return strconv.Itoa(v.Recovered) })
-	metric("recovery median (s)", func(v VariantEvaluation) string { return fmtFixed(v.RecoveryMedianS, 1) })
-	metric("recovery mean (s)", func(v VariantEvaluation) string { return fmtFixed(v.RecoveryMeanS, 1) })
-	metric("recovery max (s)", func(v VariantEvaluation) string { return fmtFixed(v.RecoveryMaxS, 1) })
+	metric("recovery median (s)", func(v VariantEvaluation) string { return fmtNum(v.RecoveryMedianS) })
+	metric("recovery mean (s)", func(v VariantEvaluation) string { return fmtNum(v.RecoveryMeanS) })
+	metric("recovery max (s)", func(v VariantEvaluation) string { return fmtNum(v.RecoveryMaxS) })
 	metric("violations: "+ev.overLabel("recoveries"), func(v VariantEvaluation) string { return strconv.Itoa(v.RecoveryViolations) })
 	metric("reconfigurations", func(v VariantEvaluation) string { return strconv.Itoa(v.Reconfigurations) })
 	metric("CI changes (h:mm:ss → new CI s)", func(v VariantEvaluation) string {
@@ -775,8 +775,8 @@ func (ev *Evaluation) WriteMarkdown(w io.Writer) error {
 		}
 		return strings.Join(parts, "; ")
 	})
-	metric("mean CI, time-weighted (s)", func(v VariantEvaluation) string { return fmtFixed(v.CheckpointIntervalMeanS, 1) })
-	metric("worker-seconds (TaskManager-s)", func(v VariantEvaluation) string { return fmtFixed(v.WorkerSeconds, 0) })
+	metric("mean CI, time-weighted (s)", func(v VariantEvaluation) string { return fmtNum(v.CheckpointIntervalMeanS) })
+	metric("worker-seconds (TaskManager-s)", func(v VariantEvaluation) string { return fmtNum(v.WorkerSeconds) })
 	writeMarkdownTable(&b, metricHeader, rows)
 
 	if ev.Measured != nil {
@@ -804,14 +804,14 @@ func (ev *Evaluation) writeMeasuredMarkdown(b *strings.Builder) {
 	var rows [][]string
 	for _, m := range ev.Measured {
 		row := []string{fmtG(m.CheckpointIntervalS), cmp.Or(m.Variant, "–"), strconv.Itoa(m.MeasuredN),
-			fmtFixed(m.MeasuredMedianS, 1), fmtFixed(m.MeasuredMeanS, 1), strconv.Itoa(m.MeasuredOver)}
+			fmtNum(m.MeasuredMedianS), fmtNum(m.MeasuredMeanS), strconv.Itoa(m.MeasuredOver)}
 		if m.Variant == "" {
 			row = append(row, "–", "–", "–", "–")
 		} else {
-			row = append(row, strconv.Itoa(m.SimN), fmtFixed(m.SimMedianS, 1), fmtFixed(m.SimMeanS, 1), strconv.Itoa(m.SimOver))
+			row = append(row, strconv.Itoa(m.SimN), fmtNum(m.SimMedianS), fmtNum(m.SimMeanS), strconv.Itoa(m.SimOver))
 		}
 		if withLat {
-			row = append(row, fmtFixed(m.MeasuredLatencyMs, 0), fmtFixed(m.SimLatencyMs, 0))
+			row = append(row, fmtNum(m.MeasuredLatencyMs), fmtNum(m.SimLatencyMs))
 		}
 		rows = append(rows, row)
 	}
@@ -834,11 +834,11 @@ func (ev *Evaluation) WriteSummaryTable(w io.Writer) error {
 		"lat_mean_ms", "lat_median_ms", "%>L", "windows>L", "steady_ms", "reconf", "CI_mean_s", "worker_s"}}
 	for _, v := range ev.Variants {
 		rows = append(rows, []string{v.Label, fmtG(v.CheckpointIntervalS), strconv.Itoa(len(v.Failures)),
-			fmtFixed(v.RecoveryMedianS, 1), fmtFixed(v.RecoveryMeanS, 1), fmtFixed(v.RecoveryMaxS, 1),
-			strconv.Itoa(v.RecoveryViolations), fmtFixed(v.LatencyMeanMs, 1), fmtFixed(v.LatencyMedianMs, 0),
-			fmtFixed(v.LatencyOverPct, 2), fmt.Sprintf("%d/%d", v.LatencyWindowsOver, v.LatencyWindows),
-			fmtFixed(v.LatencySteadyMeanMs, 1), strconv.Itoa(v.Reconfigurations), fmtFixed(v.CheckpointIntervalMeanS, 1),
-			fmtFixed(v.WorkerSeconds, 0)})
+			fmtNum(v.RecoveryMedianS), fmtNum(v.RecoveryMeanS), fmtNum(v.RecoveryMaxS),
+			strconv.Itoa(v.RecoveryViolations), fmtNum(v.LatencyMeanMs), fmtNum(v.LatencyMedianMs),
+			fmtNum(v.LatencyOverPct), fmt.Sprintf("%d/%d", v.LatencyWindowsOver, v.LatencyWindows),
+			fmtNum(v.LatencySteadyMeanMs), strconv.Itoa(v.Reconfigurations), fmtNum(v.CheckpointIntervalMeanS),
+			fmtNum(v.WorkerSeconds)})
 	}
 	right := make([]bool, len(rows[0]))
 	for i := 1; i < len(right); i++ {
@@ -972,20 +972,12 @@ func fmtCI(v float64) string {
 	return strconv.FormatFloat(math.Round(v*10)/10, 'f', -1, 64)
 }
 
-func fmtFixed(v float64, prec int) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return "–"
-	}
-	return strconv.FormatFloat(v, 'f', prec, 64)
-}
+// fmtNum is a measured number by the one table format of the tree
+// (results.FormatNumber: 4 significant digits, thousands separated).
+func fmtNum(v float64) string { return results.FormatNumber(v, 0) }
 
-// fmtThousands is a rate in thousands with one decimal (56.9 for 56 900).
-func fmtThousands(v float64) string {
-	if math.IsNaN(v) {
-		return "–"
-	}
-	return strconv.FormatFloat(v/1000, 'f', 1, 64)
-}
+// fmtThousands is a rate in thousands (56.90 for 56 900).
+func fmtThousands(v float64) string { return fmtNum(v / 1000) }
 
 // fmtClock is h:mm:ss, rounded to the second.
 func fmtClock(s float64) string {

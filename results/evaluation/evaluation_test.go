@@ -317,8 +317,8 @@ func TestEvaluateMeasured(t *testing.T) {
 	}
 	for _, want := range []string{
 		"## Measured vs simulated",
-		"| 10 | – | 1 | 20.0 | 20.0 | 0 | – | – | – | – | 300 | – |",
-		"| 30 | ci30 | 3 | 70.0 | 140.0 | 1 | 2 | 80.0 | 80.0 | 0 | 500 | 500 |",
+		"| 10 | – | 1 | 20.00 | 20.00 | 0 | – | – | – | – | 300.0 | – |",
+		"| 30 | ci30 | 3 | 70.00 | 140.0 | 1 | 2 | 80.00 | 80.00 | 0 | 500.0 | 500.0 |",
 		"No measured CI for: khaos.",
 	} {
 		if !strings.Contains(md.String(), want) {
@@ -361,18 +361,18 @@ func TestEvaluationWrite(t *testing.T) {
 	for _, line := range []string{
 		"# Evaluation: eval",
 		"| # | at | khaos | ci30 |",
-		"| 1 | 0:10:00 | 9.0/403/50 (CI 30 s) | 19.0/400/60 |",
-		"| 2 | 0:20:01 | 11.0/700/250 (CI 30 s) | 20.0/600/100 |",
-		"| median rec (s) |  | 150.0 | 80.0 |",
-		"| mean rec (s) |  | 150.0 | 80.0 |",
+		"| 1 | 0:10:00 | 9.000/403.4/50.00 (CI 30 s) | 19.00/400.0/60.00 |",
+		"| 2 | 0:20:01 | 11.00/700.0/250.0 (CI 30 s) | 20.00/600.0/100.0 |",
+		"| median rec (s) |  | 150.0 | 80.00 |",
+		"| mean rec (s) |  | 150.0 | 80.00 |",
 		"| # rec > 240 s |  | 1 | 0 |",
 		"## Latency series (30 min)",
-		"| median latency (ms) | 500 | 400 |",
-		"| % seconds > 1000 ms | 14.41 | 4.52 |",
+		"| median latency (ms) | 500.0 | 400.0 |",
+		"| % seconds > 1000 ms | 14.41 | 4.520 |",
 		"| 300-s windows with mean > 1000 ms | 1/5 | 0/5 |",
 		"| steady latency mean (ms) | 512.5 | 410.0 |",
 		"| CI changes (h:mm:ss → new CI s) | 0:26:40 → 20 | – |",
-		"| worker-seconds (TaskManager-s) | 7190 | 7200 |",
+		"| worker-seconds (TaskManager-s) | 7,190 | 7,200 |",
 	} {
 		if !strings.Contains(string(md), line+"\n") {
 			t.Errorf("evaluation.md lacks the line %q:\n%s", line, md)
