@@ -1,8 +1,11 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"math"
+	"os"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -103,4 +106,27 @@ func takesValue(cmd *cli.Command, name string) bool {
 		}
 	}
 	return false
+}
+
+// requireFile refuses, as bad input, a file that is not there, saying
+// which argument or flag named it (what: "run: scenario file",
+// "calibrate: --measured"), where a bare "open …: no such file or
+// directory" would not.
+func requireFile(what, path string) error {
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return badInput(fmt.Errorf("%s %s: no such file", what, path))
+	}
+	return nil
+}
+
+// commandName is the command as typed, e.g. "scenario validate"
+// (cli.Command.FullName gives only "validate" in an action).
+func commandName(c *cli.Context) string {
+	var names []string
+	for _, x := range c.Lineage() {
+		if x.Command != nil && x.Command.Name != "" && x.Command.Name != c.App.Name {
+			names = append([]string{x.Command.Name}, names...)
+		}
+	}
+	return strings.Join(names, " ")
 }

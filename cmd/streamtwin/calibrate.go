@@ -59,6 +59,11 @@ func runCalibrate(c *cli.Context) error {
 		return badInput(errors.New("calibrate needs --scenario BASE.yaml and --measured TABLE (.csv or .parquet; make one with `streamtwin calibrate convert`)"))
 	}
 	path := c.String("scenario")
+	for _, flag := range []string{"scenario", "measured"} {
+		if err := requireFile("calibrate: --"+flag, c.String(flag)); err != nil {
+			return err
+		}
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return badInput(err)
@@ -212,6 +217,9 @@ func runConvert(c *cli.Context) error {
 	case c.IsSet("khaos") == c.IsSet("series"):
 		return badInput(errors.New("convert needs exactly one of --khaos FILE or --series FILE"))
 	case c.IsSet("khaos"):
+		if err := requireFile("calibrate convert: --khaos", c.String("khaos")); err != nil {
+			return err
+		}
 		f, err := os.Open(c.String("khaos"))
 		if err != nil {
 			return badInput(err)
@@ -248,6 +256,9 @@ func seriesPoints(c *cli.Context) ([]calibrate.Point, error) {
 	ci, err := sim.ParseDuration(c.String("ci"))
 	if err != nil || ci <= 0 {
 		return nil, badInput(fmt.Errorf("--ci: want a positive duration such as 60s, got %q", c.String("ci")))
+	}
+	if err := requireFile("calibrate convert: --series", c.String("series")); err != nil {
+		return nil, err
 	}
 	samples, err := results.ReadMeasuredSeries(c.String("series"))
 	if err != nil {

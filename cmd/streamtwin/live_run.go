@@ -76,7 +76,7 @@ func liveRunCommand() *cli.Command {
 				}
 			}
 			if _, err := os.Stat(c.String("jar")); err != nil {
-				return badInput(fmt.Errorf("job jar %s: %w (build it with `make live-jobs`, or pass --jar)", c.String("jar"), err))
+				return badInput(fmt.Errorf("live run: --jar %s: no such job jar (build it with `make live-jobs`, or pass --jar)", c.String("jar")))
 			}
 			if c.Bool("exactly-once") && runs[0].Job.Template != "ysb" {
 				return badInput(fmt.Errorf("%s: job.template: --exactly-once audits YSB view counts, so it needs ysb (got %q)", f.Path, runs[0].Job.Template))

@@ -115,6 +115,9 @@ func profileConfig(c *cli.Context) (profile.Config, error) {
 		}
 	}
 	if in := c.String("input"); in != "" {
+		if err := requireFile("profile: --input", in); err != nil {
+			return cfg, err
+		}
 		tr, err := workloads.ReadTrace(in)
 		if err != nil {
 			return cfg, err

@@ -39,6 +39,9 @@ func sweepCommand() *cli.Command {
 				return badInput(fmt.Errorf("sweep needs one sweep file, e.g. streamtwin sweep scenarios/sweeps/ci.yaml"))
 			}
 			path := c.Args().First()
+			if err := requireFile("sweep: sweep file", path); err != nil {
+				return err
+			}
 			spec, err := sweep.Load(path)
 			if err != nil {
 				var pe *fs.PathError

@@ -51,6 +51,9 @@ func resolveRates(c *cli.Context) ([]float64, string, error) {
 	cfg := workloads.Config{Name: arg}
 	if strings.Contains(arg, string(filepath.Separator)) || strings.Contains(arg, ".") {
 		cfg = workloads.Config{Shape: "trace", File: arg}
+		if err := requireFile(commandName(c)+": trace file", arg); err != nil {
+			return nil, "", err
+		}
 	}
 	var err error
 	if s := c.String("peak"); s != "" {
