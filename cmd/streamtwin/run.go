@@ -89,7 +89,11 @@ func loadScenario(c *cli.Context) (*scenario.File, error) {
 	if c.NArg() != 1 {
 		return nil, badInput(fmt.Errorf("%s needs exactly one scenario file, e.g. streamtwin %s scenarios/demo.yaml", c.Command.FullName(), c.Command.FullName()))
 	}
-	f, err := scenario.Load(c.Args().First())
+	path := c.Args().First()
+	if err := requireFile(commandName(c)+": scenario file", path); err != nil {
+		return nil, err
+	}
+	f, err := scenario.Load(path)
 	if err != nil {
 		var pe *fs.PathError
 		var ps scenario.Problems
