@@ -35,6 +35,10 @@ func TestYAMLProblem(t *testing.T) {
 		{"syntax", "name: [x\n", "f.yaml:1: sequence end token ']' not found"},
 		{"unknown field", "name: x\njob:\n  parallelism: 2\n  paralelism: 3\n", `f.yaml:4: job.paralelism: unknown field "paralelism"`},
 		{"wrong type", "job:\n  parallelism: lots\n", "f.yaml:2: job.parallelism: cannot unmarshal string into int"},
+		{"a list for a value", "job:\n  parallelism: [1, 2]\n", "f.yaml:2: job.parallelism: expected a single value (int), got a list"},
+		{"a mapping for a value", "name: {a: 1}\n", "f.yaml:1: name: expected a single value (string), got a mapping"},
+		{"a list for a unit", "job:\n  interval: [1s]\n", "f.yaml:2: job.interval: expected a single value, got a list"},
+		{"a list for a mapping", "job: [1]\n", "f.yaml:1: job: sequence was used where mapping is expected"},
 		{"a value's own decoder", "job:\n  interval: 2 minutes\n", `f.yaml:2: job.interval: invalid duration "2 minutes"; write e.g. 30s, 2h or 1d`},
 	}
 	for _, c := range cases {
