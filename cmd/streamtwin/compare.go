@@ -27,6 +27,8 @@ func compareCommand() *cli.Command {
 			"  figures:\n" +
 			"    recovery_mean_s: {rel: 0.02}\n" +
 			"    latency_p99_ms: {rel: 0.1, abs: 5}\n\n" +
+			"Numbers are rounded to 4 significant digits, counts whole (docs/results.md); REL is (B-A)/|A|,\n" +
+			"\"–\" for a change from A = 0 (B-A shows it).\n" +
 			"Prints the figures that differ (all with --all) and \"N figures compared, M beyond\n" +
 			"tolerance\". Exit 0: none beyond tolerance; 1: some are (or, with --strict, a figure or\n" +
 			"run is on one side only); 2: bad input.",
