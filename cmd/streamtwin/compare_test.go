@@ -85,7 +85,7 @@ func TestCompareCLI(t *testing.T) {
 	}{
 		{"identical runs", []string{a, b}, 0, []string{verdict(nFig, 0)}, []string{"recovery_mean_s", "wall_time_s"}, ""},
 		{"identical runs, --all", []string{a, b, "--all"}, 0, []string{"recovery_mean_s", "same", verdict(nFig, 0)}, []string{"wall_time_s"}, ""},
-		{"6% shift at the default 5%", []string{a, up6}, 1, []string{"recovery_mean_s", "BEYOND", "+6%", verdict(nFig, 1)}, nil, "1 of " + fmt.Sprint(nFig) + " figures beyond tolerance"},
+		{"6% shift at the default 5%", []string{a, up6}, 1, []string{"recovery_mean_s", "BEYOND", "+6.000%", verdict(nFig, 1)}, nil, "1 of " + fmt.Sprint(nFig) + " figures beyond tolerance"},
 		{"5% shift at --rel 0.049", []string{a, up5, "--rel", "0.049"}, 1, []string{"BEYOND", verdict(nFig, 1)}, nil, ""},
 		{"5% shift at the default 5% (boundary is within)", []string{a, up5}, 0, []string{"recovery_mean_s", " ok", verdict(nFig, 0)}, []string{"BEYOND"}, ""},
 		{"5% shift at --rel 0.1", []string{"--rel", "0.1", a, up5}, 0, []string{verdict(nFig, 0)}, nil, ""},
