@@ -23,7 +23,7 @@ func evaluateCommand() *cli.Command {
 			"                  paper), latency-series statistics, per-variant figures, measured vs simulated\n" +
 			"  failures.csv    one row per variant and failure\n" +
 			"  variants.csv    one row per variant\n" +
-			"  evaluation-recovery, evaluation-latency, evaluation-panels (.png, .svg, .pdf)\n" +
+			"  evaluation-recovery, evaluation-latency, evaluation-panels, evaluation-faults (.png, .svg, .pdf)\n" +
 			"R and L default to each run's qos bounds. --measured takes a calibration table (CSV or\n" +
 			"Parquet: throughput, checkpoint_interval_s, recovery_s[, latency_ms][, label][, fault_at_s]);\n" +
 			"its CIs are matched to the variants with that static job.checkpoint.interval.",

@@ -4,27 +4,38 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/evaluation"
 	"github.com/streamtwin/streamtwin/results/figures"
+	"github.com/streamtwin/streamtwin/sim"
 	"github.com/urfave/cli/v2"
+	"gonum.org/v1/plot/vg"
 )
 
 func plotCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "plot",
-		Usage:     "draw a run's figure (figure.png and figure.svg in the run folder)",
+		Usage:     "draw a run's figure (figure.png, .svg and .pdf in the run folder)",
 		ArgsUsage: "RUN_DIR",
 		Description: "RUN_DIR is a folder written by `streamtwin run`; for a scenario with variants,\n" +
-			"give the parent folder to plot every variant.",
+			"give the parent folder to plot every variant. --from/--to or --fault zoom in, e.g.\n" +
+			"streamtwin plot runs/demo --fault 1   (2 min before the first fault to 2 min after its recovery)",
+		Flags:       append(windowFlags(), widthFlag),
 		Subcommands: figureCommands(),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return badInput(fmt.Errorf("plot needs one run folder, e.g. streamtwin plot runs/demo"))
+			}
+			opts, err := layoutOptions(c)
+			if err != nil {
+				return err
 			}
 			dir := c.Args().First()
 			dirs := []string{dir}
@@ -39,16 +50,98 @@ func plotCommand() *cli.Command {
 				}
 			}
 			for _, d := range dirs {
-				png, svg, err := figures.PlotRun(d)
-				if err != nil {
+				if err := printPaths(figures.PlotRun(d, opts...)); err != nil {
 					return err
 				}
-				fmt.Println(png)
-				fmt.Println(svg)
 			}
 			return nil
 		},
 	}
+}
+
+// widthFlag sizes a figure for print.
+var widthFlag = &cli.StringFlag{Name: "width", Usage: "figure width: single (3.5 in), double (7 in) or inches, e.g. 5 (default: the figure's screen size)"}
+
+// windowFlags zoom the time axis of `plot` and `plot panels`.
+func windowFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "from", Usage: "start of the time axis, since the run's start, e.g. 2h or 90s (default: the start)"},
+		&cli.StringFlag{Name: "to", Usage: "end of the time axis, e.g. 2h30m (default: the end)"},
+		&cli.IntFlag{Name: "fault", Usage: "zoom on the N'th fault (1 = the first): from --margin before it to --margin after its recovery"},
+		&cli.StringFlag{Name: "margin", Value: "2m", Usage: "time shown around a --fault zoom"},
+	}
+}
+
+// layoutOptions turns --width, --from/--to and --fault/--margin (those the
+// command has) into figure options.
+func layoutOptions(c *cli.Context) ([]figures.Option, error) {
+	opts := figureOptions(c)
+	if c.IsSet("width") {
+		w, err := parseWidth(c.String("width"))
+		if err != nil {
+			return nil, badInput(fmt.Errorf("--width %q: %w", c.String("width"), err))
+		}
+		opts = append(opts, figures.WithWidth(w))
+	}
+	seconds := func(flag string) (float64, error) {
+		if !c.IsSet(flag) {
+			return math.NaN(), nil
+		}
+		d, err := sim.ParseDuration(c.String(flag))
+		if err == nil && d < 0 {
+			err = errors.New("want a duration ≥ 0")
+		}
+		if err != nil {
+			return 0, badInput(fmt.Errorf("--%s %q: %w, e.g. 90s, 15m or 2h", flag, c.String(flag), err))
+		}
+		return d.Seconds(), nil
+	}
+	from, err := seconds("from")
+	if err != nil {
+		return nil, err
+	}
+	to, err := seconds("to")
+	if err != nil {
+		return nil, err
+	}
+	if c.IsSet("fault") {
+		if c.IsSet("from") || c.IsSet("to") {
+			return nil, badInput(errors.New("--fault sets the time axis itself; give it without --from and --to"))
+		}
+		if c.Int("fault") < 1 {
+			return nil, badInput(fmt.Errorf("--fault %d: faults are numbered from 1", c.Int("fault")))
+		}
+		margin, err := seconds("margin")
+		if err != nil {
+			return nil, err
+		}
+		if math.IsNaN(margin) {
+			margin = figures.DefaultFaultMarginS
+		}
+		return append(opts, figures.WithFault(c.Int("fault"), margin)), nil
+	}
+	if !math.IsNaN(from) && !math.IsNaN(to) && to <= from {
+		return nil, badInput(fmt.Errorf("--to %s is not after --from %s", c.String("to"), c.String("from")))
+	}
+	if !math.IsNaN(from) || !math.IsNaN(to) {
+		opts = append(opts, figures.WithWindow(from, to))
+	}
+	return opts, nil
+}
+
+// parseWidth reads single, double or a width in inches ("5", "5in").
+func parseWidth(s string) (vg.Length, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "single":
+		return figures.SingleColumn, nil
+	case "double":
+		return figures.DoubleColumn, nil
+	}
+	in, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(s), "in"), 64)
+	if err != nil || !(in >= 2 && in <= 20) {
+		return 0, errors.New("want single, double or inches from 2 to 20, e.g. 5")
+	}
+	return vg.Length(in) * vg.Inch, nil
 }
 
 // figureCommands are the comparison figures, listed under `plot`: sweep
@@ -120,14 +213,14 @@ func figureCommands() []*cli.Command {
 			Description: "Each RUN_DIR is a run folder; a single folder holding variant sub-folders\n" +
 				"(streamtwin run of a scenario with variants) compares those variants.",
 			Flags: []cli.Flag{
-				&cli.StringFlag{Name: "kind", Value: figures.LatencyCDF, Usage: "cdf or box"},
+				&cli.StringFlag{Name: "kind", Value: figures.LatencyOverview, Usage: "overview (letter values beside the tail), cdf, ccdf (the tail), letter or box"},
 				&cli.StringFlag{Name: "metric", Value: "p99", Usage: "per-interval latency: p99, p50 or mean"},
-				labelsFlag, outFlag, titleFlag, xLabel, yLabel,
+				labelsFlag, outFlag, titleFlag, xLabel, yLabel, widthFlag,
 			},
 			Action: func(c *cli.Context) error {
 				kind := c.String("kind")
-				if kind != figures.LatencyCDF && kind != figures.LatencyBox {
-					return badInput(fmt.Errorf("plot latency: --kind %q: want cdf or box", kind))
+				if !slices.Contains(figures.LatencyKinds, kind) {
+					return badInput(fmt.Errorf("plot latency: --kind %q: want one of %s", kind, strings.Join(figures.LatencyKinds, ", ")))
 				}
 				metric := c.String("metric")
 				if !slices.Contains([]string{"p99", "p50", "mean"}, metric) {
@@ -141,7 +234,11 @@ func figureCommands() []*cli.Command {
 				if metric != "p99" {
 					name += "-" + metric
 				}
-				opts := append(figureOptions(c), figures.WithLatencyColumn("latency_"+metric+"_ms"))
+				opts, err := layoutOptions(c)
+				if err != nil {
+					return err
+				}
+				opts = append(opts, figures.WithLatencyColumn("latency_"+metric+"_ms"))
 				return printPaths(figures.PlotLatencyDistributions(dirs, labels, outOr(c, filepath.Join(outDir, name)), kind, opts...))
 			},
 		},
@@ -151,13 +248,48 @@ func figureCommands() []*cli.Command {
 			ArgsUsage: "RUN_DIR...",
 			Description: "Each RUN_DIR is a run folder; a single folder holding variant sub-folders\n" +
 				"(streamtwin run of a scenario with variants) compares those variants.",
-			Flags: []cli.Flag{labelsFlag, outFlag, titleFlag},
+			Flags: append([]cli.Flag{labelsFlag, outFlag, titleFlag, widthFlag,
+				&cli.BoolFlag{Name: "overlay", Usage: "draw every run in one set of axes (the figure before small multiples)"}},
+				windowFlags()...),
 			Action: func(c *cli.Context) error {
 				dirs, labels, outDir, err := runDirsArg(c, "plot panels")
 				if err != nil {
 					return err
 				}
-				return printPaths(figures.PlotPanels(dirs, labels, outOr(c, filepath.Join(outDir, "figure-panels")), figureOptions(c)...))
+				opts, err := layoutOptions(c)
+				if err != nil {
+					return err
+				}
+				if c.Bool("overlay") {
+					opts = append(opts, figures.WithOverlay())
+				}
+				return printPaths(figures.PlotPanels(dirs, labels, outOr(c, filepath.Join(outDir, "figure-panels")), opts...))
+			},
+		},
+		{
+			Name:      "faults",
+			Usage:     "one zoomed panel per fault: each run's lag around it, its recovery time, the recovery bound",
+			ArgsUsage: "RUN_DIR...",
+			Description: "Each RUN_DIR is a run folder; a single folder holding variant sub-folders\n" +
+				"(streamtwin run of a scenario with variants) compares those variants. Panel N holds\n" +
+				"the N'th fault of every run, aligned at the fault.",
+			Flags: []cli.Flag{labelsFlag, outFlag, titleFlag, widthFlag,
+				&cli.IntFlag{Name: "fault", Usage: "draw only the N'th fault (1 = the first)"},
+				&cli.StringFlag{Name: "margin", Value: "2m", Usage: "time shown before the fault and after the latest recovery"}},
+			Action: func(c *cli.Context) error {
+				dirs, labels, outDir, err := runDirsArg(c, "plot faults")
+				if err != nil {
+					return err
+				}
+				opts, err := layoutOptions(c)
+				if err != nil {
+					return err
+				}
+				paths, err := figures.PlotFaults(dirs, labels, outOr(c, filepath.Join(outDir, "figure-faults")), opts...)
+				if err == nil && len(paths) == 0 {
+					fmt.Fprintln(os.Stderr, "plot faults: the runs have no faults; nothing drawn")
+				}
+				return printPaths(paths, err)
 			},
 		},
 	}
@@ -194,14 +326,10 @@ func runDirsArg(c *cli.Context, cmd string) (dirs, labels []string, outDir strin
 		}
 	}
 	if len(args) == 1 && !exists(filepath.Join(args[0], results.TimeseriesFile)) {
-		subs, _ := filepath.Glob(filepath.Join(args[0], "*", results.TimeseriesFile))
-		if len(subs) == 0 {
+		// The order (and so the colours) of evaluate: the scenario's variants.
+		dirs, labels, err = evaluation.Runs(args[0])
+		if err != nil {
 			return nil, nil, "", badInput(fmt.Errorf("%s holds no run (no timeseries.parquet, nor sub-folders with one); run a scenario first", args[0]))
-		}
-		slices.SortStableFunc(subs, naturalCompare) // ci10, ci30, ci120: not ci10, ci120, ci30
-		for _, s := range subs {
-			dirs = append(dirs, filepath.Dir(s))
-			labels = append(labels, filepath.Base(filepath.Dir(s)))
 		}
 		outDir = args[0]
 	} else {
@@ -350,7 +478,7 @@ func figureOptions(c *cli.Context) []figures.Option {
 func printPaths(paths []string, err error) error {
 	if err != nil {
 		var ce *results.ColumnError
-		if errors.As(err, &ce) {
+		if errors.As(err, &ce) || errors.Is(err, figures.ErrWindow) {
 			return badInput(err)
 		}
 		return err

@@ -103,7 +103,9 @@ func TestPlotFigureCommands(t *testing.T) {
 			filepath.Join(out, "heat")},
 		{"heatmap default out", []string{"plot", "heatmap", sweep, "--x", "job.checkpoint.interval", "--y", "workload.rate", "--z", "recovery_mean_s"},
 			filepath.Join(sweep, "figure-heatmap-recovery_mean_s")},
-		{"latency cdf of variant folders", []string{"plot", "latency", variants},
+		{"latency overview of variant folders", []string{"plot", "latency", variants},
+			filepath.Join(variants, "figure-latency-overview")},
+		{"latency cdf, single column", []string{"plot", "latency", variants, "--kind", "cdf", "--width", "single"},
 			filepath.Join(variants, "figure-latency-cdf")},
 		{"latency box p50 of two runs", []string{"plot", "latency", filepath.Join(variants, "static"), filepath.Join(variants, "adaptive"), "--kind", "box", "--metric", "p50", "--labels", "A,B"},
 			filepath.Join(variants, "figure-latency-box-p50")},
@@ -111,6 +113,14 @@ func TestPlotFigureCommands(t *testing.T) {
 			filepath.Join(variants, "figure-panels")},
 		{"panels of one run", []string{"plot", "panels", filepath.Join(variants, "static")},
 			filepath.Join(variants, "static", "figure-panels")},
+		{"panels overlay", []string{"plot", "panels", variants, "--overlay", "--out", filepath.Join(out, "overlay")},
+			filepath.Join(out, "overlay")},
+		{"panels from/to", []string{"plot", "panels", variants, "--from", "5m", "--to", "10m", "--width", "double"},
+			filepath.Join(variants, "figure-panels-300s-600s")},
+		{"faults", []string{"plot", "faults", variants},
+			filepath.Join(variants, "figure-faults")},
+		{"a run's fault zoom", []string{"plot", filepath.Join(variants, "static"), "--fault", "1", "--margin", "30s"},
+			filepath.Join(variants, "static", "figure-fault1")},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -152,7 +162,11 @@ func TestPlotFigureBadInput(t *testing.T) {
 		{"no runs.parquet", []string{"plot", "lines", dir, "--x", "a", "--y", "b"}, []string{filepath.Join(dir, "runs.parquet"), "run a sweep first"}},
 		{"no run folder", []string{"plot", "latency", filepath.Join(dir, "nope")}, []string{"nope", "no such folder"}},
 		{"not a run", []string{"plot", "panels", sweep}, []string{sweep, "no timeseries.parquet"}},
-		{"bad kind", []string{"plot", "latency", run, "--kind", "violin"}, []string{`"violin"`, "cdf or box"}},
+		{"bad kind", []string{"plot", "latency", run, "--kind", "violin"}, []string{`"violin"`, "overview, cdf, ccdf, letter, box"}},
+		{"fault past the last", []string{"plot", run, "--fault", "99"}, []string{"fault 99", "at most"}},
+		{"fault with from", []string{"plot", run, "--fault", "1", "--from", "1m"}, []string{"--fault", "without --from"}},
+		{"to before from", []string{"plot", "panels", run, "--from", "10m", "--to", "5m"}, []string{"--to 5m is not after --from 10m"}},
+		{"bad width", []string{"plot", run, "--width", "huge"}, []string{`--width "huge"`, "single, double"}},
 		{"bad metric", []string{"plot", "latency", run, "--metric", "p95"}, []string{`"p95"`}},
 		{"labels count", []string{"plot", "panels", run, "--labels", "a,b"}, []string{"2 --labels for 1 runs"}},
 	}

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/streamtwin/streamtwin/models/scenario"
 	"github.com/streamtwin/streamtwin/models/twin"
@@ -73,11 +74,11 @@ func runCommand() *cli.Command {
 				fmt.Printf("%s: %.0f s simulated in %.3f s wall; %d faults, recovery mean %.1f s; latency p99 %.0f ms → %s\n",
 					label, sum.DurationS, sum.WallTimeS, sum.Faults, sum.RecoveryMeanS, sum.LatencyP99Ms, dir)
 				if c.Bool("plot") {
-					png, _, err := figures.PlotRun(dir)
+					paths, err := figures.PlotRun(dir)
 					if err != nil {
 						return err
 					}
-					fmt.Println("  figure:", png)
+					fmt.Println("  figure:", strings.Join(paths, ", "))
 				}
 			}
 			return nil

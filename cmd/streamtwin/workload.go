@@ -181,13 +181,7 @@ func workloadCommand() *cli.Command {
 						os.MkdirAll("runs", 0o755)
 						out = filepath.Join("runs", "workload-"+strings.TrimSuffix(filepath.Base(label), filepath.Ext(label)))
 					}
-					png, svg, err := figures.PlotRates(out, label, rates)
-					if err != nil {
-						return err
-					}
-					fmt.Println(png)
-					fmt.Println(svg)
-					return nil
+					return printPaths(figures.PlotRates(out, label, rates))
 				},
 			},
 			eventsCommand(),

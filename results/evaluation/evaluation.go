@@ -35,6 +35,7 @@ const (
 	RecoveryFigure = "evaluation-recovery"
 	LatencyFigure  = "evaluation-latency"
 	PanelsFigure   = "evaluation-panels"
+	FaultsFigure   = "evaluation-faults"
 )
 
 const (
@@ -575,8 +576,10 @@ func countOver(ms []results.MeasuredFailure, r float64) int {
 // Output
 
 // Write writes evaluation.md, failures.csv, variants.csv and the figures
-// evaluation-recovery, evaluation-latency (box plots) and evaluation-panels
-// (each .png, .svg, .pdf) into dir and returns their paths.
+// evaluation-recovery, evaluation-latency (letter values beside the tail),
+// evaluation-panels (small multiples, a row per variant) and
+// evaluation-faults (a zoom per fault; none without faults), each .png,
+// .svg and .pdf, into dir and returns their paths.
 func (ev *Evaluation) Write(dir string) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("results: evaluation: %w", err)
@@ -611,11 +614,16 @@ func (ev *Evaluation) Write(dir string) ([]string, error) {
 	}
 	title := []figures.Option{figures.WithTitle(ev.Scenario)}
 	latOpts := append(slices.Clone(title), figures.WithLatencyColumn(ev.LatencyColumn))
-	if figs, err = figures.PlotLatencyDistributions(dirs, labels, filepath.Join(dir, LatencyFigure), figures.LatencyBox, latOpts...); err != nil {
+	if figs, err = figures.PlotLatencyDistributions(dirs, labels, filepath.Join(dir, LatencyFigure), figures.LatencyOverview, latOpts...); err != nil {
 		return paths, err
 	}
 	paths = append(paths, figs...)
 	if figs, err = figures.PlotPanels(dirs, labels, filepath.Join(dir, PanelsFigure), title...); err != nil {
+		return paths, err
+	}
+	paths = append(paths, figs...)
+	// No figure when no variant had a fault.
+	if figs, err = figures.PlotFaults(dirs, labels, filepath.Join(dir, FaultsFigure), title...); err != nil {
 		return paths, err
 	}
 	return append(paths, figs...), nil

@@ -343,7 +343,7 @@ func TestEvaluationWrite(t *testing.T) {
 	for _, f := range []string{MarkdownFile, FailuresCSV, VariantsCSV} {
 		want = append(want, filepath.Join(out, f))
 	}
-	for _, base := range []string{RecoveryFigure, LatencyFigure, PanelsFigure} {
+	for _, base := range []string{RecoveryFigure, LatencyFigure, PanelsFigure, FaultsFigure} {
 		for _, ext := range []string{".png", ".svg", ".pdf"} {
 			want = append(want, filepath.Join(out, base+ext))
 		}

@@ -24,7 +24,7 @@ func TestReadScenarioProblems(t *testing.T) {
 		{"bad interval", "name: x\njob:\n  checkpoint:\n    interval: 5x\n",
 			`:4: job.checkpoint.interval: invalid duration "5x"; write e.g. 30s, 2h or 1d`},
 		{"interval a list", "name: x\njob:\n  checkpoint:\n    interval: [1, 2]\n",
-			":4: job.checkpoint.interval: expected a single value, got Sequence"},
+			":4: job.checkpoint.interval: expected a single value, got a list"},
 		{"bad static interval", "name: x\npolicy:\n  name: static\n  interval: 10x\n",
 			`:4: policy.interval: invalid duration "10x"; write e.g. 30s, 2h or 1d`},
 		{"empty", "", ""},

@@ -72,6 +72,9 @@ type figureOptions struct {
 	xLabel, yLabel, zLabel string
 	title                  *string
 	latency                string
+	width                  vg.Length // 0: the figure's own default
+	window                 window
+	overlay                bool
 }
 
 // WithXLabel replaces the x axis label derived from the column name.
@@ -92,8 +95,12 @@ func WithLatencyColumn(col string) Option {
 	return func(o *figureOptions) { o.latency = col }
 }
 
+// WithOverlay draws PlotPanels as before small multiples: every run in one
+// set of axes.
+func WithOverlay() Option { return func(o *figureOptions) { o.overlay = true } }
+
 func collectOptions(opts []Option) figureOptions {
-	o := figureOptions{latency: "latency_p99_ms"}
+	o := figureOptions{latency: "latency_p99_ms", window: window{fromS: math.NaN(), toS: math.NaN()}}
 	for _, f := range opts {
 		f(&o)
 	}
@@ -276,7 +283,11 @@ func writeFigure(base string, w, h vg.Length, render func(draw.Canvas)) ([]strin
 			return vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(figDPI))}
 		}},
 		{".svg", func() vg.CanvasWriterTo { return vgsvg.New(w, h) }},
-		{".pdf", func() vg.CanvasWriterTo { return vgpdf.New(w, h) }},
+		{".pdf", func() vg.CanvasWriterTo {
+			c := vgpdf.New(w, h)
+			c.EmbedFonts(true) // a journal's PDF check rejects figures without their fonts
+			return c
+		}},
 	}
 	var paths []string
 	for _, f := range formats {
@@ -778,207 +789,6 @@ func (s *ciSeries) Thumbnail(c *draw.Canvas) {
 // ---------------------------------------------------------------------------
 // 2. Latency distributions
 
-// Latency distribution kinds.
-const (
-	LatencyCDF = "cdf"
-	LatencyBox = "box"
-)
-
-// PlotLatencyDistributions compares the distribution of the per-interval
-// latency_p99_ms (WithLatencyColumn picks another column) of several runs,
-// NaN intervals (no output) skipped. kind "cdf" draws empirical CDFs, on a
-// log x axis when the values span more than a factor 100 (or the largest
-// reaches 10x past the largest median); "box" draws box
-// plots side by side (Tukey whiskers at 1.5 IQR). labels name the runs; nil
-// names them by folder.
-func PlotLatencyDistributions(runDirs []string, labels []string, base string, kind string, opts ...Option) (paths []string, err error) {
-	defer func() {
-		if err != nil {
-			err = fmt.Errorf("results: latency figure: %w", err)
-		}
-	}()
-	o := collectOptions(opts)
-	if kind != LatencyCDF && kind != LatencyBox {
-		return nil, fmt.Errorf("kind %q: want %q or %q", kind, LatencyCDF, LatencyBox)
-	}
-	runs, err := results.LabelRuns(runDirs, labels)
-	if err != nil {
-		return nil, err
-	}
-	data := make([][]float64, len(runs))
-	for i, r := range runs {
-		cols, err := results.ReadRunColumns(r.Dir, o.latency)
-		if err != nil {
-			return nil, err
-		}
-		data[i] = results.FiniteValues(cols[0])
-		if len(data[i]) == 0 {
-			return nil, fmt.Errorf("%s: no finite %s (the job never produced output)", filepath.Join(r.Dir, results.TimeseriesFile), o.latency)
-		}
-		sort.Float64s(data[i])
-	}
-	lo, hi := positiveRange(data...)
-	// A log axis past a factor 100, as in PlotRun, or when the tail reaches
-	// 10x past the largest median: on a linear axis such a distribution is
-	// a vertical line at the left edge.
-	var med float64
-	for _, xs := range data {
-		med = max(med, xs[len(xs)/2])
-	}
-	logAxis := lo > 0 && (hi/lo > logRatio || (med > 0 && hi/med > tailRatio))
-	axisLabel := cmp.Or(o.xLabel, AxisLabel(o.latency))
-	if kind == LatencyBox {
-		axisLabel = cmp.Or(o.yLabel, AxisLabel(o.latency))
-	}
-	var p *plot.Plot
-	if kind == LatencyCDF {
-		p = latencyCDF(runs, data, axisLabel, logAxis, lo, hi, o)
-	} else {
-		p, err = latencyBoxes(runs, data, axisLabel, logAxis, lo, hi)
-		if err != nil {
-			return nil, err
-		}
-	}
-	p.Title.Text = o.titleOr("")
-	return writeFigure(base, singleWidth, singleHeight, func(dc draw.Canvas) { drawPlot(p, dc) })
-}
-
-func latencyCDF(runs []results.LabelledRun, data [][]float64, xlabel string, logAxis bool, lo, hi float64, o figureOptions) *plot.Plot {
-	p := newPanel(cmp.Or(o.yLabel, "cumulative fraction of intervals"))
-	p.X.Label.Text = xlabel
-	p.Legend.Top, p.Legend.Left = false, false
-	p.Legend.YOffs = vg.Points(4)
-	floor := math.Inf(-1)
-	if logAxis {
-		p.X.Scale = plot.LogScale{}
-		p.X.Tick.Marker = siTicks{logTicks{}}
-		floor = 0 // a log axis cannot show zero
-	} else {
-		p.X.Tick.Marker = siTicks{niceTicks{}}
-	}
-	for i, xs := range data {
-		st := styleOf(i)
-		n := len(xs)
-		k := max(1, (n+cdfPoints-1)/cdfPoints)
-		var pts plotter.XYs
-		add := func(x, f float64) {
-			if x > floor {
-				pts = append(pts, plotter.XY{X: x, Y: f})
-			}
-		}
-		add(xs[0], 0)
-		for j := k - 1; j < n; j += k {
-			add(xs[j], float64(j+1)/float64(n))
-		}
-		if (n-1)%k != k-1 {
-			add(xs[n-1], 1)
-		}
-		if len(pts) == 0 {
-			continue
-		}
-		l := &plotter.Line{XYs: pts, LineStyle: st.line, StepStyle: plotter.PostStep}
-		p.Add(l)
-		// Markers at staggered fractions keep each line identifiable in
-		// black and white without piling glyphs onto each other.
-		// Some at fixed fractions, for the steep part, and some at even
-		// steps along the x axis, for the flat tail.
-		var ms plotter.XYs
-		stagger := float64(i%5) / 5
-		for _, f := range []float64{0.2, 0.5, 0.8} {
-			f += 0.1 * stagger
-			j := min(n-1, int(math.Ceil(f*float64(n)))-1)
-			if j >= 0 && xs[j] > floor {
-				ms = append(ms, plotter.XY{X: xs[j], Y: float64(j+1) / float64(n)})
-			}
-		}
-		a0, a1 := xs[0], xs[n-1]
-		toAxis, fromAxis := func(v float64) float64 { return v }, func(v float64) float64 { return v }
-		if logAxis {
-			a0 = xs[sort.SearchFloat64s(xs, math.SmallestNonzeroFloat64)]
-			toAxis, fromAxis = math.Log10, func(v float64) float64 { return math.Pow(10, v) }
-		}
-		for k := range 3 {
-			x := fromAxis(toAxis(a0) + (float64(k)+0.5+0.5*stagger)/3.5*(toAxis(a1)-toAxis(a0)))
-			j := sort.Search(n, func(j int) bool { return xs[j] > x }) // intervals at or below x
-			if j > 0 && j < n && x > floor {
-				ms = append(ms, plotter.XY{X: x, Y: float64(j) / float64(n)})
-			}
-		}
-		p.Add(&plotter.Scatter{XYs: ms, GlyphStyle: st.glyph})
-		p.Legend.Add(runs[i].Label, st.thumbs()...)
-	}
-	p.Y.Min, p.Y.Max = 0, 1.02
-	p.Y.Tick.Marker = niceTicks{}
-	if logAxis {
-		p.X.Min, p.X.Max = lo/1.2, hi*1.2
-	} else {
-		min0, max0 := data[0][0], data[0][len(data[0])-1]
-		for _, xs := range data {
-			min0, max0 = min(min0, xs[0]), max(max0, xs[len(xs)-1])
-		}
-		span := max0 - min0
-		if span == 0 {
-			span = math.Max(math.Abs(max0), 1)
-		}
-		p.X.Min, p.X.Max = min0-0.03*span, max0+0.03*span
-		if min0 >= 0 {
-			p.X.Min = max(0, p.X.Min)
-		}
-	}
-	return p
-}
-
-func latencyBoxes(runs []results.LabelledRun, data [][]float64, ylabel string, logAxis bool, lo, hi float64) (*plot.Plot, error) {
-	p := newPanel(ylabel)
-	n := len(data)
-	width := vg.Points(math.Min(50, 300/float64(n)))
-	names := make([]string, n)
-	for i, xs := range data {
-		names[i] = runs[i].Label
-		vals := xs
-		if logAxis {
-			vals = positives(xs)
-		}
-		b, err := plotter.NewBoxPlot(width, float64(i), plotter.Values(vals))
-		if err != nil {
-			return nil, err
-		}
-		b.FillColor = color.Gray{Y: 0xe8}
-		b.BoxStyle = draw.LineStyle{Color: color.Black, Width: vg.Points(1)}
-		b.MedianStyle = draw.LineStyle{Color: color.Black, Width: vg.Points(2.2)}
-		b.WhiskerStyle = draw.LineStyle{Color: color.Black, Width: vg.Points(0.8)}
-		b.GlyphStyle = draw.GlyphStyle{Color: color.Gray{Y: 0x50}, Radius: vg.Points(1.8), Shape: draw.RingGlyph{}}
-		b.Outside = thinOutliers(b.Values, b.Outside, logAxis)
-		p.Add(b)
-	}
-	p.NominalX(names...)
-	p.X.Min, p.X.Max = -0.6, float64(n)-0.4
-	longest := 0.0
-	for _, s := range names {
-		longest = max(longest, p.X.Tick.Label.Width(s).Points())
-	}
-	if longest*float64(n) > 340 {
-		p.X.Tick.Label.Rotation = math.Pi / 6
-		p.X.Tick.Label.XAlign = draw.XRight
-		p.X.Tick.Label.YAlign = draw.YCenter
-	}
-	if logAxis {
-		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = siTicks{logTicks{}}
-		p.Y.Min, p.Y.Max = lo/1.3, hi*1.3
-	} else {
-		var top float64
-		for _, xs := range data {
-			top = max(top, xs[len(xs)-1])
-		}
-		p.Y.Min, p.Y.Max = 0, top*1.05
-		if !(p.Y.Max > 0) {
-			p.Y.Max = 1
-		}
-	}
-	return p, nil
-}
-
 func positives(xs []float64) []float64 {
 	i := sort.SearchFloat64s(xs, math.SmallestNonzeroFloat64)
 	return xs[i:]
@@ -1013,155 +823,6 @@ func thinOutliers(vals plotter.Values, outside []int, logAxis bool) []int {
 		}
 	}
 	return kept
-}
-
-// ---------------------------------------------------------------------------
-// 3. Time-series panels of several runs
-
-// panelColumns are the timeseries columns PlotPanels reads.
-var panelColumns = []string{"time_s", "input_rate", "throughput", "lag", "latency_p99_ms", "checkpoint_interval_s"}
-
-// PlotPanels draws several runs on one shared time axis: input rate (of the
-// first run, drawn once, wide and grey) with each run's throughput, then
-// lag, latency p99 and checkpoint interval, one line style per run. Faults
-// of every run are marked as in PlotRun, faults less than 1% of the time
-// axis apart with one line; a key
-// above the panels names the styles. labels name the runs as in
-// PlotLatencyDistributions.
-func PlotPanels(runDirs []string, labels []string, base string, opts ...Option) (paths []string, err error) {
-	defer func() {
-		if err != nil {
-			err = fmt.Errorf("results: panels figure: %w", err)
-		}
-	}()
-	o := collectOptions(opts)
-	runs, err := results.LabelRuns(runDirs, labels)
-	if err != nil {
-		return nil, err
-	}
-	data := make([]plotData, len(runs))
-	var faults []float64
-	span := 0.0
-	for i, r := range runs {
-		cols, err := results.ReadRunColumns(r.Dir, panelColumns...)
-		if err != nil {
-			return nil, err
-		}
-		d := plotData{t: cols[0], in: cols[1], thr: cols[2], lag: cols[3], p99: cols[4], ci: cols[5]}
-		if len(d.t) == 0 {
-			return nil, fmt.Errorf("%s: no samples", filepath.Join(r.Dir, results.TimeseriesFile))
-		}
-		data[i] = d
-		span = max(span, d.t[len(d.t)-1])
-		evPath := filepath.Join(r.Dir, results.EventsFile)
-		if _, err := os.Stat(evPath); err != nil {
-			continue // events are markers only: a folder without them still plots
-		}
-		events, err := results.ReadEvents(evPath)
-		if err != nil {
-			return nil, err
-		}
-		for _, e := range events {
-			if e.Kind == results.KindFault {
-				faults = append(faults, e.TimeS)
-			}
-		}
-	}
-	faults = mergeTimes(faults, span/100)
-	scale, unit := 60.0, "min"
-	if span > 6*3600 {
-		scale, unit = 3600, "h"
-	}
-	xMax := span / scale
-	if !(xMax > 0) {
-		xMax = 1
-	}
-	scaled := func(ts []float64) []float64 {
-		out := make([]float64, len(ts))
-		for i, v := range ts {
-			out[i] = v / scale
-		}
-		return out
-	}
-
-	rates := newPanel("rate (records/s)")
-	lag := newPanel("lag (records)")
-	lat := newPanel(AxisLabel("latency_p99_ms"))
-	ci := newPanel("checkpoint interval (s)")
-	ci.X.Label.Text = "time (" + unit + ")"
-	key := []keyEntry{{label: "input rate (" + runs[0].Label + ")", thumbs: []plot.Thumbnailer{&plotter.Line{LineStyle: inputStyle}}}}
-
-	t0 := scaled(data[0].t)
-	addLine(rates, t0, data[0].in, inputStyle, "", 0)
-	var p99s [][]float64
-	for i := range data {
-		p99s = append(p99s, data[i].p99)
-	}
-	latLo, latHi := positiveRange(p99s...)
-	latLog := latLo > 0 && latHi/latLo > logRatio
-	latFloor := 0.0
-	if latLog {
-		lat.Y.Scale = plot.LogScale{}
-		lat.Y.Tick.Marker = siTicks{logTicks{}}
-		latFloor = math.SmallestNonzeroFloat64
-	}
-	for i, d := range data {
-		st := styleOf(i)
-		t := scaled(d.t)
-		phase := (float64(i) + 1) / float64(len(data)+1)
-		for _, pl := range []struct {
-			p     *plot.Plot
-			y     []float64
-			floor float64
-			step  bool
-		}{{rates, d.thr, 0, false}, {lag, d.lag, 0, false}, {lat, d.p99, latFloor, false}, {ci, d.ci, 0, true}} {
-			for _, seg := range addLine(pl.p, t, pl.y, st.line, "", pl.floor) {
-				if pl.step {
-					seg.StepStyle = plotter.PreStep
-				}
-			}
-			pl.p.Add(&plotter.Scatter{XYs: sparseMarkers(t, pl.y, xMax, phase, pl.floor), GlyphStyle: st.glyph})
-		}
-		key = append(key, keyEntry{label: runs[i].Label, thumbs: st.thumbs()})
-	}
-	linearRange(rates, 1.08)
-	linearRange(lag, 1.08)
-	if latLog {
-		lat.Y.Min, lat.Y.Max = latLo/1.5, latHi*1.5
-	} else {
-		linearRange(lat, 1.08)
-	}
-	linearRange(ci, 1.1)
-	panels := []*plot.Plot{rates, lag, lat, ci}
-	for _, ft := range faults {
-		for _, p := range panels {
-			p.Add(vline{x: ft / scale, style: faultStyle})
-		}
-	}
-	if len(faults) > 0 {
-		key = append(key, keyEntry{label: "fault", thumbs: []plot.Thumbnailer{&plotter.Line{LineStyle: faultStyle}}})
-	}
-	for i, p := range panels {
-		p.X.Min, p.X.Max = 0, xMax
-		p.Legend = plot.NewLegend() // the key above replaces the legends
-		if i < len(panels)-1 {
-			p.X.Tick.Marker = unlabelled{p.X.Tick.Marker}
-		}
-	}
-	title := ""
-	if s := runs[0].Summary; s != nil {
-		title = s.Scenario
-		for _, r := range runs[1:] {
-			if r.Summary == nil || r.Summary.Scenario != s.Scenario {
-				title = ""
-			}
-		}
-	}
-	title = o.titleOr(title)
-	return writeFigure(base, figWidth, figHeight, func(dc draw.Canvas) {
-		h := drawKey(dc, title, key)
-		drawStack(panels, draw.Crop(dc, 0, 0, 0, -h))
-	})
 }
 
 // mergeTimes sorts ts and keeps one time per cluster of times closer than
@@ -1214,16 +875,16 @@ type keyEntry struct {
 
 // drawKey draws the title and a horizontal key (wrapped, centred) at the
 // top of dc and returns the height used.
-func drawKey(dc draw.Canvas, title string, entries []keyEntry) vg.Length {
+func drawKey(dc draw.Canvas, title string, entries []keyEntry, factor float64) vg.Length {
 	const thumbW, gap, sep = 26, 4, 16
-	sty := figTextStyle(9)
+	sty := figTextStyle(9 * factor)
 	sty.YAlign = draw.YCenter
 	rowH := vg.Points(15)
 	pad := vg.Points(6)
 	y := dc.Max.Y - pad
 	used := pad
 	if title != "" {
-		ts := figTextStyle(12)
+		ts := figTextStyle(12 * factor)
 		ts.XAlign, ts.YAlign = draw.XCenter, draw.YTop
 		dc.FillText(ts, vg.Point{X: dc.Center().X, Y: y}, title)
 		th := ts.Height(title) + vg.Points(4)

@@ -282,6 +282,9 @@ func TestPlotLatencyDistributions(t *testing.T) {
 	}{
 		{"cdf", LatencyCDF, nil},
 		{"box", LatencyBox, nil},
+		{"overview", LatencyOverview, nil},
+		{"ccdf", LatencyCCDF, nil},
+		{"letter", LatencyLetter, nil},
 		{"cdf-p50", LatencyCDF, []Option{WithLatencyColumn("latency_p50_ms")}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -303,7 +306,7 @@ func TestPlotLatencyDistributions(t *testing.T) {
 		}
 	}
 	resultstest.WriteRun(t, spiky, samples, events, sum)
-	for _, kind := range []string{LatencyCDF, LatencyBox} {
+	for _, kind := range LatencyKinds {
 		base := filepath.Join(dir, "figure-latency-log-"+kind)
 		paths, err := PlotLatencyDistributions([]string{dirs[0], spiky}, []string{"baseline", "with spikes"}, base, kind)
 		if err != nil {
@@ -347,8 +350,13 @@ func TestPlotPanels(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if r := img.Bounds(); r.Dx() != 8*figDPI || r.Dy() != 9*figDPI {
-				t.Errorf("PNG is %dx%d, want %dx%d", r.Dx(), r.Dy(), 8*figDPI, 9*figDPI)
+			// A row per run (three) under the key.
+			wantH := int(math.Floor((0.7 + 3*1.15) * figDPI)) // vgimg truncates
+			if r := img.Bounds(); r.Dx() != 8*figDPI || r.Dy() != wantH {
+				t.Errorf("PNG is %dx%d, want %dx%d", r.Dx(), r.Dy(), 8*figDPI, wantH)
+			}
+			if _, err := PlotPanels(dirs, nil, base+"-overlay", WithOverlay()); err != nil {
+				t.Errorf("overlay: %v", err)
 			}
 		})
 	}
@@ -515,6 +523,8 @@ func TestFiguresWeek(t *testing.T) {
 		{"panels", func(b string) ([]string, error) { return PlotPanels(dirs, nil, b) }},
 		{"cdf", func(b string) ([]string, error) { return PlotLatencyDistributions(dirs, nil, b, LatencyCDF) }},
 		{"box", func(b string) ([]string, error) { return PlotLatencyDistributions(dirs, nil, b, LatencyBox) }},
+		{"overview", func(b string) ([]string, error) { return PlotLatencyDistributions(dirs, nil, b, LatencyOverview) }},
+		{"faults", func(b string) ([]string, error) { return PlotFaults(dirs, nil, b) }},
 	} {
 		start := time.Now()
 		base := filepath.Join(dir, "figure-week-"+f.name)

@@ -53,24 +53,41 @@ var (
 
 // PlotRun draws runDir/figure.png, .svg and .pdf: four stacked panels
 // on a shared time axis (rates, lag, latency, checkpoint interval) with
-// faults and reconfigurations marked as vertical lines.
-func PlotRun(runDir string) (pngPath, svgPath string, err error) {
-	defer func() {
-		if err != nil {
-			err = fmt.Errorf("results: plot %s: %w", runDir, err)
-		}
-	}()
+// faults and reconfigurations marked as vertical lines and each fault's
+// recovery shaded (and labelled with its time when few are shown). It
+// returns the paths of the files written. WithWindow or WithFault zoom
+// on a part of the run, WithWidth sizes it for print.
+func PlotRun(runDir string, opts ...Option) (paths []string, err error) {
+	f, err := runFigure(runDir, collectOptions(opts))
+	if err != nil {
+		return nil, fmt.Errorf("results: plot %s: %w", runDir, err)
+	}
+	paths, err = writeFigure(f.base, f.w, f.h, func(dc draw.Canvas) { drawStack(f.panels, dc) })
+	if err != nil {
+		return nil, fmt.Errorf("results: plot %s: %w", runDir, err)
+	}
+	return paths, nil
+}
+
+// stackFigure is PlotRun's figure before it is drawn.
+type stackFigure struct {
+	panels []*plot.Plot
+	base   string
+	w, h   vg.Length
+}
+
+func runFigure(runDir string, o figureOptions) (*stackFigure, error) {
 	cols, err := results.ReadFloatColumns(filepath.Join(runDir, results.TimeseriesFile), plotColumns...)
 	if err != nil {
-		return "", "", err
+		return nil, err
 	}
 	d := plotData{cols[0], cols[1], cols[2], cols[3], cols[4], cols[5], cols[6]}
 	if len(d.t) == 0 {
-		return "", "", errors.New("no samples in " + results.TimeseriesFile)
+		return nil, errors.New("no samples in " + results.TimeseriesFile)
 	}
 	events, err := results.ReadEvents(filepath.Join(runDir, results.EventsFile))
 	if err != nil {
-		return "", "", err
+		return nil, err
 	}
 	// The title is a nicety: a folder without summary.json still plots.
 	title := filepath.Base(runDir)
@@ -80,15 +97,44 @@ func PlotRun(runDir string) (pngPath, svgPath string, err error) {
 			title += " / " + s.Variant
 		}
 	} else if !errors.Is(serr, fs.ErrNotExist) {
-		return "", "", serr
+		return nil, serr
 	}
+	faults := results.FaultRecoveries(events)
+	lo, hi, err := o.window.bounds([][]results.FaultRecovery{faults}, []float64{d.t[len(d.t)-1]})
+	if err != nil {
+		return nil, err
+	}
+	if o.window.fault > 0 {
+		title += fmt.Sprintf(" — fault %d", o.window.fault)
+	}
+	plots := buildPanels(d.window(lo, hi), events, faults, o.titleOr(title), lo, hi)
+	w, h, f := o.size(figWidth, figHeight)
+	scaleText(f, plots...)
+	base := filepath.Join(runDir, strings.TrimSuffix(results.FigurePNG, ".png")+o.window.suffix())
+	return &stackFigure{panels: plots, base: base, w: w, h: h}, nil
+}
 
-	plots := buildPanels(d, events, title)
-	base := filepath.Join(runDir, strings.TrimSuffix(results.FigurePNG, ".png"))
-	if _, err := writeFigure(base, figWidth, figHeight, func(dc draw.Canvas) { drawStack(plots, dc) }); err != nil {
-		return "", "", err
+// maxFinite is the largest finite value of xs, or 0.
+func maxFinite(xs []float64) float64 {
+	m := 0.0
+	for _, v := range xs {
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			m = max(m, v)
+		}
 	}
-	return base + ".png", base + ".svg", nil
+	return m
+}
+
+// window is the part of d inside [lo, hi] seconds.
+func (d plotData) window(lo, hi float64) plotData {
+	i, j := sliceWindow(d.t, lo, hi)
+	cut := func(x []float64) []float64 {
+		if x == nil { // a column the figure did not read
+			return nil
+		}
+		return x[i:j]
+	}
+	return plotData{cut(d.t), cut(d.in), cut(d.thr), cut(d.lag), cut(d.p50), cut(d.p99), cut(d.ci)}
 }
 
 func drawStack(plots []*plot.Plot, dc draw.Canvas) {
@@ -106,13 +152,14 @@ func drawStack(plots []*plot.Plot, dc draw.Canvas) {
 	}
 }
 
-func buildPanels(d plotData, events []results.Event, title string) []*plot.Plot {
-	// Minutes keep short runs readable; hours keep week-long ones so.
-	span := d.t[len(d.t)-1]
-	scale, unit := 60.0, "min"
-	if span > 6*3600 {
-		scale, unit = 3600, "h"
-	}
+// denseSamples is the number of samples in a panel above which a jagged
+// series (the latency p99 with its checkpoint sawtooth) is drawn as the
+// band between its minimum and maximum per bucket: as a line it would
+// zig-zag at under a pixel and print as a hatched ribbon.
+const denseSamples = 1500
+
+func buildPanels(d plotData, events []results.Event, faults []results.FaultRecovery, title string, lo, hi float64) []*plot.Plot {
+	scale, unit := timeUnit(hi - lo)
 	t := make([]float64, len(d.t))
 	for i, v := range d.t {
 		t[i] = v / scale
@@ -130,17 +177,24 @@ func buildPanels(d plotData, events []results.Event, title string) []*plot.Plot 
 
 	lat := newPanel("latency (ms)")
 	p50, p99 := d.p50, d.p99
-	lo, hi := positiveRange(p50, p99)
-	if lo > 0 && hi/lo > logRatio {
+	lo99, hi99 := positiveRange(p50, p99)
+	floor := 0.0
+	if lo99 > 0 && hi99/lo99 > logRatio {
 		// A log axis cannot show zero: those intervals are drawn as gaps.
 		lat.Y.Scale = plot.LogScale{}
 		lat.Y.Tick.Marker = siTicks{plot.LogTicks{Prec: -1}}
-		addLine(lat, t, p50, solid, "p50", math.SmallestNonzeroFloat64)
-		addLine(lat, t, p99, dashed, "p99", math.SmallestNonzeroFloat64)
-		lat.Y.Min, lat.Y.Max = lo/1.5, hi*4 // headroom for the legend
+		floor = math.SmallestNonzeroFloat64
+	}
+	addLine(lat, t, p50, solid, "p50", floor)
+	if len(t) > denseSamples {
+		k, per := bandBucket(d.t, maxFinite(d.ci))
+		addBand(lat, t, p99, k, p99Fill, "p99 (min–max per "+per+")", floor)
 	} else {
-		addLine(lat, t, p50, solid, "p50", 0)
-		addLine(lat, t, p99, dashed, "p99", 0)
+		addLine(lat, t, p99, dashed, "p99", floor)
+	}
+	if floor > 0 {
+		lat.Y.Min, lat.Y.Max = lo99/1.5, hi99*4 // headroom for the legend
+	} else {
 		linearRange(lat, 1.3)
 	}
 
@@ -152,13 +206,14 @@ func buildPanels(d plotData, events []results.Event, title string) []*plot.Plot 
 	ci.X.Label.Text = "time (" + unit + ")"
 
 	panels := []*plot.Plot{rates, lag, lat, ci}
+	addRecoverySpans(panels, faults, scale, lo, hi, lag, true)
 	addEventMarkers(panels, events, scale, lag)
-	xMax := t[len(t)-1]
-	if !(xMax > 0) { // a lone sample at t=0 still needs a non-empty axis
-		xMax = 1
+	xMin, xMax := lo/scale, hi/scale
+	if !(xMax > xMin) { // a lone sample at t=0 still needs a non-empty axis
+		xMax = xMin + 1
 	}
 	for i, p := range panels {
-		p.X.Min, p.X.Max = 0, xMax
+		p.X.Min, p.X.Max = xMin, xMax
 		if i < len(panels)-1 {
 			p.X.Tick.Marker = unlabelled{p.X.Tick.Marker}
 		}

@@ -65,7 +65,7 @@ func PlotFit(base, title, quantity, xlabel string, pts []FitPoint) (paths []stri
 		return nil, err
 	}
 	return writeFigure(base, fitWidth, fitHeight, func(dc draw.Canvas) {
-		h := drawKey(dc, title, nil)
+		h := drawKey(dc, title, nil, 1)
 		tiles := draw.Tiles{Rows: 1, Cols: 2, PadTop: vg.Points(2), PadBottom: vg.Points(4),
 			PadLeft: vg.Points(4), PadRight: vg.Points(10), PadX: vg.Points(22)}
 		rows := [][]*plot.Plot{{left, right}}

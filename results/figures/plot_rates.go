@@ -11,10 +11,11 @@ import (
 
 // PlotRates draws a workload's per-second rates: the rate over time and,
 // below it, the mean rate per hour (by hour of day when the schedule spans
-// more than two days). It writes base+".png", ".svg" and ".pdf".
-func PlotRates(base, title string, rates []float64) (pngPath, svgPath string, err error) {
+// more than two days). It writes base+".png", ".svg" and ".pdf" and
+// returns their paths.
+func PlotRates(base, title string, rates []float64) (paths []string, err error) {
 	if len(rates) == 0 {
-		return "", "", fmt.Errorf("results: plot %s: no rates", base)
+		return nil, fmt.Errorf("results: plot %s: no rates", base)
 	}
 	n := len(rates)
 	unit, div := "min", 60.0
@@ -44,7 +45,7 @@ func PlotRates(base, title string, rates []float64) (pngPath, svgPath string, er
 	bars := plotter.Values(means)
 	b, err := plotter.NewBarChart(bars, vg.Points(300/float64(hours+1)))
 	if err != nil {
-		return "", "", err
+		return nil, err
 	}
 	b.LineStyle = solid
 	b.Color = gridStyle.Color
@@ -52,10 +53,7 @@ func PlotRates(base, title string, rates []float64) (pngPath, svgPath string, er
 	prof.Y.Min = 0
 
 	plots := []*plot.Plot{top, prof}
-	if _, err := writeFigure(base, figWidth, 6*vg.Inch, func(dc draw.Canvas) { drawStack(plots, dc) }); err != nil {
-		return "", "", err
-	}
-	return base + ".png", base + ".svg", nil
+	return writeFigure(base, figWidth, 6*vg.Inch, func(dc draw.Canvas) { drawStack(plots, dc) })
 }
 
 // HourlyProfile is the mean rate per hour since the start or, for more

@@ -115,7 +115,7 @@ func PlotRecovery(base, title string, variants []RecoveryVariant, measured []Mea
 	linearRange(p, 1.12)
 	p.Legend = plot.NewLegend()
 	return writeFigure(base, recoveryWidth, recoveryHeight, func(dc draw.Canvas) {
-		h := drawKey(dc, title, key)
+		h := drawKey(dc, title, key, 1)
 		drawPlot(p, draw.Crop(dc, 0, 0, 0, -h))
 	})
 }

@@ -54,10 +54,12 @@ func TestPlotRun(t *testing.T) {
 			}
 			dir := filepath.Join(base, strings.ReplaceAll(tc.name, " ", "-"))
 			resultstest.WriteRun(t, dir, samples, events, sum)
-			pngPath, svgPath, err := PlotRun(dir)
+			paths, err := PlotRun(dir)
 			if err != nil {
 				t.Fatal(err)
 			}
+			checkFigure(t, paths, filepath.Join(dir, "figure"))
+			pngPath, svgPath := paths[0], paths[1]
 			b, err := os.ReadFile(pngPath)
 			if err != nil {
 				t.Fatal(err)
@@ -82,12 +84,12 @@ func TestPlotRun(t *testing.T) {
 
 func TestPlotRunErrors(t *testing.T) {
 	dir := t.TempDir()
-	if _, _, err := PlotRun(dir); err == nil || !strings.Contains(err.Error(), dir) {
+	if _, err := PlotRun(dir); err == nil || !strings.Contains(err.Error(), dir) {
 		t.Errorf("missing run: want an error naming %s, got %v", dir, err)
 	}
 	empty := filepath.Join(dir, "empty")
 	resultstest.WriteRun(t, empty, nil, nil, results.Summary{Scenario: "empty"})
-	if _, _, err := PlotRun(empty); err == nil || !strings.Contains(err.Error(), "no samples") {
+	if _, err := PlotRun(empty); err == nil || !strings.Contains(err.Error(), "no samples") {
 		t.Errorf("empty run: got %v", err)
 	}
 }

@@ -1,0 +1,492 @@
+package figures
+
+import (
+	"cmp"
+	"fmt"
+	"image/color"
+	"math"
+	"path/filepath"
+	"sort"
+	"strconv"
+
+	"github.com/streamtwin/streamtwin/results"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// Latency distribution kinds.
+const (
+	// LatencyOverview is a letter-value plot beside the tail (CCDF).
+	LatencyOverview = "overview"
+	LatencyCDF      = "cdf"
+	LatencyCCDF     = "ccdf"
+	LatencyLetter   = "letter"
+	LatencyBox      = "box"
+)
+
+// LatencyKinds are the kinds PlotLatencyDistributions draws.
+var LatencyKinds = []string{LatencyOverview, LatencyCDF, LatencyCCDF, LatencyLetter, LatencyBox}
+
+// maxLetterLevels caps the boxes of a letter-value plot: the 8th level
+// spans the quantiles 1/512 … 511/512, past the p99.
+const maxLetterLevels = 8
+
+// PlotLatencyDistributions compares the distribution of the per-interval
+// latency_p99_ms (WithLatencyColumn picks another column) of several runs,
+// NaN intervals (no output) skipped, each run in its style of the run set.
+// kind:
+//   - "overview": a letter-value plot beside the tail (CCDF);
+//   - "cdf": empirical CDFs, on a log x axis when the values span more
+//     than a factor 100 (or the largest reaches 10x past the largest
+//     median), with the ends of the data range labelled;
+//   - "ccdf": the tail, P(latency > x) on a log axis down to 1/n, with the
+//     p99 and p99.9 levels marked;
+//   - "letter": letter-value plots (Hofmann, Wickham, Kafadar 2017): the
+//     box of the quartiles, then of the eighths, sixteenths, … up to
+//     maxLetterLevels boxes, each narrower, the rest as points — a box plot
+//     for the long tails that collapse an ordinary one;
+//   - "box": box plots (Tukey whiskers at 1.5 IQR).
+//
+// labels name the runs; nil names them by folder.
+func PlotLatencyDistributions(runDirs []string, labels []string, base string, kind string, opts ...Option) (paths []string, err error) {
+	defer func() {
+		if err != nil {
+			err = fmt.Errorf("results: latency figure: %w", err)
+		}
+	}()
+	o := collectOptions(opts)
+	plots, err := latencyPlots(runDirs, labels, kind, o)
+	if err != nil {
+		return nil, err
+	}
+	w, h := singleWidth, singleHeight
+	if len(plots) == 2 {
+		w = 2 * singleWidth
+	}
+	w, h, f := o.size(w, h)
+	scaleText(f, plots...)
+	return writeFigure(base, w, h, func(dc draw.Canvas) {
+		if len(plots) == 1 {
+			drawPlot(plots[0], dc)
+			return
+		}
+		tiles := draw.Tiles{Rows: 1, Cols: len(plots), PadTop: vg.Points(4), PadBottom: vg.Points(4),
+			PadLeft: vg.Points(4), PadRight: vg.Points(10), PadX: vg.Points(18)}
+		for j, c := range plot.Align([][]*plot.Plot{plots}, tiles, dc)[0] {
+			plots[j].Draw(c)
+		}
+	})
+}
+
+// latencyPlots builds the plots of PlotLatencyDistributions.
+func latencyPlots(runDirs []string, labels []string, kind string, o figureOptions) ([]*plot.Plot, error) {
+	known := false
+	for _, k := range LatencyKinds {
+		known = known || k == kind
+	}
+	if !known {
+		return nil, fmt.Errorf("kind %q: want one of %v", kind, LatencyKinds)
+	}
+	runs, err := results.LabelRuns(runDirs, labels)
+	if err != nil {
+		return nil, err
+	}
+	data := make([][]float64, len(runs))
+	for i, r := range runs {
+		cols, err := results.ReadRunColumns(r.Dir, o.latency)
+		if err != nil {
+			return nil, err
+		}
+		data[i] = results.FiniteValues(cols[0])
+		if len(data[i]) == 0 {
+			return nil, fmt.Errorf("%s: no finite %s (the job never produced output)", filepath.Join(r.Dir, results.TimeseriesFile), o.latency)
+		}
+		sort.Float64s(data[i])
+	}
+	lo, hi := positiveRange(data...)
+	// A log axis past a factor 100, as in PlotRun, or when the tail reaches
+	// 10x past the largest median: on a linear axis such a distribution is
+	// a vertical line at the left edge.
+	var med float64
+	for _, xs := range data {
+		med = max(med, xs[len(xs)/2])
+	}
+	logAxis := lo > 0 && (hi/lo > logRatio || (med > 0 && hi/med > tailRatio))
+	valueLabel := AxisLabel(o.latency)
+	title := o.titleOr("")
+	var plots []*plot.Plot
+	switch kind {
+	case LatencyCDF:
+		plots = []*plot.Plot{latencyCDF(runs, data, cmp.Or(o.xLabel, valueLabel), logAxis, lo, hi, o)}
+	case LatencyCCDF:
+		plots = []*plot.Plot{latencyCCDF(runs, data, cmp.Or(o.xLabel, valueLabel), logAxis, lo, hi)}
+	case LatencyLetter:
+		plots = []*plot.Plot{latencyLetters(runs, data, cmp.Or(o.yLabel, valueLabel), logAxis, lo, hi)}
+	case LatencyBox:
+		p, err := latencyBoxes(runs, data, cmp.Or(o.yLabel, valueLabel), logAxis, lo, hi)
+		if err != nil {
+			return nil, err
+		}
+		plots = []*plot.Plot{p}
+	case LatencyOverview:
+		plots = []*plot.Plot{
+			latencyLetters(runs, data, cmp.Or(o.yLabel, valueLabel), logAxis, lo, hi),
+			latencyCCDF(runs, data, cmp.Or(o.xLabel, valueLabel), logAxis, lo, hi),
+		}
+		plots[0].Title.Text, plots[1].Title.Text = "distribution (letter values)", "tail"
+		if title != "" {
+			plots[0].Title.Text = title + ": " + plots[0].Title.Text
+		}
+		return plots, nil
+	}
+	plots[0].Title.Text = title
+	return plots, nil
+}
+
+func latencyCDF(runs []results.LabelledRun, data [][]float64, xlabel string, logAxis bool, lo, hi float64, o figureOptions) *plot.Plot {
+	p := newPanel(cmp.Or(o.yLabel, "cumulative fraction of intervals"))
+	p.X.Label.Text = xlabel
+	p.Legend.Top, p.Legend.Left = false, false
+	p.Legend.YOffs = vg.Points(4)
+	floor := math.Inf(-1)
+	if logAxis {
+		p.X.Scale = plot.LogScale{}
+		p.X.Tick.Marker = endTicks{Ticker: siTicks{logTicks{}}, lo: lo, hi: hi, log: true}
+		floor = 0 // a log axis cannot show zero
+	} else {
+		p.X.Tick.Marker = siTicks{niceTicks{}}
+	}
+	for i, xs := range data {
+		st := styleOf(i)
+		n := len(xs)
+		k := max(1, (n+cdfPoints-1)/cdfPoints)
+		var pts plotter.XYs
+		add := func(x, f float64) {
+			if x > floor {
+				pts = append(pts, plotter.XY{X: x, Y: f})
+			}
+		}
+		add(xs[0], 0)
+		for j := k - 1; j < n; j += k {
+			add(xs[j], float64(j+1)/float64(n))
+		}
+		if (n-1)%k != k-1 {
+			add(xs[n-1], 1)
+		}
+		if len(pts) == 0 {
+			continue
+		}
+		l := &plotter.Line{XYs: pts, LineStyle: st.line, StepStyle: plotter.PostStep}
+		p.Add(l)
+		// Markers at staggered fractions keep each line identifiable in
+		// black and white without piling glyphs onto each other.
+		// Some at fixed fractions, for the steep part, and some at even
+		// steps along the x axis, for the flat tail.
+		var ms plotter.XYs
+		stagger := float64(i%5) / 5
+		for _, f := range []float64{0.2, 0.5, 0.8} {
+			f += 0.1 * stagger
+			j := min(n-1, int(math.Ceil(f*float64(n)))-1)
+			if j >= 0 && xs[j] > floor {
+				ms = append(ms, plotter.XY{X: xs[j], Y: float64(j+1) / float64(n)})
+			}
+		}
+		a0, a1 := xs[0], xs[n-1]
+		toAxis, fromAxis := func(v float64) float64 { return v }, func(v float64) float64 { return v }
+		if logAxis {
+			a0 = xs[sort.SearchFloat64s(xs, math.SmallestNonzeroFloat64)]
+			toAxis, fromAxis = math.Log10, func(v float64) float64 { return math.Pow(10, v) }
+		}
+		for k := range 3 {
+			x := fromAxis(toAxis(a0) + (float64(k)+0.5+0.5*stagger)/3.5*(toAxis(a1)-toAxis(a0)))
+			j := sort.Search(n, func(j int) bool { return xs[j] > x }) // intervals at or below x
+			if j > 0 && j < n && x > floor {
+				ms = append(ms, plotter.XY{X: x, Y: float64(j) / float64(n)})
+			}
+		}
+		p.Add(&plotter.Scatter{XYs: ms, GlyphStyle: st.glyph})
+		p.Legend.Add(runs[i].Label, st.thumbs()...)
+	}
+	p.Y.Min, p.Y.Max = 0, 1.02
+	p.Y.Tick.Marker = niceTicks{}
+	if logAxis {
+		p.X.Min, p.X.Max = lo/1.2, hi*1.2
+	} else {
+		min0, max0 := data[0][0], data[0][len(data[0])-1]
+		for _, xs := range data {
+			min0, max0 = min(min0, xs[0]), max(max0, xs[len(xs)-1])
+		}
+		span := max0 - min0
+		if span == 0 {
+			span = math.Max(math.Abs(max0), 1)
+		}
+		p.X.Min, p.X.Max = min0-0.03*span, max0+0.03*span
+		if min0 >= 0 {
+			p.X.Min = max(0, p.X.Min)
+		}
+	}
+	return p
+}
+
+func latencyBoxes(runs []results.LabelledRun, data [][]float64, ylabel string, logAxis bool, lo, hi float64) (*plot.Plot, error) {
+	p := newPanel(ylabel)
+	n := len(data)
+	width := vg.Points(math.Min(50, 300/float64(n)))
+	names := make([]string, n)
+	for i, xs := range data {
+		names[i] = runs[i].Label
+		vals := xs
+		if logAxis {
+			vals = positives(xs)
+		}
+		b, err := plotter.NewBoxPlot(width, float64(i), plotter.Values(vals))
+		if err != nil {
+			return nil, err
+		}
+		b.FillColor = color.Gray{Y: 0xe8}
+		b.BoxStyle = draw.LineStyle{Color: color.Black, Width: vg.Points(1)}
+		b.MedianStyle = draw.LineStyle{Color: color.Black, Width: vg.Points(2.2)}
+		b.WhiskerStyle = draw.LineStyle{Color: color.Black, Width: vg.Points(0.8)}
+		b.GlyphStyle = draw.GlyphStyle{Color: color.Gray{Y: 0x50}, Radius: vg.Points(1.8), Shape: draw.RingGlyph{}}
+		b.Outside = thinOutliers(b.Values, b.Outside, logAxis)
+		p.Add(b)
+	}
+	p.NominalX(names...)
+	p.X.Min, p.X.Max = -0.6, float64(n)-0.4
+	rotateLongNames(p, names)
+	if logAxis {
+		p.Y.Scale = plot.LogScale{}
+		p.Y.Tick.Marker = siTicks{logTicks{}}
+		p.Y.Min, p.Y.Max = lo/1.3, hi*1.3
+	} else {
+		var top float64
+		for _, xs := range data {
+			top = max(top, xs[len(xs)-1])
+		}
+		p.Y.Min, p.Y.Max = 0, top*1.05
+		if !(p.Y.Max > 0) {
+			p.Y.Max = 1
+		}
+	}
+	return p, nil
+}
+
+// latencyCCDF draws the tail of each distribution: the share of intervals
+// above x, on a log axis from 1 down to 1/n, with the p99 and p99.9
+// levels marked.
+func latencyCCDF(runs []results.LabelledRun, data [][]float64, xlabel string, logAxis bool, lo, hi float64) *plot.Plot {
+	p := newPanel("share of intervals above")
+	p.X.Label.Text = xlabel
+	p.Legend.Top, p.Legend.Left = true, false
+	p.Y.Scale = plot.LogScale{}
+	p.Y.Tick.Marker = shareTicks{}
+	floor := math.Inf(-1)
+	if logAxis {
+		p.X.Scale = plot.LogScale{}
+		p.X.Tick.Marker = endTicks{Ticker: siTicks{logTicks{}}, lo: lo, hi: hi, log: true}
+		floor = 0
+	} else {
+		p.X.Tick.Marker = siTicks{niceTicks{}}
+	}
+	minShare := 1.0
+	for i, xs := range data {
+		st := styleOf(i)
+		n := len(xs)
+		minShare = min(minShare, 1/float64(n))
+		k := max(1, (n+cdfPoints-1)/cdfPoints)
+		var pts plotter.XYs
+		for j := 0; j < n; j += k {
+			if share := float64(n-j) / float64(n); xs[j] > floor {
+				pts = append(pts, plotter.XY{X: xs[j], Y: share})
+			}
+		}
+		if xs[n-1] > floor {
+			pts = append(pts, plotter.XY{X: xs[n-1], Y: 1 / float64(n)})
+		}
+		if len(pts) == 0 {
+			continue
+		}
+		p.Add(&plotter.Line{XYs: pts, LineStyle: st.line, StepStyle: plotter.PreStep})
+		// One marker at the p99, where a reader looks first.
+		j := min(n-1, int(math.Ceil(0.99*float64(n)))-1)
+		if xs[j] > floor {
+			p.Add(&plotter.Scatter{XYs: plotter.XYs{{X: xs[j], Y: float64(n-j) / float64(n)}}, GlyphStyle: st.glyph})
+		}
+		p.Legend.Add(runs[i].Label, st.thumbs()...)
+	}
+	for _, q := range []struct {
+		share float64
+		label string
+	}{{0.01, "p99"}, {0.001, "p99.9"}} {
+		if q.share >= minShare {
+			p.Add(hline{y: q.share, style: refStyle, label: q.label})
+		}
+	}
+	p.Y.Min, p.Y.Max = minShare/1.5, 1.5
+	if logAxis {
+		p.X.Min, p.X.Max = lo/1.2, hi*1.2
+	} else {
+		p.X.Min, p.X.Max = 0, hi*1.05
+	}
+	return p
+}
+
+// latencyLetters draws a letter-value plot per run: nested boxes from the
+// quartiles outwards (eighths, sixteenths, …), each narrower and lighter,
+// in the run's colour, the median as a black bar, and the values beyond
+// the outermost box as thinned points.
+func latencyLetters(runs []results.LabelledRun, data [][]float64, ylabel string, logAxis bool, lo, hi float64) *plot.Plot {
+	p := newPanel(ylabel)
+	n := len(data)
+	names := make([]string, n)
+	for i, xs := range data {
+		names[i] = runs[i].Label
+		vals := xs
+		if logAxis {
+			vals = positives(xs)
+		}
+		if len(vals) == 0 {
+			continue
+		}
+		p.Add(&letterValues{x: float64(i), xs: vals, color: styleOf(i).line.Color, logAxis: logAxis})
+	}
+	p.NominalX(names...)
+	p.X.Min, p.X.Max = -0.6, float64(n)-0.4
+	rotateLongNames(p, names)
+	if logAxis {
+		p.Y.Scale = plot.LogScale{}
+		p.Y.Tick.Marker = endTicks{Ticker: siTicks{logTicks{}}, lo: lo, hi: hi, log: true}
+		p.Y.Min, p.Y.Max = lo/1.3, hi*1.3
+	} else {
+		p.Y.Min, p.Y.Max = 0, max(hi*1.05, 1)
+	}
+	return p
+}
+
+// letterLevels is the number of letter values (boxes) for n values: while
+// each tail beyond the box still holds at least 8 values, at most
+// maxLetterLevels.
+func letterLevels(n int) int {
+	k := 1
+	for k < maxLetterLevels && float64(n)/math.Pow(2, float64(k+2)) >= 8 {
+		k++
+	}
+	return k
+}
+
+// letterValues is one run's letter-value plot at x.
+type letterValues struct {
+	x       float64
+	xs      []float64 // sorted
+	color   color.Color
+	logAxis bool
+}
+
+func (l *letterValues) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	k := letterLevels(len(l.xs))
+	x := trX(l.x)
+	full := vg.Points(math.Min(44, 280/math.Max(1, p.X.Max-p.X.Min)))
+	r, g, b, _ := l.color.RGBA()
+	// Outermost first, so the inner boxes paint over it.
+	for j := k; j >= 1; j-- {
+		tail := math.Pow(2, -float64(j+1))
+		y0, y1 := trY(results.Quantile(l.xs, tail)), trY(results.Quantile(l.xs, 1-tail))
+		w := full * vg.Length(1-0.8*float64(j-1)/float64(max(k, 2)))
+		// Lighter outwards: blend the colour with white.
+		light := 0.75 * float64(j-1) / float64(max(k-1, 1))
+		fill := color.NRGBA{
+			R: uint8(float64(r>>8)*(1-light) + 255*light), G: uint8(float64(g>>8)*(1-light) + 255*light),
+			B: uint8(float64(b>>8)*(1-light) + 255*light), A: 0xff}
+		box := []vg.Point{{X: x - w/2, Y: y0}, {X: x + w/2, Y: y0}, {X: x + w/2, Y: y1}, {X: x - w/2, Y: y1}}
+		c.FillPolygon(fill, box)
+		c.StrokeLines(draw.LineStyle{Color: color.Gray{Y: 0x30}, Width: vg.Points(0.5)}, append(box, box[0]))
+	}
+	med := trY(results.Quantile(l.xs, 0.5))
+	c.StrokeLine2(draw.LineStyle{Color: color.Black, Width: vg.Points(2)}, x-full/2, med, x+full/2, med)
+	// The values beyond the outermost box, thinned to what can be seen.
+	tail := math.Pow(2, -float64(k+1))
+	loV, hiV := results.Quantile(l.xs, tail), results.Quantile(l.xs, 1-tail)
+	var outside []int
+	for i, v := range l.xs {
+		if v < loV || v > hiV {
+			outside = append(outside, i)
+		}
+	}
+	glyph := draw.GlyphStyle{Color: color.Gray{Y: 0x50}, Radius: vg.Points(1.6), Shape: draw.RingGlyph{}}
+	for _, i := range thinOutliers(plotter.Values(l.xs), outside, l.logAxis) {
+		c.DrawGlyph(glyph, vg.Point{X: x, Y: trY(l.xs[i])})
+	}
+}
+
+func (l *letterValues) DataRange() (xmin, xmax, ymin, ymax float64) {
+	return l.x, l.x, l.xs[0], l.xs[len(l.xs)-1]
+}
+
+// rotateLongNames slants the category names of p when they would collide.
+func rotateLongNames(p *plot.Plot, names []string) {
+	longest := 0.0
+	for _, s := range names {
+		longest = max(longest, p.X.Tick.Label.Width(s).Points())
+	}
+	if longest*float64(len(names)) > 340 {
+		p.X.Tick.Label.Rotation = math.Pi / 6
+		p.X.Tick.Label.XAlign = draw.XRight
+		p.X.Tick.Label.YAlign = draw.YCenter
+	}
+}
+
+// refStyle is a reference level (p99, p99.9): grey dots.
+var refStyle = draw.LineStyle{Color: color.Gray{Y: 0x60}, Width: vg.Points(0.7), Dashes: []vg.Length{vg.Points(1.5), vg.Points(2)}}
+
+// shareTicks labels a log axis of shares 1, 0.1, 0.01 … as 100%, 10%, 1% ….
+type shareTicks struct{}
+
+func (shareTicks) Ticks(min, max float64) []plot.Tick {
+	ts := plot.LogTicks{Prec: -1}.Ticks(min, max)
+	for i := range ts {
+		if ts[i].IsMinor() {
+			continue
+		}
+		ts[i].Label = strconv.FormatFloat(100*ts[i].Value, 'g', 3, 64) + "%"
+	}
+	return ts
+}
+
+// endTicks adds labelled ticks at the ends of the data range, lo and hi, to
+// another ticker, and drops the labels of its ticks too close to them: on a
+// log axis the data's ends can fall between decades and go unlabelled.
+type endTicks struct {
+	plot.Ticker
+	lo, hi float64
+	log    bool
+}
+
+func (e endTicks) Ticks(min, max float64) []plot.Tick {
+	ts := e.Ticker.Ticks(min, max)
+	pos := func(v float64) float64 {
+		if e.log {
+			return math.Log10(v)
+		}
+		return v
+	}
+	near := 0.07 * (pos(max) - pos(min))
+	for i := range ts {
+		if ts[i].IsMinor() {
+			continue
+		}
+		for _, end := range []float64{e.lo, e.hi} {
+			if math.Abs(pos(ts[i].Value)-pos(end)) < near {
+				ts[i].Label = ""
+			}
+		}
+	}
+	for _, end := range []float64{e.lo, e.hi} {
+		if end >= min && end <= max {
+			ts = append(ts, plot.Tick{Value: end, Label: siLabel(roundSig(end, 3))})
+		}
+	}
+	return ts
+}

@@ -1,0 +1,408 @@
+package figures
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"os"
+	"path/filepath"
+
+	"github.com/streamtwin/streamtwin/results"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// ---------------------------------------------------------------------------
+// 3. Time-series panels of several runs
+
+// panelColumns are the timeseries columns PlotPanels reads.
+var panelColumns = []string{"time_s", "input_rate", "throughput", "lag", "latency_p99_ms", "checkpoint_interval_s"}
+
+// panelsOverlay is PlotPanels WithOverlay: several runs on one shared time
+// axis: input rate (of the first run, drawn once, wide and grey) with each
+// run's throughput, then lag, latency p99 and checkpoint interval, one line
+// style per run. Faults of every run are marked as in PlotRun, faults less
+// than 1% of the time axis apart with one line; a key above the panels
+// names the styles.
+func panelsOverlay(runs []results.LabelledRun, base string, o figureOptions) (paths []string, err error) {
+	data := make([]plotData, len(runs))
+	var faults []float64
+	span := 0.0
+	for i, r := range runs {
+		cols, err := results.ReadRunColumns(r.Dir, panelColumns...)
+		if err != nil {
+			return nil, err
+		}
+		d := plotData{t: cols[0], in: cols[1], thr: cols[2], lag: cols[3], p99: cols[4], ci: cols[5]}
+		if len(d.t) == 0 {
+			return nil, fmt.Errorf("%s: no samples", filepath.Join(r.Dir, results.TimeseriesFile))
+		}
+		data[i] = d
+		span = max(span, d.t[len(d.t)-1])
+		evPath := filepath.Join(r.Dir, results.EventsFile)
+		if _, err := os.Stat(evPath); err != nil {
+			continue // events are markers only: a folder without them still plots
+		}
+		events, err := results.ReadEvents(evPath)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range events {
+			if e.Kind == results.KindFault {
+				faults = append(faults, e.TimeS)
+			}
+		}
+	}
+	faults = mergeTimes(faults, span/100)
+	scale, unit := 60.0, "min"
+	if span > 6*3600 {
+		scale, unit = 3600, "h"
+	}
+	xMax := span / scale
+	if !(xMax > 0) {
+		xMax = 1
+	}
+	scaled := func(ts []float64) []float64 {
+		out := make([]float64, len(ts))
+		for i, v := range ts {
+			out[i] = v / scale
+		}
+		return out
+	}
+
+	rates := newPanel("rate (records/s)")
+	lag := newPanel("lag (records)")
+	lat := newPanel(AxisLabel("latency_p99_ms"))
+	ci := newPanel("checkpoint interval (s)")
+	ci.X.Label.Text = "time (" + unit + ")"
+	key := []keyEntry{{label: "input rate (" + runs[0].Label + ")", thumbs: []plot.Thumbnailer{&plotter.Line{LineStyle: inputStyle}}}}
+
+	t0 := scaled(data[0].t)
+	addLine(rates, t0, data[0].in, inputStyle, "", 0)
+	var p99s [][]float64
+	for i := range data {
+		p99s = append(p99s, data[i].p99)
+	}
+	latLo, latHi := positiveRange(p99s...)
+	// Log past a factor 10: the spikes of a catch-up would flatten the
+	// steady latency of every row into the zero line.
+	latLog := latLo > 0 && latHi/latLo > tailRatio
+	latFloor := 0.0
+	if latLog {
+		lat.Y.Scale = plot.LogScale{}
+		lat.Y.Tick.Marker = siTicks{logTicks{}}
+		latFloor = math.SmallestNonzeroFloat64
+	}
+	for i, d := range data {
+		st := styleOf(i)
+		t := scaled(d.t)
+		phase := (float64(i) + 1) / float64(len(data)+1)
+		for _, pl := range []struct {
+			p     *plot.Plot
+			y     []float64
+			floor float64
+			step  bool
+		}{{rates, d.thr, 0, false}, {lag, d.lag, 0, false}, {lat, d.p99, latFloor, false}, {ci, d.ci, 0, true}} {
+			for _, seg := range addLine(pl.p, t, pl.y, st.line, "", pl.floor) {
+				if pl.step {
+					seg.StepStyle = plotter.PreStep
+				}
+			}
+			pl.p.Add(&plotter.Scatter{XYs: sparseMarkers(t, pl.y, xMax, phase, pl.floor), GlyphStyle: st.glyph})
+		}
+		key = append(key, keyEntry{label: runs[i].Label, thumbs: st.thumbs()})
+	}
+	linearRange(rates, 1.08)
+	linearRange(lag, 1.08)
+	if latLog {
+		lat.Y.Min, lat.Y.Max = latLo/1.5, latHi*1.5
+	} else {
+		linearRange(lat, 1.08)
+	}
+	linearRange(ci, 1.1)
+	panels := []*plot.Plot{rates, lag, lat, ci}
+	for _, ft := range faults {
+		for _, p := range panels {
+			p.Add(vline{x: ft / scale, style: faultStyle})
+		}
+	}
+	if len(faults) > 0 {
+		key = append(key, keyEntry{label: "fault", thumbs: []plot.Thumbnailer{&plotter.Line{LineStyle: faultStyle}}})
+	}
+	for i, p := range panels {
+		p.X.Min, p.X.Max = 0, xMax
+		p.Legend = plot.NewLegend() // the key above replaces the legends
+		if i < len(panels)-1 {
+			p.X.Tick.Marker = unlabelled{p.X.Tick.Marker}
+		}
+	}
+	title := o.titleOr(runSetTitle(runs))
+	return writeFigure(base, figWidth, figHeight, func(dc draw.Canvas) {
+		h := drawKey(dc, title, key, 1)
+		drawStack(panels, draw.Crop(dc, 0, 0, 0, -h))
+	})
+}
+
+// panelsRowHeight is the height of one run's row of small multiples.
+const panelsRowHeight = 1.15 * vg.Inch
+
+// runSeries is what the time panels read of one run.
+type runSeries struct {
+	d      plotData
+	faults []results.FaultRecovery
+	endS   float64
+}
+
+// readRunSeries reads the panel columns and the faults of each run.
+func readRunSeries(runs []results.LabelledRun) ([]runSeries, error) {
+	out := make([]runSeries, len(runs))
+	for i, r := range runs {
+		cols, err := results.ReadRunColumns(r.Dir, panelColumns...)
+		if err != nil {
+			return nil, err
+		}
+		d := plotData{t: cols[0], in: cols[1], thr: cols[2], lag: cols[3], p99: cols[4], ci: cols[5]}
+		if len(d.t) == 0 {
+			return nil, fmt.Errorf("%s: no samples", filepath.Join(r.Dir, results.TimeseriesFile))
+		}
+		out[i] = runSeries{d: d, endS: d.t[len(d.t)-1]}
+		evPath := filepath.Join(r.Dir, results.EventsFile)
+		if _, err := os.Stat(evPath); err != nil {
+			continue // events are markers only: a folder without them still plots
+		}
+		events, err := results.ReadEvents(evPath)
+		if err != nil {
+			return nil, err
+		}
+		out[i].faults = results.FaultRecoveries(events)
+	}
+	return out, nil
+}
+
+// PlotPanels compares several runs over time as small multiples: one row
+// per run (in the run's colour, the same in every figure of the run set),
+// one column per series (throughput over the input rate, lag, latency p99,
+// checkpoint interval) on a shared time axis, with the same y axis down a
+// column. Each row marks its own faults, shades their recoveries and, when
+// a fault never recovered, the time from it to the end. WithWindow and
+// WithFault zoom in; WithOverlay draws the older single set of axes
+// instead. labels name the runs as in PlotLatencyDistributions.
+func PlotPanels(runDirs []string, labels []string, base string, opts ...Option) (paths []string, err error) {
+	defer func() {
+		if err != nil {
+			err = fmt.Errorf("results: panels figure: %w", err)
+		}
+	}()
+	o := collectOptions(opts)
+	runs, err := results.LabelRuns(runDirs, labels)
+	if err != nil {
+		return nil, err
+	}
+	if o.overlay {
+		return panelsOverlay(runs, base, o)
+	}
+	g, err := smallMultiples(runs, o)
+	if err != nil {
+		return nil, err
+	}
+	return g.write(base + o.window.suffix())
+}
+
+// gridFigure is a figure of panels in rows and columns under a title, a key
+// and column headings.
+type gridFigure struct {
+	title     string
+	key       []keyEntry
+	colTitles []string // "" for none
+	rows      [][]*plot.Plot
+	w, h      vg.Length
+	// rowLabels, rowStyles and rowFaults say what each row shows: its run,
+	// that run's style and the fault times marked in it (axis units).
+	rowLabels []string
+	rowStyles []variantStyle
+	rowFaults [][]float64
+	// panelNotes are the notes written in each panel, in panel order.
+	panelNotes [][]note
+}
+
+func (g *gridFigure) write(base string) ([]string, error) {
+	return writeFigure(base, g.w, g.h, g.draw)
+}
+
+func (g *gridFigure) draw(dc draw.Canvas) {
+	top := drawKey(dc, g.title, g.key, g.factor())
+	head := vg.Length(0)
+	sty := figTextStyle(9 * g.factor())
+	sty.XAlign, sty.YAlign = draw.XCenter, draw.YTop
+	for _, t := range g.colTitles {
+		if t != "" {
+			head = sty.Height(t) + vg.Points(4)
+		}
+	}
+	area := draw.Crop(dc, 0, 0, 0, -top-head)
+	cols := len(g.rows[0])
+	tiles := draw.Tiles{Rows: len(g.rows), Cols: cols, PadTop: vg.Points(2), PadBottom: vg.Points(4),
+		PadLeft: vg.Points(4), PadRight: vg.Points(8), PadX: vg.Points(10), PadY: vg.Points(5)}
+	cs := plot.Align(g.rows, tiles, area)
+	for i, row := range g.rows {
+		for j, p := range row {
+			if p != nil {
+				p.Draw(cs[i][j])
+			}
+		}
+	}
+	for j, t := range g.colTitles {
+		c := cs[0][j]
+		dc.FillText(sty, vg.Point{X: (c.Min.X + c.Max.X) / 2, Y: area.Max.Y + head - vg.Points(1)}, t)
+	}
+}
+
+// factor is the text size factor of the figure's width.
+func (g *gridFigure) factor() float64 { return textFactor(g.w) }
+
+// smallMultiples lays out PlotPanels.
+func smallMultiples(runs []results.LabelledRun, o figureOptions) (*gridFigure, error) {
+	series, err := readRunSeries(runs)
+	if err != nil {
+		return nil, err
+	}
+	faults := make([][]results.FaultRecovery, len(series))
+	ends := make([]float64, len(series))
+	for i, s := range series {
+		faults[i], ends[i] = s.faults, s.endS
+	}
+	lo, hi, err := o.window.bounds(faults, ends)
+	if err != nil {
+		return nil, err
+	}
+	scale, unit := timeUnit(hi - lo)
+	w, h, f := o.size(figWidth, 0.7*vg.Inch+panelsRowHeight*vg.Length(len(runs)))
+	g := &gridFigure{w: w, h: h, colTitles: []string{"rate (records/s)", "lag (records)", AxisLabel("latency_p99_ms"), "checkpoint interval (s)"}}
+
+	// One latency axis for all rows: log when the values span past logRatio.
+	var p99s [][]float64
+	win := make([]plotData, len(series))
+	for i, s := range series {
+		win[i] = s.d.window(lo, hi)
+		p99s = append(p99s, win[i].p99)
+	}
+	latLo, latHi := positiveRange(p99s...)
+	// Log past a factor 10: the spikes of a catch-up would flatten the
+	// steady latency of every row into the zero line.
+	latLog := latLo > 0 && latHi/latLo > tailRatio
+	latFloor := 0.0
+	if latLog {
+		latFloor = math.SmallestNonzeroFloat64
+	}
+	var top [4]float64 // the largest value per column
+	var recovered, unrecovered bool
+	for i, d := range win {
+		st := styleOf(i)
+		line := st.line
+		line.Dashes = nil // a row holds one run: colour and label tell it
+		t := make([]float64, len(d.t))
+		for k, v := range d.t {
+			t[k] = v / scale
+		}
+		rates, lag, lat, ci := newPanel(runs[i].Label), newPanel(""), newPanel(""), newPanel("")
+		rates.Y.Label.TextStyle.Color = st.line.Color
+		row := []*plot.Plot{rates, lag, lat, ci}
+		// Recoveries first, under the data; fault marks last, over it.
+		var marks []float64
+		for _, fr := range series[i].faults {
+			if fr.AtS < lo || fr.AtS > hi {
+				continue
+			}
+			marks = append(marks, fr.AtS/scale)
+			for _, p := range row {
+				switch {
+				case fr.Recovered():
+					recovered = true
+					p.Add(recoverySpan{x0: fr.AtS / scale, x1: (fr.AtS + fr.RecoveryS) / scale})
+				case !math.IsNaN(fr.UnrecoveredS):
+					unrecovered = true
+					p.Add(span{x0: fr.AtS / scale, x1: (fr.AtS + fr.UnrecoveredS) / scale})
+				}
+			}
+		}
+		addLine(rates, t, d.in, inputStyle, "", 0)
+		addLine(rates, t, d.thr, line, "", 0)
+		addLine(lag, t, d.lag, line, "", 0)
+		if len(t) > denseSamples {
+			k, _ := bandBucket(d.t, maxFinite(d.ci))
+			fill := color.NRGBA{}
+			r, gr, b, _ := st.line.Color.RGBA()
+			fill.R, fill.G, fill.B, fill.A = uint8(r>>8), uint8(gr>>8), uint8(b>>8), 0x90
+			addBand(lat, t, d.p99, k, fill, "", latFloor)
+		} else {
+			addLine(lat, t, d.p99, line, "", latFloor)
+		}
+		for _, seg := range addLine(ci, t, d.ci, line, "", 0) {
+			seg.StepStyle = plotter.PreStep
+		}
+		if latLog {
+			lat.Y.Scale = plot.LogScale{}
+			lat.Y.Tick.Marker = siTicks{logTicks{}}
+		}
+		for k, p := range row {
+			top[k] = max(top[k], p.Y.Max)
+			for _, x := range marks {
+				p.Add(faultTick{x: x})
+			}
+		}
+		g.rows = append(g.rows, row)
+		g.rowLabels = append(g.rowLabels, runs[i].Label)
+		g.rowStyles = append(g.rowStyles, st)
+		g.rowFaults = append(g.rowFaults, marks)
+	}
+	// Shared axes down each column and along the time axis.
+	for i, row := range g.rows {
+		for k, p := range row {
+			p.Legend = plot.NewLegend()
+			p.X.Min, p.X.Max = lo/scale, hi/scale
+			p.Y.Max = top[k]
+			if k == 2 && latLog {
+				p.Y.Min, p.Y.Max = latLo/1.5, latHi*1.5
+			} else {
+				linearRange(p, 1.08)
+			}
+			if i < len(g.rows)-1 {
+				p.X.Tick.Marker = unlabelled{p.X.Tick.Marker}
+			} else {
+				p.X.Label.Text = "time (" + unit + ")"
+			}
+		}
+		scaleText(f*0.9, row...)
+	}
+	g.key = []keyEntry{{label: "input rate", thumbs: []plot.Thumbnailer{&plotter.Line{LineStyle: inputStyle}}}}
+	if len(g.rowFaults) > 0 {
+		g.key = append(g.key, keyEntry{label: "fault", thumbs: []plot.Thumbnailer{faultTick{}}})
+	}
+	if recovered {
+		g.key = append(g.key, keyEntry{label: "recovery", thumbs: []plot.Thumbnailer{&plotter.Polygon{Color: recoveryFill}}})
+	}
+	if unrecovered {
+		g.key = append(g.key, keyEntry{label: "unrecovered (fault → end)", thumbs: []plot.Thumbnailer{&plotter.Polygon{Color: unrecoveredFill}}})
+	}
+	g.title = o.titleOr(runSetTitle(runs))
+	if o.window.fault > 0 && g.title != "" {
+		g.title += fmt.Sprintf(" — fault %d", o.window.fault)
+	}
+	return g, nil
+}
+
+// runSetTitle is the scenario the runs share, or "".
+func runSetTitle(runs []results.LabelledRun) string {
+	s := runs[0].Summary
+	if s == nil {
+		return ""
+	}
+	for _, r := range runs[1:] {
+		if r.Summary == nil || r.Summary.Scenario != s.Scenario {
+			return ""
+		}
+	}
+	return s.Scenario
+}
