@@ -4,7 +4,7 @@ VENV    := .venv
 PYTHON  := $(VENV)/bin/python
 BIN     := bin/streamtwin
 
-.PHONY: demo test unit bench build vet clean reference calibration live-jobs live-test live-khaos-profile live-khaos-reference live-soak fuzz slurm-test
+.PHONY: demo test unit figures bench build vet clean reference calibration live-jobs live-test live-khaos-profile live-khaos-reference live-soak fuzz slurm-test
 
 build:
 	$(GO) build -o $(BIN) ./cmd/streamtwin
@@ -47,6 +47,25 @@ unit: vet build $(PYTHON)
 	$(BIN) run scenarios/demo.yaml --out runs/unit/demo --plot
 	$(BIN) run scenarios/ci-variants.yaml --out runs/unit/variants
 	$(PYTHON) tests/python/check_outputs.py runs/unit/demo runs/unit/variants/*
+
+# The figures the manual shows (docs/figures.md): the demo run and a zoom on
+# its first fault, and the policy comparisons of ci-variants and khaos-ysb
+# (small multiples, fault zooms, latency distributions, recovery). Same
+# bytes on every machine, so a changed PNG in a diff is a changed figure.
+FIGURES := runs/figures
+figures: build
+	rm -rf $(FIGURES)
+	$(BIN) run scenarios/demo.yaml --out $(FIGURES)/demo --plot
+	$(BIN) plot $(FIGURES)/demo --fault 1
+	$(BIN) run scenarios/ci-variants.yaml --out $(FIGURES)/ci-variants
+	$(BIN) evaluate $(FIGURES)/ci-variants
+	$(BIN) run scenarios/khaos-ysb.yaml --out $(FIGURES)/khaos-ysb
+	$(BIN) evaluate $(FIGURES)/khaos-ysb --measured scenarios/measured/khaos-ysb-failures.csv
+	mkdir -p docs/figures
+	cp $(FIGURES)/demo/figure.png docs/figures/demo.png
+	cp $(FIGURES)/demo/figure-fault1.png docs/figures/demo-fault1.png
+	for set in ci-variants khaos-ysb; do for f in panels faults latency recovery; do \
+		cp $(FIGURES)/$$set/evaluation-$$f.png docs/figures/$$set-$$f.png; done; done
 
 # Native Go fuzzing of the decoders, one target after the other, each for
 # $(FUZZTIME) (make fuzz FUZZTIME=10m). New crashers land in the package's

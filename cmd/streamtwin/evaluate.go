@@ -64,6 +64,9 @@ func evaluateCommand() *cli.Command {
 				*b.dst = d.Seconds() * b.scale
 			}
 			if m := c.String("measured"); m != "" {
+				if err := requireFile("evaluate: --measured", m); err != nil {
+					return err
+				}
 				pts, err := results.ReadMeasured(m)
 				if err != nil {
 					return badInput(err)

@@ -7,9 +7,9 @@ import (
 	"sort"
 	"time"
 
-	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
 	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/sim"
 )
 
 // Policy steers a job: the controller (models/control) calls Step every
@@ -114,5 +114,5 @@ func Decode(node ast.Node, cfg any) error {
 	if node == nil {
 		return nil
 	}
-	return yaml.NodeToValue(node, cfg, yaml.Strict())
+	return sim.DecodeStrict(node, cfg) // an unknown key suggests the nearest known one
 }

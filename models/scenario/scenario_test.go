@@ -284,6 +284,8 @@ func TestUnknownFieldSuggests(t *testing.T) {
 			`s.yaml:10: faults[2].taskmanger: unknown field "taskmanger"; did you mean "taskmanager"?`, ""},
 		{"in a variant", base + "variants:\n  - {name: a, job: {paralelism: 3}}\n", nil,
 			`s.yaml:11: variants[0].job.paralelism: unknown field "paralelism"; did you mean "parallelism"?`, ""},
+		{"in a policy", base + "policy: {name: khaos, windw: 10m}\n", nil,
+			`s.yaml:10: policy.windw: unknown field "windw"; did you mean "window"?`, ""},
 		{"far off", base + "workers: 4\n", nil, `s.yaml:10: workers: unknown field "workers" (known: `, "did you mean"},
 		{"set path", base, []Set{{"job.checkpoint.intreval", "10s"}},
 			`job.checkpoint.intreval: unknown field "intreval"; did you mean "interval"?`, "s.yaml"},

@@ -613,17 +613,22 @@ func sweepLinesPlot(t *results.Table, file, x, y, lines string, o figureOptions)
 				continue
 			}
 			m, h, _ := results.MeanCI(vs) // vs are finite (groupValues)
-			if len(vs) < 2 {
-				h = math.NaN() // a lone run: no bar
+			nonNeg := true
+			for _, v := range vs {
+				nonNeg = nonNeg && v >= 0
+			}
+			allNonNeg = allNonNeg && nonNeg
+			// The one CI rule of the printed tables: clamped at 0 for
+			// values that cannot be negative.
+			lo, hi := results.CIBounds(m, h, nonNeg)
+			if len(vs) < 2 || !(h > 0) {
+				lo, hi = math.NaN(), math.NaN() // a lone run: no bar
 			}
 			s.pts = append(s.pts, plotter.XY{X: xl.position(xi), Y: m})
-			s.half = append(s.half, h)
-			for _, v := range vs {
-				allNonNeg = allNonNeg && v >= 0
-			}
+			s.lo, s.hi = append(s.lo, lo), append(s.hi, hi)
 			top, bot := m, m
-			if !math.IsNaN(h) {
-				top, bot = m+h, m-h
+			if !math.IsNaN(lo) {
+				top, bot = hi, lo
 			}
 			yMax, yMin = max(yMax, top), min(yMin, bot)
 		}
@@ -712,7 +717,14 @@ func setLevelAxis(ax *plot.Axis, l *paramLevels) {
 type logTicks struct{}
 
 func (logTicks) Ticks(min, max float64) []plot.Tick {
-	ts := plot.LogTicks{Prec: -1}.Ticks(min, max)
+	var ts []plot.Tick
+	for _, t := range (plot.LogTicks{Prec: -1}).Ticks(min, max) {
+		// LogTicks runs on to the next decade; a label past the axis end
+		// would make plot.Align reserve room for it beside the panel.
+		if t.Value >= min*(1-1e-9) && t.Value <= max*(1+1e-9) {
+			ts = append(ts, t)
+		}
+	}
 	if max/min > 1e3 {
 		return ts
 	}
@@ -728,10 +740,10 @@ func (logTicks) Ticks(min, max float64) []plot.Tick {
 // ciSeries is one line of means with confidence-interval bars. dx shifts it
 // sideways on the canvas so the bars of neighbouring lines do not overlap.
 type ciSeries struct {
-	pts   plotter.XYs
-	half  []float64
-	style variantStyle
-	dx    vg.Length
+	pts    plotter.XYs
+	lo, hi []float64 // the interval per point, NaN for none
+	style  variantStyle
+	dx     vg.Length
 }
 
 func (s *ciSeries) Plot(c draw.Canvas, p *plot.Plot) {
@@ -745,12 +757,11 @@ func (s *ciSeries) Plot(c draw.Canvas, p *plot.Plot) {
 	}
 	bar := draw.LineStyle{Color: s.style.line.Color, Width: vg.Points(0.9)}
 	capW := vg.Points(3.5)
-	for i, xy := range s.pts {
-		h := s.half[i]
-		if math.IsNaN(h) || h <= 0 {
+	for i := range s.pts {
+		if math.IsNaN(s.lo[i]) {
 			continue
 		}
-		x, lo, hi := pts[i].X, trY(xy.Y-h), trY(xy.Y+h)
+		x, lo, hi := pts[i].X, trY(s.lo[i]), trY(s.hi[i])
 		if !c.ContainsX(x) {
 			continue
 		}
@@ -770,12 +781,12 @@ func (s *ciSeries) DataRange() (xmin, xmax, ymin, ymax float64) {
 	xmin, ymin = math.Inf(1), math.Inf(1)
 	xmax, ymax = math.Inf(-1), math.Inf(-1)
 	for i, xy := range s.pts {
-		h := s.half[i]
-		if math.IsNaN(h) {
-			h = 0
+		lo, hi := s.lo[i], s.hi[i]
+		if math.IsNaN(lo) {
+			lo, hi = xy.Y, xy.Y
 		}
 		xmin, xmax = min(xmin, xy.X), max(xmax, xy.X)
-		ymin, ymax = min(ymin, xy.Y-h), max(ymax, xy.Y+h)
+		ymin, ymax = min(ymin, lo), max(ymax, hi)
 	}
 	return
 }

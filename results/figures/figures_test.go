@@ -160,10 +160,13 @@ func checkFigure(t *testing.T, paths []string, base string) {
 func TestSweepLinesCI(t *testing.T) {
 	dir := t.TempDir()
 	var rows []results.RunRecord
-	for i, v := range []float64{10, 12, 14, 20} {
+	for i, v := range []float64{10, 12, 14, 20, 1, 1, 9} {
 		ci := 10.0
-		if i == 3 {
+		switch {
+		case i == 3:
 			ci = 30
+		case i > 3:
+			ci = 60 // mean 3.67 ± 11.47: the bar stops at 0
 		}
 		rows = append(rows, results.RunRecord{RunID: fmt.Sprint(i), Index: i, Replication: i, Params: []results.ParamValue{numParam("job.checkpoint.interval", ci)},
 			Summary: results.Summary{RecoveryMeanS: v}})
@@ -180,15 +183,18 @@ func TestSweepLinesCI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(series) != 1 || len(series[0].pts) != 2 {
+	if len(series) != 1 || len(series[0].pts) != 3 {
 		t.Fatalf("series %+v", series)
 	}
 	s := series[0]
-	if s.pts[0] != (plotter.XY{X: 10, Y: 12}) || math.Abs(s.half[0]-4.968275) > 1e-5 {
-		t.Errorf("point 0: %v ± %g, want (10, 12) ± 4.968275", s.pts[0], s.half[0])
+	if s.pts[0] != (plotter.XY{X: 10, Y: 12}) || math.Abs(s.lo[0]-(12-4.968275)) > 1e-5 || math.Abs(s.hi[0]-(12+4.968275)) > 1e-5 {
+		t.Errorf("point 0: %v in [%g, %g], want (10, 12) ± 4.968275", s.pts[0], s.lo[0], s.hi[0])
 	}
-	if s.pts[1] != (plotter.XY{X: 30, Y: 20}) || !math.IsNaN(s.half[1]) {
-		t.Errorf("point 1: %v ± %g, want (30, 20) without a bar", s.pts[1], s.half[1])
+	if s.pts[1] != (plotter.XY{X: 30, Y: 20}) || !math.IsNaN(s.lo[1]) {
+		t.Errorf("point 1: %v in [%g, %g], want (30, 20) without a bar", s.pts[1], s.lo[1], s.hi[1])
+	}
+	if s.lo[2] != 0 || math.Abs(s.hi[2]-(11.0/3+11.473741)) > 1e-5 {
+		t.Errorf("point 2: [%g, %g], want [0, %g]: a non-negative figure's bar stops at 0", s.lo[2], s.hi[2], 11.0/3+11.473741)
 	}
 	if p.X.Label.Text != "checkpoint interval (s)" || p.Y.Label.Text != "recovery mean (s)" {
 		t.Errorf("labels %q, %q", p.X.Label.Text, p.Y.Label.Text)

@@ -61,23 +61,16 @@ func PlotLatencyDistributions(runDirs []string, labels []string, base string, ki
 	if err != nil {
 		return nil, err
 	}
-	w, h := singleWidth, singleHeight
-	if len(plots) == 2 {
-		w = 2 * singleWidth
+	if len(plots) == 2 { // the overview: headings over the two panels
+		w, h, f := o.size(2*singleWidth, singleHeight)
+		scaleText(f, plots...)
+		g := &gridFigure{title: o.titleOr(""), w: w, h: h, rows: [][]*plot.Plot{plots},
+			colTitles: []string{"distribution (letter values)", "tail"}}
+		return g.write(base)
 	}
-	w, h, f := o.size(w, h)
+	w, h, f := o.size(singleWidth, singleHeight)
 	scaleText(f, plots...)
-	return writeFigure(base, w, h, func(dc draw.Canvas) {
-		if len(plots) == 1 {
-			drawPlot(plots[0], dc)
-			return
-		}
-		tiles := draw.Tiles{Rows: 1, Cols: len(plots), PadTop: vg.Points(4), PadBottom: vg.Points(4),
-			PadLeft: vg.Points(4), PadRight: vg.Points(10), PadX: vg.Points(18)}
-		for j, c := range plot.Align([][]*plot.Plot{plots}, tiles, dc)[0] {
-			plots[j].Draw(c)
-		}
-	})
+	return writeFigure(base, w, h, func(dc draw.Canvas) { drawPlot(plots[0], dc) })
 }
 
 // latencyPlots builds the plots of PlotLatencyDistributions.
@@ -134,10 +127,6 @@ func latencyPlots(runDirs []string, labels []string, kind string, o figureOption
 		plots = []*plot.Plot{
 			latencyLetters(runs, data, cmp.Or(o.yLabel, valueLabel), logAxis, lo, hi),
 			latencyCCDF(runs, data, cmp.Or(o.xLabel, valueLabel), logAxis, lo, hi),
-		}
-		plots[0].Title.Text, plots[1].Title.Text = "distribution (letter values)", "tail"
-		if title != "" {
-			plots[0].Title.Text = title + ": " + plots[0].Title.Text
 		}
 		return plots, nil
 	}
@@ -279,8 +268,12 @@ func latencyBoxes(runs []results.LabelledRun, data [][]float64, ylabel string, l
 func latencyCCDF(runs []results.LabelledRun, data [][]float64, xlabel string, logAxis bool, lo, hi float64) *plot.Plot {
 	p := newPanel("share of intervals above")
 	p.X.Label.Text = xlabel
-	p.Legend.Top, p.Legend.Left = true, false
-	p.Y.Scale = plot.LogScale{}
+	// Bottom left: the tails fall away to the right, the bulk is at the top.
+	p.Legend.Top, p.Legend.Left = false, true
+	p.Legend.XOffs, p.Legend.YOffs = vg.Points(8), vg.Points(6)
+	// The y axis holds log10(share) on a linear scale: gonum centres an
+	// axis label at the data midpoint, which on a log scale sits near the
+	// top and makes plot.Align pad the panel.
 	p.Y.Tick.Marker = shareTicks{}
 	floor := math.Inf(-1)
 	if logAxis {
@@ -299,11 +292,11 @@ func latencyCCDF(runs []results.LabelledRun, data [][]float64, xlabel string, lo
 		var pts plotter.XYs
 		for j := 0; j < n; j += k {
 			if share := float64(n-j) / float64(n); xs[j] > floor {
-				pts = append(pts, plotter.XY{X: xs[j], Y: share})
+				pts = append(pts, plotter.XY{X: xs[j], Y: math.Log10(share)})
 			}
 		}
 		if xs[n-1] > floor {
-			pts = append(pts, plotter.XY{X: xs[n-1], Y: 1 / float64(n)})
+			pts = append(pts, plotter.XY{X: xs[n-1], Y: math.Log10(1 / float64(n))})
 		}
 		if len(pts) == 0 {
 			continue
@@ -312,7 +305,7 @@ func latencyCCDF(runs []results.LabelledRun, data [][]float64, xlabel string, lo
 		// One marker at the p99, where a reader looks first.
 		j := min(n-1, int(math.Ceil(0.99*float64(n)))-1)
 		if xs[j] > floor {
-			p.Add(&plotter.Scatter{XYs: plotter.XYs{{X: xs[j], Y: float64(n-j) / float64(n)}}, GlyphStyle: st.glyph})
+			p.Add(&plotter.Scatter{XYs: plotter.XYs{{X: xs[j], Y: math.Log10(float64(n-j) / float64(n))}}, GlyphStyle: st.glyph})
 		}
 		p.Legend.Add(runs[i].Label, st.thumbs()...)
 	}
@@ -321,10 +314,10 @@ func latencyCCDF(runs []results.LabelledRun, data [][]float64, xlabel string, lo
 		label string
 	}{{0.01, "p99"}, {0.001, "p99.9"}} {
 		if q.share >= minShare {
-			p.Add(hline{y: q.share, style: refStyle, label: q.label})
+			p.Add(hline{y: math.Log10(q.share), style: refStyle, label: q.label})
 		}
 	}
-	p.Y.Min, p.Y.Max = minShare/1.5, 1.5
+	p.Y.Min, p.Y.Max = math.Log10(minShare/1.5), math.Log10(1.5)
 	if logAxis {
 		p.X.Min, p.X.Max = lo/1.2, hi*1.2
 	} else {
@@ -441,16 +434,24 @@ func rotateLongNames(p *plot.Plot, names []string) {
 // refStyle is a reference level (p99, p99.9): grey dots.
 var refStyle = draw.LineStyle{Color: color.Gray{Y: 0x60}, Width: vg.Points(0.7), Dashes: []vg.Length{vg.Points(1.5), vg.Points(2)}}
 
-// shareTicks labels a log axis of shares 1, 0.1, 0.01 … as 100%, 10%, 1% ….
+// shareTicks labels an axis of log10(share) as shares: 100%, 10%, 1% …
+// at the whole exponents, minor ticks at 2…9 of each decade.
 type shareTicks struct{}
 
 func (shareTicks) Ticks(min, max float64) []plot.Tick {
-	ts := plot.LogTicks{Prec: -1}.Ticks(min, max)
-	for i := range ts {
-		if ts[i].IsMinor() {
-			continue
+	var ts []plot.Tick
+	for k := math.Floor(min); k <= math.Ceil(max); k++ {
+		for m := 1.0; m < 10; m++ {
+			v := k + math.Log10(m)
+			if v < min || v > max {
+				continue
+			}
+			t := plot.Tick{Value: v}
+			if m == 1 {
+				t.Label = strconv.FormatFloat(100*math.Pow(10, k), 'g', 3, 64) + "%"
+			}
+			ts = append(ts, t)
 		}
-		ts[i].Label = strconv.FormatFloat(100*ts[i].Value, 'g', 3, 64) + "%"
 	}
 	return ts
 }

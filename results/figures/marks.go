@@ -17,7 +17,9 @@ import (
 var (
 	// recoveryFill shades a fault's recovery (Okabe–Ito orange, light).
 	recoveryFill = color.NRGBA{R: 0xe6, G: 0x9f, B: 0x00, A: 0x48}
-	// p99Fill is the band of the latency p99 in PlotRun (the dashed blue).
+	// p50Fill and p99Fill are the bands of the latency p50 (black line)
+	// and p99 (dashed blue line) in PlotRun.
+	p50Fill = color.NRGBA{A: 0xb0}
 	p99Fill = color.NRGBA{R: 0x1f, G: 0x5f, B: 0xbf, A: 0x70}
 )
 

@@ -182,14 +182,15 @@ func buildPanels(d plotData, events []results.Event, faults []results.FaultRecov
 	if lo99 > 0 && hi99/lo99 > logRatio {
 		// A log axis cannot show zero: those intervals are drawn as gaps.
 		lat.Y.Scale = plot.LogScale{}
-		lat.Y.Tick.Marker = siTicks{plot.LogTicks{Prec: -1}}
+		lat.Y.Tick.Marker = siTicks{logTicks{}}
 		floor = math.SmallestNonzeroFloat64
 	}
-	addLine(lat, t, p50, solid, "p50", floor)
 	if len(t) > denseSamples {
 		k, per := bandBucket(d.t, maxFinite(d.ci))
+		addBand(lat, t, p50, k, p50Fill, "p50 (min–max per "+per+")", floor)
 		addBand(lat, t, p99, k, p99Fill, "p99 (min–max per "+per+")", floor)
 	} else {
+		addLine(lat, t, p50, solid, "p50", floor)
 		addLine(lat, t, p99, dashed, "p99", floor)
 	}
 	if floor > 0 {
