@@ -48,7 +48,7 @@ func ExampleReadSummary() {
 	}
 	// The summary's p50 and p99 are quantiles of the per-interval p50 and
 	// p99: 360 + 0.97 · (1800 − 360) = 1756.8 ms.
-	fmt.Printf("%s: %d samples, %.0f records processed\n", sum.Scenario, len(samples), sum.RecordsProcessed)
+	fmt.Printf("%s: %d samples, %d records processed\n", sum.Scenario, len(samples), sum.RecordsProcessed)
 	fmt.Printf("latency p50 %.1f ms, p99 %.1f ms, %d s over the %.0f ms bound\n",
 		sum.LatencyP50Ms, sum.LatencyP99Ms, sum.QoS.LatencyViolationSeconds, sum.QoS.LatencyBoundMs)
 	fmt.Printf("last sample: t = %.0f s, p99 %.0f ms\n", samples[len(samples)-1].TimeS, samples[len(samples)-1].LatencyP99Ms)

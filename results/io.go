@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 
@@ -208,18 +209,26 @@ func CreateRun(dir string, force bool) (*RunWriter, error) {
 // Dir returns the final run folder (it exists only after Commit).
 func (w *RunWriter) Dir() string { return w.dir }
 
-// WriteSample appends one row to timeseries.parquet.
+// WriteSample appends one row to timeseries.parquet. The lag and the
+// offsets, expected counts in the twin's fluid model, are written as whole
+// records (and so without float noise such as a lag of 3e-08).
 func (w *RunWriter) WriteSample(s Sample) error {
 	if w.closed {
 		return errors.New("results: WriteSample after Commit or Abort")
 	}
+	s.Lag, s.EndOffset, s.CommittedOffset = math.Round(s.Lag), math.Round(s.EndOffset), math.Round(s.CommittedOffset)
 	return w.samples.add(s)
 }
 
-// WriteEvent appends one row to events.parquet.
+// WriteEvent appends one row to events.parquet; a backlog (the value of
+// running and reconfigured events) is written as whole records.
 func (w *RunWriter) WriteEvent(e Event) error {
 	if w.closed {
 		return errors.New("results: WriteEvent after Commit or Abort")
+	}
+	if (e.Kind == KindRunning || e.Kind == KindReconfigured) && e.Value != nil {
+		v := math.Round(*e.Value)
+		e.Value = &v
 	}
 	return w.events.add(e)
 }

@@ -34,6 +34,10 @@ type RunRecord struct {
 	Summary     Summary
 }
 
+// countType is Count: the int64 fields that are figures (the sink audit's
+// are not: it is a nested pointer, and live only).
+var countType = reflect.TypeOf(Count(0))
+
 // Figures flattens a summary into its numeric figures, in a fixed order:
 // the JSON names, qos.* as qos_*, without fields summary.json leaves out
 // (the wall time) and without the list of recovery times.
@@ -55,6 +59,10 @@ func Figures(s Summary) ([]string, []float64) {
 				names, values = append(names, name), append(values, v.Field(i).Float())
 			case reflect.Int:
 				names, values = append(names, name), append(values, float64(v.Field(i).Int()))
+			case reflect.Int64:
+				if f.Type == countType {
+					names, values = append(names, name), append(values, float64(v.Field(i).Int()))
+				}
 			}
 		}
 	}

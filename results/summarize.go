@@ -19,6 +19,8 @@ type Summarizer struct {
 	ciSum, cpuSum, cpuT float64
 	ckptDurSum          float64
 	latT                float64   // time of intervals with output
+	processed, lagMax   float64   // records, expected (the fluid model's)
+	finalLag            float64
 	censored            []float64 // unrecovered faults: time from fault to the end
 }
 
@@ -35,9 +37,9 @@ func (z *Summarizer) Sample(x Sample) {
 	dt := x.TimeS - z.lastT
 	z.lastT = x.TimeS
 	s := &z.s
-	s.RecordsProcessed += x.Throughput * dt
-	s.FinalLag = x.Lag
-	s.LagMax = math.Max(s.LagMax, x.Lag)
+	z.processed += x.Throughput * dt
+	z.finalLag = x.Lag
+	z.lagMax = math.Max(z.lagMax, x.Lag)
 	z.lastEnd = x.EndOffset
 	z.ciSum += x.CheckpointIntervalS * dt
 	s.WorkerSeconds += float64(x.Workers) * dt
@@ -112,9 +114,10 @@ func (z *Summarizer) Event(e Event) {
 func (z *Summarizer) Summary(durationS, wallTimeS float64) Summary {
 	s := z.s
 	s.DurationS, s.WallTimeS = durationS, wallTimeS
-	s.RecordsIn = z.lastEnd
+	s.RecordsIn, s.RecordsProcessed = CountOf(z.lastEnd), CountOf(z.processed)
+	s.FinalLag, s.LagMax = CountOf(z.finalLag), CountOf(z.lagMax)
 	if z.lastT > 0 {
-		s.ThroughputMean = s.RecordsProcessed / z.lastT
+		s.ThroughputMean = z.processed / z.lastT
 		s.CheckpointIntervalMeanS = z.ciSum / z.lastT
 		s.LatencyCoverage = math.Min(1, z.latT/z.lastT)
 	}

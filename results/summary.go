@@ -1,5 +1,10 @@
 package results
 
+import (
+	"encoding/json"
+	"math"
+)
+
 // Summary is summary.json: the headline figures of one run. All durations are
 // in seconds, latencies in milliseconds, rates in records/s.
 type Summary struct {
@@ -14,16 +19,16 @@ type Summary struct {
 	// and seed (comparisons ignore the field in older files).
 	WallTimeS float64 `json:"-"`
 
-	RecordsIn        float64 `json:"records_in"`        // appended to Kafka
-	RecordsProcessed float64 `json:"records_processed"` // consumed by the sources, reprocessing included
+	RecordsIn        Count `json:"records_in"`        // appended to Kafka
+	RecordsProcessed Count `json:"records_processed"` // consumed by the sources, reprocessing included
 	// RecordsReplayed were read again after restores from a checkpoint, so
-	// records_processed = records_in − final_lag + records_replayed. The
-	// simulator counts them at each restore; live mode derives them from
-	// that identity.
-	RecordsReplayed float64 `json:"records_replayed"`
+	// records_processed = records_in − final_lag + records_replayed (within
+	// the rounding of each to whole records). The simulator counts them at
+	// each restore; live mode derives them from that identity.
+	RecordsReplayed Count   `json:"records_replayed"`
 	ThroughputMean  float64 `json:"throughput_mean"`
-	FinalLag        float64 `json:"final_lag"`
-	LagMax          float64 `json:"lag_max"`
+	FinalLag        Count   `json:"final_lag"`
+	LagMax          Count   `json:"lag_max"`
 
 	LatencyMeanMs       float64 `json:"latency_mean_ms"`        // over all intervals with output
 	LatencyP50Ms        float64 `json:"latency_p50_ms"`         // median of the per-interval p50
@@ -99,4 +104,23 @@ type QoSSummary struct {
 	RecoveryBoundS          float64 `json:"recovery_bound_s"`
 	LatencyViolationSeconds int     `json:"latency_violation_seconds"` // intervals whose p99 exceeded the bound
 	RecoveryViolations      int     `json:"recovery_violations"`       // recoveries longer than the bound, and unrecovered faults
+}
+
+// Count is a whole number of records. The twin's fluid model computes
+// expected counts, which are rounded to whole records once, when the
+// summary is made (CountOf); summary.json then holds integers. It reads the
+// fractional counts of files written before that, rounded the same way.
+type Count int64
+
+// CountOf rounds an expected number of records to a Count.
+func CountOf(records float64) Count { return Count(math.Round(records)) }
+
+// UnmarshalJSON reads an integer or, from older files, a fractional count.
+func (c *Count) UnmarshalJSON(b []byte) error {
+	var f float64
+	if err := json.Unmarshal(b, &f); err != nil {
+		return err
+	}
+	*c = CountOf(f)
+	return nil
 }

@@ -79,7 +79,7 @@ func (r *run) finish(sink Sink, wallS float64) (results.Summary, error) {
 		}
 	}
 	s := sum.Summary(float64(r.sc.Duration), wallS)
-	s.RecordsReplayed = math.Max(0, s.RecordsProcessed-(s.RecordsIn-s.FinalLag))
+	s.RecordsReplayed = max(0, s.RecordsProcessed-(s.RecordsIn-s.FinalLag))
 	return s, nil
 }
 

@@ -47,7 +47,7 @@ func ExampleRunToDir() {
 			log.Fatal(err)
 		}
 		fmt.Printf("%s: %d fault, %d recovery in %.0f s\n", sum.Scenario, sum.Faults, sum.Recoveries, sum.RecoveryMedianS)
-		fmt.Printf("%.0f records in, %.0f records/s processed\n", sum.RecordsIn, sum.ThroughputMean)
+		fmt.Printf("%d records in, %.0f records/s processed\n", sum.RecordsIn, sum.ThroughputMean)
 		again, err := results.ReadSummary(dir)
 		if err != nil {
 			log.Fatal(err)

@@ -2,7 +2,6 @@ package twin
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"testing"
 )
@@ -35,13 +34,15 @@ actions:
 `, 20+rng.IntN(40), rate/2, rate, 1+rng.IntN(16), par, ci, strategies[rng.IntN(len(strategies))], 2+rng.IntN(20), 5+rng.IntN(60))
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
 			m, s := runYAML(t, src)
+			// Each count is rounded to whole records on its own: the
+			// identity holds within 2 records.
 			balance := s.RecordsIn - s.FinalLag + s.RecordsReplayed
-			if math.Abs(s.RecordsProcessed-balance) > 1e-6*math.Max(1, s.RecordsIn) {
-				t.Errorf("processed %.3f ≠ in %.3f − final lag %.3f + replayed %.3f = %.3f\n%s",
+			if d := s.RecordsProcessed - balance; d > 2 || d < -2 {
+				t.Errorf("processed %d ≠ in %d − final lag %d + replayed %d = %d\n%s",
 					s.RecordsProcessed, s.RecordsIn, s.FinalLag, s.RecordsReplayed, balance, src)
 			}
-			if s.RecordsProcessed > s.RecordsIn+s.RecordsReplayed+1e-6*math.Max(1, s.RecordsIn) {
-				t.Errorf("processed %.0f > in %.0f + replayed %.0f", s.RecordsProcessed, s.RecordsIn, s.RecordsReplayed)
+			if s.RecordsProcessed > s.RecordsIn+s.RecordsReplayed+1 {
+				t.Errorf("processed %d > in %d + replayed %d", s.RecordsProcessed, s.RecordsIn, s.RecordsReplayed)
 			}
 			for _, x := range m.samples {
 				if x.Lag < -1e-6 {

@@ -57,7 +57,7 @@ func TestConstantLoadBelowCapacity(t *testing.T) {
 		near(t, "capacity", s.Capacity, 100000, 1e-6)
 		near(t, "cpu busy", s.CPUBusyMax, 0.4, 1e-9) // 40k × 10 µs on one core
 	}
-	near(t, "records in", sum.RecordsIn, 40000*600, 1e-3)
+	near(t, "records in", float64(sum.RecordsIn), 40000*600, 1e-3)
 	near(t, "worker-seconds", sum.WorkerSeconds, 600, 1e-9)
 	if sum.CheckpointsCompleted != 59 { // 10 s … 590 s complete; 600 s is still uploading
 		t.Errorf("checkpoints completed = %d, want 59", sum.CheckpointsCompleted)
@@ -111,7 +111,7 @@ func TestCrashBacklogAndRecoveryTime(t *testing.T) {
 		}
 	}
 	// Reprocessing: the sources read the 250k records after the checkpoint twice.
-	near(t, "records processed", sum.RecordsProcessed, 50000*300+250000, 1)
+	near(t, "records processed", float64(sum.RecordsProcessed), 50000*300+250000, 1)
 }
 
 // TestRestartOnSpareTaskManager: with a spare TaskManager the restart
@@ -199,7 +199,7 @@ func TestCheckpointIntervalChangeBySavepointAndResubmit(t *testing.T) {
 	if !strings.HasPrefix(rec.Reason, "reconfiguration") || sum.Recoveries != 0 || sum.Reconfigurations != 1 {
 		t.Errorf("reconfiguration booked as %q; %d recoveries, %d reconfigurations", rec.Reason, sum.Recoveries, sum.Reconfigurations)
 	}
-	near(t, "records processed", sum.RecordsProcessed, 50000*300, 1) // nothing read twice
+	near(t, "records processed", float64(sum.RecordsProcessed), 50000*300, 1) // nothing read twice
 	near(t, "CI before", m.at(99).CheckpointIntervalS, 10, 0)
 	near(t, "CI after", m.at(200).CheckpointIntervalS, 20, 0)
 	// the new job checkpoints every 20 s from its start at 105.5 s

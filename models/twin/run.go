@@ -93,7 +93,7 @@ func Run(sc scenario.Scenario, schedule *scenario.Schedule, sink Sink) (results.
 		return results.Summary{}, r.err
 	}
 	sum := r.sum.Summary(float64(sc.Duration), time.Since(start).Seconds())
-	sum.RecordsReplayed = job.Replayed()
+	sum.RecordsReplayed = results.CountOf(job.Replayed())
 	return sum, nil
 }
 

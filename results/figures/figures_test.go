@@ -261,7 +261,7 @@ func TestPlotHeatmap(t *testing.T) {
 			i := len(rows)
 			rows = append(rows, results.RunRecord{RunID: fmt.Sprint(i), Index: i,
 				Params:  []results.ParamValue{numParam("job.parallelism", float64(a+1)), numParam("workload.peak", float64(1000*(b+1)))},
-				Summary: results.Summary{LagMax: float64(a*b) * 1e4}})
+				Summary: results.Summary{LagMax: results.Count(a * b * 1e4)}})
 		}
 	}
 	big := filepath.Join(dir, "big")

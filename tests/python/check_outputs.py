@@ -89,6 +89,10 @@ SUMMARY_KEYS = [
     "qos",
 ]
 
+# Summary keys and timeseries columns that count records: whole numbers.
+COUNT_KEYS = ["records_in", "records_processed", "records_replayed", "final_lag", "lag_max"]
+COUNT_COLUMNS = ["lag", "end_offset", "committed_offset"]
+
 # Keys present only in some runs: "sink_audit" (live run --exactly-once).
 OPTIONAL_OBJECT_KEYS = ["sink_audit"]
 
@@ -151,6 +155,11 @@ def check_timeseries(con, path):
         "FROM read_parquet(?, file_row_number = true)) WHERE d <= 0", [path]).fetchone()
     if n_bad:
         raise CheckError(f"{path}: DuckDB finds {n_bad} rows where time_s does not increase")
+    # Record counts are whole records (DOUBLE columns without fractions).
+    for col in COUNT_COLUMNS:
+        frac = df[col][(df[col] % 1) != 0]
+        if len(frac):
+            raise CheckError(f"{path}: {col} holds fractions of a record, e.g. {float(frac.iloc[0])!r}")
     # NaN latencies (job down) must be seen as NaN by DuckDB too: wrong
     # column statistics make DuckDB's optimizer assume there are none.
     for col in ("latency_mean_ms", "latency_p50_ms", "latency_p99_ms", "latency_marker_p99_ms"):
@@ -196,6 +205,9 @@ def check_summary(path):
         raise CheckError(f"{path}: backend is {s['backend']!r}, want 'sim' or 'live'")
     if not isinstance(s["recovery_times_s"], list):
         raise CheckError(f"{path}: recovery_times_s is {s['recovery_times_s']!r}, want a list")
+    for k in COUNT_KEYS:  # whole records, written as JSON integers
+        if not isinstance(s[k], int):
+            raise CheckError(f"{path}: {k} is {s[k]!r}, want a whole number of records")
     return s
 
 
