@@ -18,8 +18,8 @@ type Summarizer struct {
 	p50s, p99s          []float64
 	ciSum, cpuSum, cpuT float64
 	ckptDurSum          float64
-	latT                float64   // time of intervals with output
-	processed, lagMax   float64   // records, expected (the fluid model's)
+	latT                float64 // time of intervals with output
+	processed, lagMax   float64 // records, expected (the fluid model's)
 	finalLag            float64
 	censored            []float64 // unrecovered faults: time from fault to the end
 }

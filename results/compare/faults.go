@@ -33,31 +33,17 @@ func FaultOutcomes(dir string) ([]FaultOutcome, error) {
 		return nil, err
 	}
 	var out []FaultOutcome
-	for _, e := range events {
-		if e.Kind != results.KindFault {
-			continue
-		}
-		f := FaultOutcome{AtS: e.TimeS, RecoveryS: math.NaN(), UnrecoveredS: math.NaN()}
-		for _, r := range events {
-			if r.DurationS == nil || results.IsReconfiguration(r.Reason) || math.Abs(r.TimeS-*r.DurationS-e.TimeS) >= 1e-6 {
-				continue
-			}
-			switch r.Kind {
-			case results.KindRecovered:
-				f.RecoveryS = *r.DurationS
-			case results.KindUnrecovered:
-				f.UnrecoveredS = *r.DurationS
-			}
-		}
+	for _, fr := range results.FaultRecoveries(events) {
+		f := FaultOutcome{AtS: fr.AtS, RecoveryS: fr.RecoveryS, UnrecoveredS: fr.UnrecoveredS}
 		end := math.Inf(1)
 		if !math.IsNaN(f.RecoveryS) {
-			end = e.TimeS + f.RecoveryS
+			end = f.AtS + f.RecoveryS
 		}
 		var sum float64
 		var n int
 		f.LatencyP99MaxMs = math.NaN()
 		for _, s := range samples {
-			if s.TimeS <= e.TimeS || s.TimeS > end+1 {
+			if s.TimeS <= f.AtS || s.TimeS > end+1 {
 				continue
 			}
 			if !math.IsNaN(s.Lag) {

@@ -38,13 +38,8 @@ const (
 	FaultsFigure   = "evaluation-faults"
 )
 
-const (
-	// evalMatchS is how close a recovered event's start (time − duration)
-	// must be to a fault's time to be that fault's recovery.
-	evalMatchS = 1e-6
-	// maxCIChanges is the most CI changes listed in evaluation.md.
-	maxCIChanges = 6
-)
+// maxCIChanges is the most CI changes listed in evaluation.md.
+const maxCIChanges = 6
 
 // ErrNoRunFolders is returned (wrapped) by Runs for a folder that
 // holds no run folders.
@@ -353,28 +348,14 @@ func evaluateRun(r results.LabelledRun, ev *Evaluation, opt Options) (VariantEva
 	return v, nil
 }
 
-// addFailures evaluates the faults in time order, each with the recovered
-// event that started at its time (reconfiguration recoveries are no
-// failures), and their recovery statistics.
+// addFailures evaluates the faults in time order, each with its recovery
+// (results.FaultRecoveries), and their recovery statistics.
 func (v *VariantEvaluation) addFailures(events []results.Event, t, thr, p99, ci []float64, preS float64) {
-	used := make([]bool, len(events))
-	for _, e := range events {
-		if e.Kind != results.KindFault {
-			continue
-		}
-		f := FailureEvaluation{Index: len(v.Failures) + 1, FaultAtS: e.TimeS, RecoveryS: math.NaN(), CIS: math.NaN()}
-		for j, rec := range events {
-			if used[j] || rec.Kind != results.KindRecovered || rec.DurationS == nil || results.IsReconfiguration(rec.Reason) {
-				continue
-			}
-			if math.Abs(rec.TimeS-*rec.DurationS-e.TimeS) <= evalMatchS {
-				f.RecoveryS, used[j] = *rec.DurationS, true
-				break
-			}
-		}
+	for _, fr := range results.FaultRecoveries(events) {
+		f := FailureEvaluation{Index: len(v.Failures) + 1, FaultAtS: fr.AtS, RecoveryS: fr.RecoveryS, CIS: math.NaN()}
 		// The samples of (fault − preS, fault].
-		lo := sort.Search(len(t), func(i int) bool { return t[i] > e.TimeS-preS })
-		hi := sort.Search(len(t), func(i int) bool { return t[i] > e.TimeS })
+		lo := sort.Search(len(t), func(i int) bool { return t[i] > fr.AtS-preS })
+		hi := sort.Search(len(t), func(i int) bool { return t[i] > fr.AtS })
 		var thrs, lats []float64
 		for i := lo; i < hi; i++ {
 			thrs, lats = results.AppendFinite(thrs, thr[i]), results.AppendFinite(lats, p99[i])

@@ -27,32 +27,18 @@ var panelColumns = []string{"time_s", "input_rate", "throughput", "lag", "latenc
 // than 1% of the time axis apart with one line; a key above the panels
 // names the styles.
 func panelsOverlay(runs []results.LabelledRun, base string, o figureOptions) (paths []string, err error) {
+	series, err := readRunSeries(runs)
+	if err != nil {
+		return nil, err
+	}
 	data := make([]plotData, len(runs))
 	var faults []float64
 	span := 0.0
-	for i, r := range runs {
-		cols, err := results.ReadRunColumns(r.Dir, panelColumns...)
-		if err != nil {
-			return nil, err
-		}
-		d := plotData{t: cols[0], in: cols[1], thr: cols[2], lag: cols[3], p99: cols[4], ci: cols[5]}
-		if len(d.t) == 0 {
-			return nil, fmt.Errorf("%s: no samples", filepath.Join(r.Dir, results.TimeseriesFile))
-		}
-		data[i] = d
-		span = max(span, d.t[len(d.t)-1])
-		evPath := filepath.Join(r.Dir, results.EventsFile)
-		if _, err := os.Stat(evPath); err != nil {
-			continue // events are markers only: a folder without them still plots
-		}
-		events, err := results.ReadEvents(evPath)
-		if err != nil {
-			return nil, err
-		}
-		for _, e := range events {
-			if e.Kind == results.KindFault {
-				faults = append(faults, e.TimeS)
-			}
+	for i, s := range series {
+		data[i] = s.d
+		span = max(span, s.endS)
+		for _, f := range s.faults {
+			faults = append(faults, f.AtS)
 		}
 	}
 	faults = mergeTimes(faults, span/100)
