@@ -1,0 +1,142 @@
+package calibrate
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+	"sync/atomic"
+
+	"github.com/streamtwin/streamtwin/models/scenario"
+	"github.com/streamtwin/streamtwin/models/twin"
+	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/sim"
+	"github.com/streamtwin/streamtwin/workloads"
+)
+
+// Predict simulates one measured point on sc: constant input at the
+// point's throughput and CI, one crash of the sink's TaskManager aligned
+// BeforeCheckpoint before a checkpoint, as Khaos injects them; the mean
+// over o.Replications seeds.
+func Predict(sc scenario.Scenario, p Point, o Options) (Prediction, error) {
+	o = o.withDefaults()
+	mean := Prediction{Recovered: true}
+	seeds := sim.Seeds{Root: sc.Seed}
+	for k := range o.Replications {
+		if k > 0 {
+			sc.Seed = seeds.Stream(fmt.Sprintf("calibration.replication-%d", k)).Uint64()
+		}
+		pr, err := predictOnce(sc, p, o)
+		if err != nil {
+			return Prediction{}, err
+		}
+		mean.RecoveryS += pr.RecoveryS / float64(o.Replications)
+		mean.LatencyMs += pr.LatencyMs / float64(o.Replications)
+		mean.Recovered = mean.Recovered && pr.Recovered
+	}
+	return mean, nil
+}
+
+func predictOnce(sc scenario.Scenario, p Point, o Options) (Prediction, error) {
+	sc.Job.Checkpoint.Interval = durationOf(p.CheckpointIntervalS)
+	sc.Policy = scenario.PolicySpec{Name: "static"}
+	sc.Faults, sc.Actions, sc.Variants = nil, nil, nil
+	end := o.Settle + p.CheckpointIntervalS + o.Horizon
+	sc.Duration = durationOf(end)
+	rates := make([]float64, int(math.Ceil(end))+1)
+	for i := range rates {
+		rates[i] = p.Throughput
+	}
+	fault := scenario.ScheduledFault{At: o.Settle, BeforeCheckpoint: o.BeforeCheckpoint, TaskManager: -1, Pick: -1,
+		Operator: sc.Job.Operators[len(sc.Job.Operators)-1].Name, Source: "calibration point"}
+	sink := &pointSink{column: o.Latency}
+	if _, err := twin.Run(sc, &scenario.Schedule{Rates: workloads.NewSchedule(rates), Faults: []scenario.ScheduledFault{fault}}, sink); err != nil {
+		return Prediction{}, err
+	}
+	if math.IsNaN(sink.faultAt) {
+		return Prediction{}, errors.New("the crash never fired (no checkpoint was due within the run)")
+	}
+	pr := Prediction{RecoveryS: o.Horizon, LatencyMs: sink.latencyBefore(sink.faultAt, o.Window)}
+	if !math.IsNaN(sink.recovery) {
+		pr.RecoveryS, pr.Recovered = sink.recovery, true
+	}
+	return pr, nil
+}
+
+// pointSink keeps what Predict needs of one run: the fault, its recovery and
+// the latency samples.
+type pointSink struct {
+	column            string
+	faultAt, recovery float64
+	started           bool
+	t, lat            []float64
+}
+
+func (s *pointSink) WriteSample(x results.Sample) error {
+	if !s.started {
+		s.started, s.faultAt, s.recovery = true, math.NaN(), math.NaN()
+	}
+	v := x.LatencyMarkerP99Ms
+	switch s.column {
+	case "p99":
+		v = x.LatencyP99Ms
+	case "p50":
+		v = x.LatencyP50Ms
+	case "mean":
+		v = x.LatencyMeanMs
+	}
+	s.t, s.lat = append(s.t, x.TimeS), append(s.lat, v)
+	return nil
+}
+
+func (s *pointSink) WriteEvent(e results.Event) error {
+	if !s.started {
+		s.started, s.faultAt, s.recovery = true, math.NaN(), math.NaN()
+	}
+	switch {
+	case e.Kind == results.KindFault && math.IsNaN(s.faultAt):
+		s.faultAt = e.TimeS
+	case e.Kind == results.KindRecovered && e.DurationS != nil && math.IsNaN(s.recovery):
+		s.recovery = *e.DurationS
+	}
+	return nil
+}
+
+func (s *pointSink) latencyBefore(at, window float64) float64 {
+	sum, n := 0.0, 0
+	for i, t := range s.t {
+		if t > at-window && t <= at && !math.IsNaN(s.lat[i]) {
+			sum += s.lat[i]
+			n++
+		}
+	}
+	if n == 0 {
+		return math.NaN()
+	}
+	return sum / float64(n)
+}
+
+// PredictAll simulates every point on sc with o.Workers goroutines.
+func PredictAll(sc scenario.Scenario, pts []Point, o Options) ([]Prediction, error) {
+	o = o.withDefaults()
+	out := make([]Prediction, len(pts))
+	errs := make([]error, len(pts))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < min(o.Workers, len(pts)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < len(pts); i = int(next.Add(1) - 1) {
+				out[i], errs[i] = Predict(sc, pts[i], o)
+			}
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("point at line %d (throughput %g/s, CI %gs): %w", pts[i].Line, pts[i].Throughput, pts[i].CheckpointIntervalS, err)
+		}
+	}
+	return out, nil
+}
