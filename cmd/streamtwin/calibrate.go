@@ -264,17 +264,17 @@ func seriesPoints(c *cli.Context) ([]calibrate.Point, error) {
 	if err != nil {
 		return nil, badInput(err)
 	}
-	var pts []calibrate.Point
+	var faults []sim.Duration
 	for _, s := range strings.Split(c.String("fault-at"), ",") {
 		at, err := sim.ParseDuration(strings.TrimSpace(s))
 		if err != nil {
 			return nil, badInput(fmt.Errorf("--fault-at: %q is not a time such as 600s", s))
 		}
-		p, err := calibrate.SeriesPoint(c.String("series"), samples, at, float64(ci), c.String("label"))
-		if err != nil {
-			return nil, badInput(err)
-		}
-		pts = append(pts, p)
+		faults = append(faults, at)
+	}
+	pts, err := calibrate.SeriesPoints(c.String("series"), samples, faults, float64(ci), c.String("label"))
+	if err != nil {
+		return nil, badInput(err)
 	}
 	return pts, nil
 }

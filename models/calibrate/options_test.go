@@ -161,6 +161,55 @@ func TestSeriesPoint(t *testing.T) {
 	}
 }
 
+// TestSeriesPoints: the second fault's baseline starts where the first
+// recovery ended, so neither the first outage nor its catch-up enters it.
+// 1000 records/s at 50 ms; each fault stops the job for 20 s, the backlog of
+// 20,000 records drains at 2000 records/s in 20 s at 5000 ms: recovery 40 s
+// (the hold of 15 normal samples starts right after). The first fault at
+// 400 s recovers at 440 s; the second, at 520 s, averages (440, 520]:
+// 1000 records/s at 50 ms, where Khaos's 300 s window averages the first
+// catch-up's 20 s at 5000 ms into the latency before the fault.
+func TestSeriesPoints(t *testing.T) {
+	var samples []results.Sample
+	for s := 1; s <= 900; s++ {
+		x := results.Sample{TimeS: float64(s), InputRate: 1000, Throughput: 1000, LatencyMarkerP99Ms: 50}
+		for _, f := range []int{400, 520} {
+			switch {
+			case s > f && s <= f+20:
+				x.Throughput, x.Lag = 0, float64(s-f)*1000
+			case s > f+20 && s <= f+40:
+				x.Throughput, x.Lag = 2000, float64(f+40-s)*1000
+				x.LatencyMarkerP99Ms = 5000
+			}
+		}
+		samples = append(samples, x)
+	}
+	pts, err := SeriesPoints("m.csv", samples, []sim.Duration{520, 400}, 30, "run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pts) != 2 || pts[0].FaultAtS != 400 || pts[1].FaultAtS != 520 {
+		t.Fatalf("points %+v", pts)
+	}
+	for _, p := range pts {
+		if p.RecoveryS != 40 || p.Throughput != 1000 || p.LatencyMs != 50 {
+			t.Errorf("fault at %v s: recovery %v s, throughput %v/s, latency %v ms; want 40 s, 1000/s, 50 ms", p.FaultAtS, p.RecoveryS, p.Throughput, p.LatencyMs)
+		}
+	}
+	// The same second fault with Khaos's 300 s window sees the first outage.
+	p, err := SeriesPoint("m.csv", samples, 520, 30, "run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// (220, 520]: 280 samples at 50 ms and 20 at 5000 ms.
+	if want := (280*50.0 + 20*5000) / 300; math.Abs(p.LatencyMs-want) > 1e-9 {
+		t.Errorf("300 s window: latency %v ms, want %v", p.LatencyMs, want)
+	}
+	if _, err := SeriesPoints("m.csv", samples, []sim.Duration{400, 445}, 30, ""); err == nil || !strings.Contains(err.Error(), "leaves 5 s after the recovery from the fault at 6m40s") {
+		t.Errorf("faults too close: %v", err)
+	}
+}
+
 // TestWriteScenario: the calibrated scenario is the base file with the
 // fitted values and name patched in, under a header that names its inputs.
 func TestWriteScenario(t *testing.T) {

@@ -3,18 +3,59 @@ package calibrate
 import (
 	"fmt"
 	"math"
+	"sort"
 
 	"github.com/streamtwin/streamtwin/results"
 	"github.com/streamtwin/streamtwin/sim"
 )
 
+// khaosBaselineS is the pre-fault window of Khaos's detector and averages.
+const khaosBaselineS = 300
+
 // SeriesPoint makes the measured point of the fault at `at` in a measured
 // run's series (samples, read from the file series; ci is the run's
 // checkpoint interval): its recovery time detected by the simulator's rule
-// (results.DetectRecovery) and the throughput and latency before it. A fault
-// that has not recovered by the end of the series is an error.
+// (results.DetectRecovery) and the throughput and latency over the 300 s
+// before it. A fault that has not recovered by the end of the series is an
+// error.
 func SeriesPoint(series string, samples []results.Sample, at sim.Duration, ci float64, label string) (Point, error) {
-	r, err := results.DetectRecovery(samples, float64(at), results.RecoveryOptions{})
+	return seriesPoint(series, samples, at, ci, label, khaosBaselineS)
+}
+
+// SeriesPoints makes the points of several faults of one series, in time
+// order. Each fault's pre-fault behaviour (throughput, latency, lag) is
+// taken over at most Khaos's 300 s and never from before the previous
+// fault's recovery ended: a window reaching back into that recovery would
+// average its downtime and catch-up into the baseline, and its lag peak
+// into the lag level that ends the next recovery. A fault whose baseline
+// would be shorter than minBaselineS is an error naming both faults.
+func SeriesPoints(series string, samples []results.Sample, faults []sim.Duration, ci float64, label string) ([]Point, error) {
+	sorted := append([]sim.Duration(nil), faults...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i] < sorted[j] })
+	var pts []Point
+	calmSince := math.Inf(-1) // when the previous fault's recovery ended
+	for i, at := range sorted {
+		window := math.Min(khaosBaselineS, float64(at)-calmSince)
+		if window < minBaselineS {
+			return nil, fmt.Errorf("%s: the fault at %v leaves %.0f s after the recovery from the fault at %v; a baseline needs %d s: space the faults further apart",
+				series, at, math.Max(window, 0), sorted[i-1], minBaselineS)
+		}
+		p, err := seriesPoint(series, samples, at, ci, label, window)
+		if err != nil {
+			return nil, err
+		}
+		pts = append(pts, p)
+		calmSince = p.FaultAtS + p.RecoveryS
+	}
+	return pts, nil
+}
+
+// minBaselineS is the shortest pre-fault window SeriesPoints accepts: a
+// quarter of a minute of 1-s samples.
+const minBaselineS = 15
+
+func seriesPoint(series string, samples []results.Sample, at sim.Duration, ci float64, label string, baselineS float64) (Point, error) {
+	r, err := results.DetectRecovery(samples, float64(at), results.RecoveryOptions{Baseline: baselineS})
 	if err != nil {
 		return Point{}, fmt.Errorf("%s, fault at %v: %w", series, at, err)
 	}
