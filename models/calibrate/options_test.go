@@ -208,6 +208,30 @@ func TestSeriesPoints(t *testing.T) {
 	if _, err := SeriesPoints("m.csv", samples, []sim.Duration{400, 445}, 30, ""); err == nil || !strings.Contains(err.Error(), "leaves 5 s after the recovery from the fault at 6m40s") {
 		t.Errorf("faults too close: %v", err)
 	}
+	// A step of the input from 1000/s to 2000/s at 300 s: the fault at 350 s
+	// averages (300, 350] only, 2000/s; one at 305 s has no steady baseline.
+	var step []results.Sample
+	for s := 1; s <= 600; s++ {
+		in := 1000.0
+		if s > 300 {
+			in = 2000
+		}
+		x := results.Sample{TimeS: float64(s), InputRate: in, Throughput: in, LatencyMarkerP99Ms: 50}
+		if s > 350 && s <= 360 {
+			x.Throughput, x.Lag = 0, float64(s-350)*2000
+		}
+		step = append(step, x)
+	}
+	pts, err = SeriesPoints("m.csv", step, []sim.Duration{350}, 30, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pts[0].Throughput != 2000 {
+		t.Errorf("after a step to 2000/s: throughput %v/s, want 2000", pts[0].Throughput)
+	}
+	if _, err := SeriesPoints("m.csv", step, []sim.Duration{305}, 30, ""); err == nil || !strings.Contains(err.Error(), "5 s after the input rate changed") {
+		t.Errorf("fault right after a step: %v", err)
+	}
 }
 
 // TestWriteScenario: the calibrated scenario is the base file with the
