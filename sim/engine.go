@@ -19,6 +19,10 @@ type Env struct {
 	virtual float64
 	horizon float64 // RunUntil's end: no clock tick runs at or after it
 	closed  bool    // Close was called: handlers no longer run
+	// stopped: Stop was called at stoppedAt; handlers no longer run and the
+	// clock stays there.
+	stopped   bool
+	stoppedAt float64
 }
 
 // NewEnv returns an empty simulation at time 0.
@@ -26,6 +30,9 @@ func NewEnv() *Env { return &Env{s: simgo.NewSimulation(), virtual: math.NaN(), 
 
 // Now is the current simulated time in seconds.
 func (e *Env) Now() float64 {
+	if e.stopped {
+		return e.stoppedAt
+	}
 	if !math.IsNaN(e.virtual) {
 		return e.virtual
 	}
@@ -66,12 +73,25 @@ func (t *Timer) Cancel() {
 func (e *Env) schedule(at float64, fn func()) *simgo.Event {
 	ev := e.s.Timeout(math.Max(0, at-e.s.Now()))
 	ev.AddHandler(func(*simgo.Event) {
-		if !e.closed {
+		if !e.closed && !e.stopped {
 			fn()
 		}
 	})
 	return ev
 }
+
+// Stop ends the run at the current time, for a caller that has all it
+// needs before the horizon: the handler running now completes, no later
+// one runs (nor the rest of a clock batch), and Now stays at the stop time
+// when RunUntil returns. Stopping twice keeps the first time.
+func (e *Env) Stop() {
+	if !e.stopped {
+		e.stoppedAt, e.stopped = e.Now(), true
+	}
+}
+
+// Stopped reports whether Stop was called.
+func (e *Env) Stopped() bool { return e.stopped }
 
 // Close discards every event still pending without running it; the Env is
 // done. simgo gives each event a finalizer, and a pending event, its
@@ -149,7 +169,7 @@ func (e *Env) Clock(start, period float64, fn func()) {
 			fn()
 			k++
 			next := start + k*period
-			if next >= e.horizon || next >= e.nextPending() {
+			if e.stopped || next >= e.horizon || next >= e.nextPending() {
 				break
 			}
 		}
@@ -171,7 +191,8 @@ func (e *Env) nextPending() float64 {
 }
 
 // RunUntil processes every event scheduled before end and leaves the clock at
-// end. Events at exactly end are not processed.
+// end (at the stop time if a handler called Stop). Events at exactly end are
+// not processed.
 func (e *Env) RunUntil(end float64) {
 	e.horizon = end
 	e.s.RunUntil(end)

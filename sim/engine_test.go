@@ -121,3 +121,31 @@ func TestCloseReleasesTheModel(t *testing.T) {
 		t.Error("the model of a closed Env was never collected")
 	}
 }
+
+// TestStop: Stop ends the run at the time of the handler that called it,
+// inside a clock batch too: the handler completes, nothing later runs (not
+// a timer due at the same time, nor the clock's next tick), and Now stays
+// at the stop time after RunUntil.
+func TestStop(t *testing.T) {
+	env := NewEnv()
+	var log []string
+	env.At(3.5, func() { log = append(log, "event@3.5") })
+	env.At(20, func() { log = append(log, "event@20") })
+	env.Clock(1, 1, func() {
+		now := env.Now()
+		if now == 5 {
+			env.After(0, func() { log = append(log, "after@5") })
+			env.Stop()
+			env.Stop() // the first time stays
+		}
+		log = append(log, "tick@"+ftoa(now))
+	})
+	env.Every(6, 6, func() { log = append(log, "every@"+ftoa(env.Now())) })
+	env.RunUntil(100)
+	if want := "tick@1 tick@2 tick@3 event@3.5 tick@4 tick@5"; joinStrings(log) != want {
+		t.Errorf("order:\n got %s\nwant %s", joinStrings(log), want)
+	}
+	if !env.Stopped() || env.Now() != 5 {
+		t.Errorf("stopped %v at %g, want true at 5", env.Stopped(), env.Now())
+	}
+}

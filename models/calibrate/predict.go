@@ -38,6 +38,17 @@ func Predict(sc scenario.Scenario, p Point, o Options) (Prediction, error) {
 }
 
 func predictOnce(sc scenario.Scenario, p Point, o Options) (Prediction, error) {
+	sink := newPointSink(o.Latency)
+	if err := simulatePoint(sc, p, o, sink); err != nil {
+		return Prediction{}, err
+	}
+	return sink.prediction(o)
+}
+
+// simulatePoint runs p on sc into sink: the point's constant load and CI,
+// the crash armed after o.Settle, until o.Horizon after the CI, or until
+// the sink stops the run (pointSink does once the recovery is in).
+func simulatePoint(sc scenario.Scenario, p Point, o Options, sink twin.Sink) error {
 	sc.Job.Checkpoint.Interval = durationOf(p.CheckpointIntervalS)
 	sc.Policy = scenario.PolicySpec{Name: "static"}
 	sc.Faults, sc.Actions, sc.Variants = nil, nil, nil
@@ -49,33 +60,23 @@ func predictOnce(sc scenario.Scenario, p Point, o Options) (Prediction, error) {
 	}
 	fault := scenario.ScheduledFault{At: o.Settle, BeforeCheckpoint: o.BeforeCheckpoint, TaskManager: -1, Pick: -1,
 		Operator: sc.Job.Operators[len(sc.Job.Operators)-1].Name, Source: "calibration point"}
-	sink := &pointSink{column: o.Latency}
-	if _, err := twin.Run(sc, &scenario.Schedule{Rates: workloads.NewSchedule(rates), Faults: []scenario.ScheduledFault{fault}}, sink); err != nil {
-		return Prediction{}, err
-	}
-	if math.IsNaN(sink.faultAt) {
-		return Prediction{}, errors.New("the crash never fired (no checkpoint was due within the run)")
-	}
-	pr := Prediction{RecoveryS: o.Horizon, LatencyMs: sink.latencyBefore(sink.faultAt, o.Window)}
-	if !math.IsNaN(sink.recovery) {
-		pr.RecoveryS, pr.Recovered = sink.recovery, true
-	}
-	return pr, nil
+	_, err := twin.Run(sc, &scenario.Schedule{Rates: workloads.NewSchedule(rates), Faults: []scenario.ScheduledFault{fault}}, sink)
+	return err
 }
 
 // pointSink keeps what Predict needs of one run: the fault, its recovery and
 // the latency samples.
 type pointSink struct {
 	column            string
-	faultAt, recovery float64
-	started           bool
+	faultAt, recovery float64 // NaN until they come
 	t, lat            []float64
 }
 
+func newPointSink(column string) *pointSink {
+	return &pointSink{column: column, faultAt: math.NaN(), recovery: math.NaN()}
+}
+
 func (s *pointSink) WriteSample(x results.Sample) error {
-	if !s.started {
-		s.started, s.faultAt, s.recovery = true, math.NaN(), math.NaN()
-	}
 	v := x.LatencyMarkerP99Ms
 	switch s.column {
 	case "p99":
@@ -90,16 +91,35 @@ func (s *pointSink) WriteSample(x results.Sample) error {
 }
 
 func (s *pointSink) WriteEvent(e results.Event) error {
-	if !s.started {
-		s.started, s.faultAt, s.recovery = true, math.NaN(), math.NaN()
-	}
 	switch {
 	case e.Kind == results.KindFault && math.IsNaN(s.faultAt):
 		s.faultAt = e.TimeS
 	case e.Kind == results.KindRecovered && e.DurationS != nil && math.IsNaN(s.recovery):
 		s.recovery = *e.DurationS
 	}
+	if s.decided() {
+		return twin.ErrStopRun
+	}
 	return nil
+}
+
+// decided: the fault and its recovery are in, and with them every latency
+// sample before the fault; the rest of the run cannot change the prediction.
+// A point that never recovers runs to the horizon.
+func (s *pointSink) decided() bool { return !math.IsNaN(s.faultAt) && !math.IsNaN(s.recovery) }
+
+// prediction is the point's prediction from what the run delivered: its
+// recovery time (o.Horizon if none came) and the mean latency over the
+// o.Window before the crash.
+func (s *pointSink) prediction(o Options) (Prediction, error) {
+	if math.IsNaN(s.faultAt) {
+		return Prediction{}, errors.New("the crash never fired (no checkpoint was due within the run)")
+	}
+	pr := Prediction{RecoveryS: o.Horizon, LatencyMs: s.latencyBefore(s.faultAt, o.Window)}
+	if !math.IsNaN(s.recovery) {
+		pr.RecoveryS, pr.Recovered = s.recovery, true
+	}
+	return pr, nil
 }
 
 func (s *pointSink) latencyBefore(at, window float64) float64 {

@@ -1,6 +1,7 @@
 package twin
 
 import (
+	"errors"
 	"time"
 
 	"github.com/goccy/go-yaml"
@@ -18,6 +19,16 @@ type Sink interface {
 	WriteSample(results.Sample) error
 	WriteEvent(results.Event) error
 }
+
+// ErrStopRun, returned by a Sink's WriteSample or WriteEvent, says the sink
+// has all it needs: Run stops the simulation at the simulated time of that
+// write (a recovery event, dated when lag was back, is written by the
+// sample that sees it, up to a second later), finishes the job there (the
+// rest of that instant's rows and the run-end events still reach the sink)
+// and returns the summary of the shortened run without an error. The rows
+// up to then are those of the full run: a sink that needs only the start of
+// a run (a calibration point, up to its recovery) saves the rest.
+var ErrStopRun = errors.New("twin: the sink has all it needs; stop the run")
 
 // Output says how RunToDir and RunToDirWith write a run folder.
 type Output struct {
@@ -74,7 +85,7 @@ func Run(sc scenario.Scenario, schedule *scenario.Schedule, sink Sink) (results.
 	env := sim.NewEnv()
 	defer env.Close()
 	seeds := sim.Seeds{Root: sc.Seed}
-	r := &recorder{sink: sink, sum: results.NewSummarizer(sc.Name, sc.Variant, "sim", sc.Seed,
+	r := &recorder{env: env, sink: sink, sum: results.NewSummarizer(sc.Name, sc.Variant, "sim", sc.Seed,
 		1000*float64(sc.QoS.Latency), float64(sc.QoS.Recovery), int(float64(sc.Duration)/float64(sc.MetricInterval))+1)}
 	job, err := flink.NewJob(env, sc.Job, sc.Kafka, schedule.Rates, seeds, r,
 		flink.Options{MetricInterval: float64(sc.MetricInterval), Duration: float64(sc.Duration)})
@@ -92,7 +103,11 @@ func Run(sc scenario.Scenario, schedule *scenario.Schedule, sink Sink) (results.
 	if r.err != nil {
 		return results.Summary{}, r.err
 	}
-	sum := r.sum.Summary(float64(sc.Duration), time.Since(start).Seconds())
+	end := float64(sc.Duration)
+	if env.Stopped() {
+		end = env.Now()
+	}
+	sum := r.sum.Summary(end, time.Since(start).Seconds())
 	sum.RecordsReplayed = results.CountOf(job.Replayed())
 	return sum, nil
 }
@@ -102,6 +117,7 @@ func Capabilities() control.Capabilities { return control.Everything("the simula
 
 // recorder tees model output to the sink, the summary and the policy window.
 type recorder struct {
+	env  *sim.Env
 	sink Sink
 	sum  *results.Summarizer
 	ctl  *control.Controller
@@ -111,14 +127,22 @@ type recorder struct {
 func (r *recorder) Sample(s results.Sample) {
 	r.sum.Sample(s)
 	r.ctl.Observe(s)
-	if err := r.sink.WriteSample(s); err != nil && r.err == nil {
-		r.err = err
-	}
+	r.sinkSaid(r.sink.WriteSample(s))
 }
 
 func (r *recorder) Event(e results.Event) {
 	r.sum.Event(e)
-	if err := r.sink.WriteEvent(e); err != nil && r.err == nil {
+	r.sinkSaid(r.sink.WriteEvent(e))
+}
+
+// sinkSaid handles a sink's answer: ErrStopRun stops the simulation, any
+// other error fails the run (the first one is kept).
+func (r *recorder) sinkSaid(err error) {
+	switch {
+	case err == nil:
+	case errors.Is(err, ErrStopRun):
+		r.env.Stop()
+	case r.err == nil:
 		r.err = err
 	}
 }
