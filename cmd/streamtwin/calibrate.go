@@ -27,6 +27,10 @@ func calibrateCommand() *cli.Command {
 		Description: "Simulates every row of --measured (its throughput and checkpoint interval, one crash of the\n" +
 			"sink's TaskManager 3 s before a checkpoint, as Khaos injects them) and fits --fit by Nelder–Mead\n" +
 			"(gonum/optimize) to the measured recovery times and, if present, pre-failure latencies.\n" +
+			"Recovery parameters are fitted first, on recovery error; latency parameters and checkpoint costs then,\n" +
+			"on latency error, with the recovery ones fixed. The closed-form recovery model and Khaos's OLS are\n" +
+			"fitted on the same points as baselines; --cv cross-validates all three, --replications N gives\n" +
+			"90 % prediction intervals. A parameter at a bound or outside its typical range is flagged.\n" +
 			"Writes the calibrated scenario (--out) and a fit report folder (--report): fit.json, points.csv,\n" +
 			"report.md and recovery/latency residual figures. The measured table is CSV or Parquet with the\n" +
 			"columns throughput (records/s), checkpoint_interval_s, recovery_s and optionally latency_ms,\n" +
@@ -42,7 +46,8 @@ func calibrateCommand() *cli.Command {
 			&cli.StringFlag{Name: "report", Usage: "fit report folder (default: OUT without .yaml, plus -fit)"},
 			&cli.IntFlag{Name: "workers", Usage: "points simulated in parallel (default: every core)"},
 			&cli.IntFlag{Name: "max-evaluations", Usage: "bound on loss evaluations (default 150 per fitted parameter)"},
-			&cli.IntFlag{Name: "replications", Value: 1, Usage: "simulate each point with this many seeds and fit their mean (the twin's random checkpoint and heartbeat phases)"},
+			&cli.IntFlag{Name: "replications", Value: 1, Usage: "simulate each point with this many seeds and fit their mean (the twin's random checkpoint and heartbeat phases); with 2 or more, the seeds' spread is a 90 % prediction interval"},
+			&cli.StringFlag{Name: "cv", Usage: "cross-validate the twin and the baselines after the fit: ci (leave one checkpoint interval out) or k=N (N random folds from the scenario's seed); refits once per fold"},
 			&cli.StringFlag{Name: "latency", Value: "marker", Usage: "simulated latency compared with latency_ms: marker (Flink latency-marker p99, what Khaos recorded), or the event-time p99, p50 or mean"},
 			&cli.StringFlag{Name: "before-checkpoint", Value: "3s", Usage: "how long before the next checkpoint each crash fires"},
 		},
@@ -100,6 +105,17 @@ func runCalibrate(c *cli.Context) error {
 	}
 	if opt.Fit, err = calibrate.LookupParams(names); err != nil {
 		return badInput(err)
+	}
+	if c.IsSet("cv") {
+		if opt.CV, err = calibrate.ParseCV(c.String("cv")); err != nil {
+			return badInput(err)
+		}
+		done := 0
+		opt.FoldDone = func(f calibrate.Fold, folds int) {
+			done++
+			fmt.Fprintf(os.Stderr, "cross-validation %d/%d, %s held out: recovery MAPE twin %.1f %%, closed form %.1f %%, OLS %.1f %%\n",
+				done, folds, f.Label, f.Twin, f.ClosedForm, f.OLS)
+		}
 	}
 	holdout := c.String("holdout")
 	if holdout != "" {
@@ -168,7 +184,10 @@ func printCalibration(r *calibrate.Result, out string, files []string) {
 		fmt.Printf("  %-18s %10.4g → %-10.4g %s\n", v.Name, v.Initial, v.Fitted, v.Unit)
 	}
 	line := func(name string, m calibrate.Metrics) {
-		fmt.Printf("  %-9s %2d points: recovery MAPE %5.1f %%, R² %.3f", name, m.N, m.RecoveryMAPE, m.RecoveryR2)
+		fmt.Printf("  %-9s %2d points: recovery MAPE %5.1f %% (closed form %.1f %%, OLS %.1f %%), R² %.3f", name, m.N, m.RecoveryMAPE, m.ClosedFormMAPE, m.OLSMAPE, m.RecoveryR2)
+		if !math.IsNaN(m.Coverage) {
+			fmt.Printf(", 90 %% interval coverage %.0f %%", 100*m.Coverage)
+		}
 		if m.LatencyN > 0 {
 			fmt.Printf("; latency MAPE %5.1f %%", m.LatencyMAPE)
 		}
@@ -184,6 +203,13 @@ func printCalibration(r *calibrate.Result, out string, files []string) {
 			set = "held out"
 		}
 		fmt.Printf("  CI %5gs %-8s median recovery %6.1f s measured, %6.1f s twin (MAPE %4.1f %%)\n", iv.CheckpointIntervalS, set, iv.MeasuredMedianS, iv.PredictedMedianS, iv.RecoveryMAPE)
+	}
+	if cv := r.CV; cv != nil {
+		fmt.Printf("  cross-validation (%s, %d folds): recovery MAPE twin %.1f ± %.1f %%, closed form %.1f ± %.1f %%, OLS %.1f ± %.1f %% (mean ± s.d. over folds)\n",
+			cv.Scheme, len(cv.Folds), cv.Twin.Mean, cv.Twin.SD, cv.ClosedForm.Mean, cv.ClosedForm.SD, cv.OLS.Mean, cv.OLS.SD)
+	}
+	for _, w := range r.Warnings() {
+		fmt.Fprintln(os.Stderr, "warning:", w)
 	}
 	fmt.Println("→", out)
 	fmt.Println("→", strings.Join(files, " "))

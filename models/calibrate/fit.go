@@ -45,7 +45,8 @@ type Options struct {
 	// p50 or mean of the event-time latency.
 	Latency string
 	// LatencyWeight weighs the latency error against the recovery error in
-	// the loss when a latency parameter is fitted (default 1).
+	// the reported total loss when a latency parameter is fitted (default
+	// 1); the fit itself minimises each in its own stage.
 	LatencyWeight float64
 	// MaxEvaluations bounds the optimiser (default 150 per fitted parameter).
 	MaxEvaluations int
@@ -56,6 +57,11 @@ type Options struct {
 	Replications int
 	// Progress, if set, is called after every loss evaluation.
 	Progress func(evaluations int, best float64)
+	// CV, when active, cross-validates the twin and both baselines after
+	// the fit (leave one CI out, or k folds; ParseCV reads --cv).
+	CV CVSpec
+	// FoldDone, if set, is called after each cross-validation fold.
+	FoldDone func(f Fold, folds int)
 }
 
 // DefaultFit are the parameters fitted when Options.Fit is empty: capacity
@@ -124,12 +130,19 @@ type PointResult struct {
 	Point
 	Prediction
 	HeldOut bool
+	// RecoveryLo and RecoveryHi bound the central 90 % of the seeds'
+	// predictions (NaN with fewer than two replications).
+	RecoveryLo, RecoveryHi float64
+	// ClosedFormS and OLSS are the baselines' predictions (NaN when the
+	// baseline could not be fitted).
+	ClosedFormS, OLSS float64
 }
 
 // Value is one fitted parameter.
 type Value struct {
 	Param
-	Initial, Fitted float64 // in Unit
+	Initial, Fitted float64  // in Unit
+	Flags           []string // Param.Flags of Fitted: at a bound, outside the typical range
 }
 
 // Result is a finished calibration.
@@ -138,9 +151,12 @@ type Result struct {
 	Points      []PointResult // after the fit, in table order
 	Fit, Held   Metrics
 	Intervals   []IntervalMetrics
-	Loss        float64
+	Baselines   Baselines
+	CV          *CVResult // nil without Options.CV
+	Stages      []Stage
+	Loss        float64 // recovery MAPE + LatencyWeight × latency MAPE on the fitted points, as fractions
 	Evaluations int
-	Status      string // the optimiser's stop reason
+	Status      string // the optimiser's stop reason, per stage
 	WallS       float64
 	Scenario    scenario.Scenario // the base with the fitted values
 	Options     Options
@@ -208,6 +224,11 @@ func (o Options) Check(pts []Point) error {
 	if len(fit) == 0 {
 		return errors.New("--holdout holds out every point; nothing is left to fit on")
 	}
+	if o.CV.Active() {
+		if _, _, err := Folds(pts, o.CV, 0); err != nil {
+			return err
+		}
+	}
 	if o.fitsLatency() {
 		for _, p := range fit {
 			if math.IsNaN(p.LatencyMs) {
@@ -218,29 +239,155 @@ func (o Options) Check(pts []Point) error {
 	return nil
 }
 
-// Calibrate fits o.Fit on the points not held out, minimising the mean
-// absolute percentage error of recovery time (plus that of latency, weighted,
-// when a latency parameter is fitted), with gonum's Nelder–Mead on a
-// logistic transform of each parameter's bounds. Options left zero take
-// their defaults (WithDefaults), as in `streamtwin calibrate`.
+// Calibrate fits o.Fit on the points not held out, with gonum's
+// Nelder–Mead on a logistic transform of each parameter's bounds, in
+// stages (Options.stages): the recovery parameters on the mean absolute
+// percentage error of recovery time, then, when latency was measured, the
+// latency parameters and checkpoint costs on that of latency with the
+// recovery ones fixed. It then fits the baselines (the closed-form recovery
+// model and Khaos's OLS) on the same points, and, with o.CV, cross-validates
+// all three. Options left zero take their defaults (WithDefaults), as in
+// `streamtwin calibrate`.
 func Calibrate(base scenario.Scenario, pts []Point, o Options) (*Result, error) {
 	o = o.WithDefaults(pts)
 	if err := o.Check(pts); err != nil {
 		return nil, err
 	}
+	held := make([]bool, len(pts))
+	for i, p := range pts {
+		held[i] = o.Holdout != nil && o.Holdout(p)
+	}
+	r, err := calibrate(base, pts, held, o)
+	if err != nil {
+		return nil, err
+	}
+	if o.CV.Active() {
+		if r.CV, err = crossValidate(base, pts, o); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// calibrate is one fit on the points not held (held[i]), then the
+// predictions, baselines and errors of every point.
+func calibrate(base scenario.Scenario, pts []Point, held []bool, o Options) (*Result, error) {
 	start := time.Now()
-	fit := o.Fitted(pts)
-	useLat := o.fitsLatency()
-	x0 := make([]float64, len(o.Fit))
-	initial := make([]float64, len(o.Fit))
-	for i, p := range o.Fit {
-		initial[i] = p.Get(&base)
-		x0[i] = p.toFree(initial[i])
+	var fit []Point
+	for i, p := range pts {
+		if !held[i] {
+			fit = append(fit, p)
+		}
+	}
+	if len(fit) == 0 {
+		return nil, errors.New("every point is held out; nothing is left to fit on")
+	}
+	r := &Result{Options: o, Scenario: base}
+	fitted := map[string]float64{}
+	var status []string
+	for _, st := range o.stages(fit) {
+		s, values, err := fitStage(r.Scenario, fit, st, o, r.Evaluations)
+		if err != nil {
+			return nil, err
+		}
+		for i, p := range st.Fit {
+			p.Set(&r.Scenario, values[i])
+			fitted[p.Name] = values[i]
+		}
+		r.Stages = append(r.Stages, s)
+		r.Evaluations += s.Evaluations
+		status = append(status, s.Name+": "+s.Status)
+	}
+	r.Status = strings.Join(status, "; ")
+	for _, p := range o.Fit {
+		v := Value{Param: p, Initial: p.Get(&base), Fitted: fitted[p.Name]}
+		v.Flags = p.Flags(v.Fitted)
+		r.Values = append(r.Values, v)
+	}
+	preds, spans, err := predictSpread(r.Scenario, pts, o)
+	if err != nil {
+		return nil, err
+	}
+	var fitPreds []Prediction
+	for i, p := range pts {
+		pr := PointResult{Point: p, Prediction: preds[i], HeldOut: held[i], RecoveryLo: spans[i].Lo, RecoveryHi: spans[i].Hi}
+		r.Points = append(r.Points, pr)
+		if !held[i] {
+			fitPreds = append(fitPreds, preds[i])
+		}
+	}
+	r.Loss = lossOf(fit, fitPreds, o.fitsLatency(), 1, o.LatencyWeight)
+	r.Baselines = fitBaselines(r.Points, o)
+	r.Fit, r.Held = metricsOf(r.Points, false), metricsOf(r.Points, true)
+	r.Intervals = intervals(r.Points)
+	r.WallS = time.Since(start).Seconds()
+	return r, nil
+}
+
+// stage is one Nelder–Mead fit: its parameters, the weights of recovery
+// and latency error in its loss, and the options its points run with.
+type stage struct {
+	Name       string
+	Fit        []Param
+	recW, latW float64
+	opts       Options
+	budget     int
+}
+
+// Stage is how one stage of a fit ended.
+type Stage struct {
+	Name        string // recovery or latency
+	Fit         []string
+	Loss        float64 // its own loss: the recovery or latency MAPE as a fraction, plus the prior's penalty (priorPenalty)
+	Evaluations int
+	Status      string // the optimiser's stop reason
+}
+
+// stages splits o.Fit: the recovery stage fits every parameter but the
+// LatencyStage ones on recovery error; when every fitted point has a
+// measured latency, a latency stage then fits those on latency error, the
+// recovery parameters fixed. Without latency, one recovery stage fits all.
+// Each stage gets its share of MaxEvaluations.
+func (o Options) stages(fit []Point) []stage {
+	allLatency := len(fit) > 0
+	for _, p := range fit {
+		allLatency = allLatency && !math.IsNaN(p.LatencyMs)
+	}
+	var rec, lat []Param
+	for _, p := range o.Fit {
+		if p.LatencyStage && allLatency {
+			lat = append(lat, p)
+		} else {
+			rec = append(rec, p)
+		}
+	}
+	budget := func(n int) int { return max(1, (o.MaxEvaluations*n+len(o.Fit)-1)/len(o.Fit)) }
+	var out []stage
+	if len(rec) > 0 {
+		out = append(out, stage{Name: "recovery", Fit: rec, recW: 1, opts: o, budget: budget(len(rec))})
+	}
+	if len(lat) > 0 {
+		// latency is the mean over the window before the crash: the
+		// recovery after it need not be simulated
+		lo := o
+		lo.Horizon = 1
+		out = append(out, stage{Name: "latency", Fit: lat, latW: 1, opts: lo, budget: budget(len(lat))})
+	}
+	return out
+}
+
+// fitStage runs one stage from base and returns its fitted values (in
+// Unit, in the order of st.Fit). done counts the evaluations of earlier
+// stages, for o.Progress.
+func fitStage(base scenario.Scenario, fit []Point, st stage, o Options, done int) (Stage, []float64, error) {
+	x0 := make([]float64, len(st.Fit))
+	for i, p := range st.Fit {
+		x0[i] = p.toFree(p.Get(&base))
 	}
 	apply := func(x []float64) scenario.Scenario {
 		sc := base
-		for i, p := range o.Fit {
-			p.Set(&sc, p.fromFree(x[i]))
+		for i, v := range valuesOf(st.Fit, x) {
+			st.Fit[i].Set(&sc, v)
 		}
 		return sc
 	}
@@ -249,7 +396,7 @@ func Calibrate(base scenario.Scenario, pts []Point, o Options) (*Result, error) 
 	var mu sync.Mutex
 	best := math.Inf(1)
 	loss := func(x []float64) float64 {
-		preds, err := PredictAll(apply(x), fit, o)
+		preds, err := PredictAll(apply(x), fit, st.opts)
 		if err != nil {
 			mu.Lock()
 			if simErr == nil {
@@ -258,49 +405,47 @@ func Calibrate(base scenario.Scenario, pts []Point, o Options) (*Result, error) 
 			mu.Unlock()
 			return math.Inf(1)
 		}
-		l := lossOf(fit, preds, useLat, o.LatencyWeight)
+		l := lossOf(fit, preds, st.latW > 0, st.recW, st.latW) + priorPenalty(st.Fit, valuesOf(st.Fit, x))
 		n := evals.Add(1)
 		mu.Lock()
 		best = math.Min(best, l)
 		b := best
 		mu.Unlock()
 		if o.Progress != nil {
-			o.Progress(int(n), b)
+			o.Progress(done+int(n), b)
 		}
 		return l
 	}
 	settings := &optimize.Settings{
-		FuncEvaluations: o.MaxEvaluations,
-		Converger:       &optimize.FunctionConverge{Absolute: 1e-5, Relative: 1e-4, Iterations: 8 * len(o.Fit)},
+		FuncEvaluations: st.budget,
+		Converger:       &optimize.FunctionConverge{Absolute: 1e-5, Relative: 1e-4, Iterations: 8 * len(st.Fit)},
 	}
 	res, err := optimize.Minimize(optimize.Problem{Func: loss}, x0, settings, &optimize.NelderMead{SimplexSize: 0.6})
 	if simErr != nil {
-		return nil, simErr
+		return Stage{}, nil, simErr
 	}
 	if err != nil && res == nil {
-		return nil, fmt.Errorf("optimiser: %w", err)
+		return Stage{}, nil, fmt.Errorf("optimiser (%s stage): %w", st.Name, err)
 	}
-	r := &Result{Options: o, Evaluations: int(evals.Load()), Status: res.Status.String(), Loss: res.F}
-	r.Scenario = apply(res.X)
-	for i, p := range o.Fit {
-		r.Values = append(r.Values, Value{Param: p, Initial: initial[i], Fitted: p.fromFree(res.X[i])})
+	s := Stage{Name: st.Name, Loss: res.F, Evaluations: int(evals.Load()), Status: res.Status.String()}
+	for _, p := range st.Fit {
+		s.Fit = append(s.Fit, p.Name)
 	}
-	preds, err := PredictAll(r.Scenario, pts, o)
-	if err != nil {
-		return nil, err
-	}
-	for i, p := range pts {
-		r.Points = append(r.Points, PointResult{Point: p, Prediction: preds[i], HeldOut: o.Holdout != nil && o.Holdout(p)})
-	}
-	r.Fit, r.Held = metricsOf(r.Points, false), metricsOf(r.Points, true)
-	r.Intervals = intervals(r.Points)
-	r.WallS = time.Since(start).Seconds()
-	return r, nil
+	return s, valuesOf(st.Fit, res.X), nil
 }
 
-// lossOf is the mean absolute relative error of recovery, plus the
-// weighted one of latency.
-func lossOf(pts []Point, preds []Prediction, useLat bool, w float64) float64 {
+// valuesOf maps the optimiser's free coordinates x back to values of ps.
+func valuesOf(ps []Param, x []float64) []float64 {
+	v := make([]float64, len(ps))
+	for i, p := range ps {
+		v[i] = p.fromFree(x[i])
+	}
+	return v
+}
+
+// lossOf is the mean absolute relative error of recovery weighted by recW,
+// plus that of latency weighted by latW when useLat.
+func lossOf(pts []Point, preds []Prediction, useLat bool, recW, latW float64) float64 {
 	var rec, lat float64
 	for i, p := range pts {
 		rec += math.Abs(preds[i].RecoveryS-p.RecoveryS) / p.RecoveryS
@@ -313,7 +458,7 @@ func lossOf(pts []Point, preds []Prediction, useLat bool, w float64) float64 {
 		}
 	}
 	n := float64(len(pts))
-	return rec/n + w*lat/n
+	return recW*rec/n + latW*lat/n
 }
 
 // toFree maps a bounded value to the optimiser's unbounded coordinate.
@@ -338,17 +483,32 @@ type Metrics struct {
 	LatencyMAPE    float64
 	LatencyR2      float64
 	NotRecoveredIn int // predictions that hit the horizon
+	// ClosedFormMAPE and OLSMAPE are the baselines' recovery MAPE on the
+	// same points (NaN when not fitted).
+	ClosedFormMAPE, OLSMAPE float64
+	// Coverage is the share of measured recoveries inside the twin's 90 %
+	// interval (NaN with fewer than two replications).
+	Coverage float64
 }
 
 func metricsOf(pts []PointResult, held bool) Metrics {
-	var m Metrics
-	var rm, rp, lm, lp []float64
+	var set []PointResult
 	for _, p := range pts {
-		if p.HeldOut != held {
-			continue
+		if p.HeldOut == held {
+			set = append(set, p)
 		}
+	}
+	return metricsOfSet(set)
+}
+
+// metricsOfSet are the errors of the twin and the baselines on pts.
+func metricsOfSet(pts []PointResult) Metrics {
+	var m Metrics
+	var rm, rp, lm, lp, cf, ols []float64
+	for _, p := range pts {
 		m.N++
 		rm, rp = append(rm, p.Point.RecoveryS), append(rp, p.Prediction.RecoveryS)
+		cf, ols = append(cf, p.ClosedFormS), append(ols, p.OLSS)
 		if !p.Recovered {
 			m.NotRecoveredIn++
 		}
@@ -359,6 +519,8 @@ func metricsOf(pts []PointResult, held bool) Metrics {
 	m.RecoveryMAPE, m.RecoveryR2 = MAPE(rm, rp), R2(rm, rp)
 	m.LatencyN = len(lm)
 	m.LatencyMAPE, m.LatencyR2 = MAPE(lm, lp), R2(lm, lp)
+	m.ClosedFormMAPE, m.OLSMAPE = MAPE(rm, cf), MAPE(rm, ols)
+	m.Coverage = Coverage(pts)
 	return m
 }
 
@@ -405,6 +567,9 @@ type IntervalMetrics struct {
 	PredictedMedianS    float64
 	MeasuredLatencyMs   float64
 	PredictedLatencyMs  float64
+	// the baselines' recovery MAPE and the twin's interval coverage, as in
+	// Metrics
+	ClosedFormMAPE, OLSMAPE, Coverage float64
 }
 
 func intervals(pts []PointResult) []IntervalMetrics {
@@ -432,9 +597,11 @@ func intervals(pts []PointResult) []IntervalMetrics {
 				lm, lp = append(lm, p.Point.LatencyMs), append(lp, p.Prediction.LatencyMs)
 			}
 		}
-		out = append(out, IntervalMetrics{CheckpointIntervalS: k.ci, HeldOut: k.held, N: len(g), RecoveryMAPE: MAPE(rm, rp),
+		m := metricsOfSet(g)
+		out = append(out, IntervalMetrics{CheckpointIntervalS: k.ci, HeldOut: k.held, N: len(g), RecoveryMAPE: m.RecoveryMAPE,
 			MeasuredMedianS: results.Quantile(slices.Clone(rm), 0.5), PredictedMedianS: results.Quantile(slices.Clone(rp), 0.5),
-			MeasuredLatencyMs: results.FiniteMean(lm), PredictedLatencyMs: results.FiniteMean(lp)})
+			MeasuredLatencyMs: results.FiniteMean(lm), PredictedLatencyMs: results.FiniteMean(lp),
+			ClosedFormMAPE: m.ClosedFormMAPE, OLSMAPE: m.OLSMAPE, Coverage: m.Coverage})
 	}
 	return out
 }

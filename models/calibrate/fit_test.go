@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -218,5 +219,123 @@ func textRoundTrip(t *testing.T, p Param, v float64) {
 	}
 	if got := p.Get(&back); math.Abs(got-v) > 1e-5*math.Max(1, v) {
 		t.Errorf("%s: wrote %s, read back %g", p.Name, p.Text(v), got)
+	}
+}
+
+// TestStages: with latency measured, the latency parameters and checkpoint
+// costs wait for the recovery ones, each stage with its share of the
+// evaluations (90 over 3 parameters: 30 and 60); without latency one
+// recovery stage fits them all.
+func TestStages(t *testing.T) {
+	o := Options{Fit: params(t, "cost_scale", "cpu_overhead", "latency_base"), MaxEvaluations: 90}.withDefaults()
+	withLat := []Point{{Throughput: 1, CheckpointIntervalS: 10, LatencyMs: 500}}
+	noLat := []Point{{Throughput: 1, CheckpointIntervalS: 10, LatencyMs: math.NaN()}}
+	type want struct {
+		name   string
+		fit    []string
+		budget int
+	}
+	cases := []struct {
+		name string
+		o    Options
+		pts  []Point
+		want []want
+	}{
+		{"latency measured", o, withLat, []want{{"recovery", []string{"cost_scale"}, 30}, {"latency", []string{"cpu_overhead", "latency_base"}, 60}}},
+		{"no latency", Options{Fit: params(t, "cost_scale", "cpu_overhead"), MaxEvaluations: 90}.withDefaults(), noLat,
+			[]want{{"recovery", []string{"cost_scale", "cpu_overhead"}, 90}}},
+		{"latency only", Options{Fit: params(t, "queueing"), MaxEvaluations: 7}.withDefaults(), withLat, []want{{"latency", []string{"queueing"}, 7}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := c.o.stages(c.pts)
+			if len(got) != len(c.want) {
+				t.Fatalf("%d stages, want %d", len(got), len(c.want))
+			}
+			for i, st := range got {
+				if st.Name != c.want[i].name || !slices.Equal(names(st.Fit), c.want[i].fit) || st.budget != c.want[i].budget {
+					t.Errorf("stage %d: %s %v budget %d; want %+v", i, st.Name, names(st.Fit), st.budget, c.want[i])
+				}
+				if (st.Name == "latency") != (st.opts.Horizon == 1) {
+					t.Errorf("stage %s runs points with a %v s horizon", st.Name, st.opts.Horizon)
+				}
+			}
+		})
+	}
+}
+
+// TestLatencyNeedsNoHorizon: the latency stage's shortcut, a 1 s horizon,
+// predicts the same pre-fault latency as the full run.
+func TestLatencyNeedsNoHorizon(t *testing.T) {
+	sc := baseScenario(t)
+	for _, ci := range []float64{10, 90} {
+		p := Point{Throughput: 60000, CheckpointIntervalS: ci}
+		full, err := Predict(sc, p, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		short, err := Predict(sc, p, Options{Horizon: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if full.LatencyMs != short.LatencyMs || math.IsNaN(full.LatencyMs) {
+			t.Errorf("CI %g s: latency %v ms with the full horizon, %v ms with 1 s", ci, full.LatencyMs, short.LatencyMs)
+		}
+	}
+}
+
+// TestFlags: at a bound (within 1 % of the narrower of the search and the
+// typical range), or outside the typical range.
+func TestFlags(t *testing.T) {
+	cases := []struct {
+		param string
+		v     float64
+		want  []string
+	}{
+		{"cpu_overhead", 0.05, nil},
+		{"cpu_overhead", 0.2, []string{"outside the typical range 0–0.15"}},
+		{"cpu_overhead", 0.2995, []string{"at its upper bound 0.3", "outside the typical range 0–0.15"}},
+		{"queueing", 17, nil}, // 1 % of 0–500 ms typical is 5 ms, not 1 % of 0–10 s
+		{"queueing", 4, []string{"at its lower bound 0ms"}},
+		{"warmup", 0.1, []string{"at its lower bound 0s"}},
+		{"restart_delay", 48, nil},
+		{"cost_scale", 0.3, []string{"outside the typical range 0.5–2"}},
+	}
+	for _, c := range cases {
+		if got := params(t, c.param)[0].Flags(c.v); !slices.Equal(got, c.want) {
+			t.Errorf("%s = %v: flags %q, want %q", c.param, c.v, got, c.want)
+		}
+	}
+}
+
+// TestPriorPenalty: nothing inside the typical range; cpu_overhead 0.3 is
+// one typical width (0.15) above it: 0.1·1²; queueing 1000 ms, one width
+// (500 ms) above: another 0.1.
+func TestPriorPenalty(t *testing.T) {
+	ps := params(t, "cpu_overhead", "queueing")
+	if got := priorPenalty(ps, []float64{0.1, 200}); got != 0 {
+		t.Errorf("inside: %v", got)
+	}
+	if got := priorPenalty(ps, []float64{0.3, 1000}); math.Abs(got-0.2) > 1e-12 {
+		t.Errorf("one width out each: %v, want 0.2", got)
+	}
+}
+
+// TestResultWarnings: a flagged value, and a twin not below a baseline held out
+// (8 % against the closed form's 7 %); without held-out points the
+// cross-validated means decide.
+func TestResultWarnings(t *testing.T) {
+	p := params(t, "cpu_overhead")[0]
+	r := &Result{Values: []Value{{Param: p, Fitted: 0.2, Flags: p.Flags(0.2)}}}
+	r.Held = Metrics{N: 3, RecoveryMAPE: 8, ClosedFormMAPE: 7, OLSMAPE: 9}
+	want := []string{"cpu_overhead = 0.2 is outside the typical range 0–0.15",
+		"the twin's held-out recovery MAPE 8.0 % is not below the closed-form recovery model's 7.0 %"}
+	if got := r.Warnings(); !slices.Equal(got, want) {
+		t.Errorf("warnings %q\nwant %q", got, want)
+	}
+	r.Values, r.Held = nil, Metrics{}
+	r.CV = &CVResult{Twin: Spread{Mean: 9}, ClosedForm: Spread{Mean: 10}, OLS: Spread{Mean: 9}}
+	if got := r.Warnings(); !slices.Equal(got, []string{"the twin's cross-validated recovery MAPE 9.0 % is not below Khaos's OLS's 9.0 %"}) {
+		t.Errorf("cross-validated: %q", got)
 	}
 }

@@ -2,6 +2,7 @@ package calibrate
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -13,18 +14,28 @@ import (
 
 // Param is one scenario parameter calibration can fit. Values are in Unit;
 // Lo and Hi bound the search (the optimiser works on a logistic transform,
-// so it never leaves them).
+// so it never leaves them): the physical range, so that no fit can land on
+// an absurd value. Typical is the range seen in Flink deployments and the
+// papers (docs/calibration.md cites them); a fitted value outside it, or at
+// a bound, is flagged in the report.
 type Param struct {
-	Name   string // what --fit calls it
-	Path   string // where it lives in a scenario file
-	Unit   string // "s", "ms", "MiB/s" or "" for factors and fractions
-	Doc    string
-	Lo, Hi float64
+	Name    string // what --fit calls it
+	Path    string // where it lives in a scenario file
+	Unit    string // "s", "ms", "MiB/s" or "" for factors and fractions
+	Doc     string
+	Lo, Hi  float64
+	Typical [2]float64
 	// Latency marks parameters that move only latency: they are fitted on
 	// the latency column, which then must be in the measured table.
 	Latency bool
-	field   func(*flink.JobConfig) *float64
-	scale   float64 // Unit per stored unit (1000 for ms of a Duration)
+	// LatencyStage marks the parameters fitted in the second, latency
+	// stage when latency was measured: the latency ones and the checkpoint
+	// costs, which move latency through utilisation and stalls. Fitted on
+	// the latency loss with the recovery parameters fixed, they cannot buy
+	// recovery accuracy with an absurd checkpoint overhead.
+	LatencyStage bool
+	field        func(*flink.JobConfig) *float64
+	scale        float64 // Unit per stored unit (1000 for ms of a Duration)
 }
 
 // durationField adapts a *sim.Duration (seconds) to the *float64 the
@@ -41,55 +52,55 @@ const mib = 1 << 20
 
 // Params is every parameter calibration knows, in a stable order.
 var Params = []Param{
-	{Name: "cost_scale", Path: "job.cost_scale", Lo: 0.05, Hi: 20, scale: 1,
+	{Name: "cost_scale", Path: "job.cost_scale", Lo: 0.05, Hi: 20, Typical: [2]float64{0.5, 2}, scale: 1,
 		Doc:   "multiplies every operator cost: the job's capacity is the template's divided by it",
 		field: func(c *flink.JobConfig) *float64 { return &c.CostScale }},
-	{Name: "restart_delay", Path: "job.cluster.restart_delay", Unit: "s", Lo: 0, Hi: 600, scale: 1,
+	{Name: "restart_delay", Path: "job.cluster.restart_delay", Unit: "s", Lo: 0, Hi: 300, Typical: [2]float64{5, 60}, scale: 1,
 		Doc:   "a killed TaskManager's time to come back and register",
 		field: durationField(func(c *flink.JobConfig) *sim.Duration { return &c.Cluster.RestartDelay })},
-	{Name: "deploy", Path: "job.cluster.deploy", Unit: "s", Lo: 0, Hi: 300, scale: 1,
+	{Name: "deploy", Path: "job.cluster.deploy", Unit: "s", Lo: 0, Hi: 300, Typical: [2]float64{0, 30}, scale: 1,
 		Doc:   "time to deploy and initialise the tasks once slots are free",
 		field: durationField(func(c *flink.JobConfig) *sim.Duration { return &c.Cluster.Deploy })},
-	{Name: "restore_base", Path: "job.cluster.restore_base", Unit: "s", Lo: 0, Hi: 300, scale: 1,
+	{Name: "restore_base", Path: "job.cluster.restore_base", Unit: "s", Lo: 0, Hi: 300, Typical: [2]float64{0, 30}, scale: 1,
 		Doc:   "fixed part of a state restore",
 		field: durationField(func(c *flink.JobConfig) *sim.Duration { return &c.Cluster.RestoreBase })},
-	{Name: "restore_bandwidth", Path: "job.cluster.restore_bandwidth", Unit: "MiB/s", Lo: 0.1, Hi: 10000, scale: 1.0 / mib,
+	{Name: "restore_bandwidth", Path: "job.cluster.restore_bandwidth", Unit: "MiB/s", Lo: 0.1, Hi: 10000, Typical: [2]float64{10, 2000}, scale: 1.0 / mib,
 		Doc:   "state download rate on restore",
 		field: bandwidthField(func(c *flink.JobConfig) *sim.Bandwidth { return &c.Cluster.RestoreBandwidth })},
-	{Name: "warmup", Path: "job.cluster.warmup", Unit: "s", Lo: 0, Hi: 600, scale: 1,
+	{Name: "warmup", Path: "job.cluster.warmup", Unit: "s", Lo: 0, Hi: 300, Typical: [2]float64{0, 60}, scale: 1,
 		Doc:   "ramp from zero to full capacity after a restore",
 		field: durationField(func(c *flink.JobConfig) *sim.Duration { return &c.Cluster.Warmup })},
-	{Name: "connection_loss", Path: "job.detection.connection_loss", Unit: "s", Lo: 0, Hi: 120, scale: 1,
+	{Name: "connection_loss", Path: "job.detection.connection_loss", Unit: "s", Lo: 0, Hi: 120, Typical: [2]float64{0, 10}, scale: 1,
 		Doc:   "time for peers of a dead TaskManager to fail their tasks",
 		field: durationField(func(c *flink.JobConfig) *sim.Duration { return &c.Detection.ConnectionLoss })},
-	{Name: "heartbeat_timeout", Path: "job.detection.heartbeat_timeout", Unit: "s", Lo: 1, Hi: 300, scale: 1,
+	{Name: "heartbeat_timeout", Path: "job.detection.heartbeat_timeout", Unit: "s", Lo: 1, Hi: 300, Typical: [2]float64{5, 60}, scale: 1,
 		Doc:   "heartbeat.timeout, the detection path of a TaskManager without peers",
 		field: durationField(func(c *flink.JobConfig) *sim.Duration { return &c.Detection.HeartbeatTimeout })},
-	{Name: "cpu_overhead", Path: "job.checkpoint.cpu_overhead", Lo: 0, Hi: 0.9, scale: 1,
+	{Name: "cpu_overhead", Path: "job.checkpoint.cpu_overhead", Lo: 0, Hi: 0.3, Typical: [2]float64{0, 0.15}, LatencyStage: true, scale: 1,
 		Doc:   "fraction of CPU the asynchronous checkpoint phase takes",
 		field: func(c *flink.JobConfig) *float64 { return &c.Checkpoint.CPUOverhead }},
-	{Name: "alignment", Path: "job.checkpoint.alignment", Unit: "s", Lo: 0, Hi: 30, scale: 1,
+	{Name: "alignment", Path: "job.checkpoint.alignment", Unit: "s", Lo: 0, Hi: 30, Typical: [2]float64{0, 5}, LatencyStage: true, scale: 1,
 		Doc:   "barrier alignment stall without backpressure",
 		field: durationField(func(c *flink.JobConfig) *sim.Duration { return &c.Checkpoint.Alignment })},
-	{Name: "inflight_drain", Path: "job.checkpoint.inflight_drain", Unit: "s", Lo: 0, Hi: 60, scale: 1,
+	{Name: "inflight_drain", Path: "job.checkpoint.inflight_drain", Unit: "s", Lo: 0, Hi: 60, Typical: [2]float64{0, 30}, LatencyStage: true, scale: 1,
 		Doc:   "extra alignment stall under backpressure (in-flight buffers drain first)",
 		field: durationField(func(c *flink.JobConfig) *sim.Duration { return &c.Checkpoint.InflightDrain })},
-	{Name: "sync_base", Path: "job.checkpoint.sync_base", Unit: "s", Lo: 0, Hi: 30, scale: 1,
+	{Name: "sync_base", Path: "job.checkpoint.sync_base", Unit: "s", Lo: 0, Hi: 30, Typical: [2]float64{0, 5}, LatencyStage: true, scale: 1,
 		Doc:   "fixed part of the synchronous snapshot (task threads blocked)",
 		field: durationField(func(c *flink.JobConfig) *sim.Duration { return &c.Checkpoint.SyncBase })},
-	{Name: "async_base", Path: "job.checkpoint.async_base", Unit: "s", Lo: 0, Hi: 120, scale: 1,
+	{Name: "async_base", Path: "job.checkpoint.async_base", Unit: "s", Lo: 0, Hi: 120, Typical: [2]float64{0, 60}, LatencyStage: true, scale: 1,
 		Doc:   "fixed part of the asynchronous checkpoint phase",
 		field: durationField(func(c *flink.JobConfig) *sim.Duration { return &c.Checkpoint.AsyncBase })},
-	{Name: "upload_bandwidth", Path: "job.checkpoint.upload_bandwidth", Unit: "MiB/s", Lo: 0.1, Hi: 10000, scale: 1.0 / mib,
+	{Name: "upload_bandwidth", Path: "job.checkpoint.upload_bandwidth", Unit: "MiB/s", Lo: 0.1, Hi: 10000, Typical: [2]float64{10, 2000}, LatencyStage: true, scale: 1.0 / mib,
 		Doc:   "checkpoint upload rate",
 		field: bandwidthField(func(c *flink.JobConfig) *sim.Bandwidth { return &c.Checkpoint.UploadBandwidth })},
-	{Name: "latency_base", Path: "job.latency.base", Unit: "ms", Lo: 0, Hi: 10000, scale: 1000, Latency: true,
+	{Name: "latency_base", Path: "job.latency.base", Unit: "ms", Lo: 0, Hi: 10000, Typical: [2]float64{1, 500}, scale: 1000, Latency: true, LatencyStage: true,
 		Doc:   "fixed processing and network time through the pipeline",
 		field: durationField(func(c *flink.JobConfig) *sim.Duration { return &c.Latency.Base })},
-	{Name: "queueing", Path: "job.latency.queueing", Unit: "ms", Lo: 0, Hi: 10000, scale: 1000, Latency: true,
+	{Name: "queueing", Path: "job.latency.queueing", Unit: "ms", Lo: 0, Hi: 10000, Typical: [2]float64{0, 500}, scale: 1000, Latency: true, LatencyStage: true,
 		Doc:   "mean wait in task input queues at 50 % utilisation",
 		field: durationField(func(c *flink.JobConfig) *sim.Duration { return &c.Latency.Queueing })},
-	{Name: "buffer_timeout", Path: "job.latency.buffer_timeout", Unit: "ms", Lo: 0, Hi: 10000, scale: 1000, Latency: true,
+	{Name: "buffer_timeout", Path: "job.latency.buffer_timeout", Unit: "ms", Lo: 0, Hi: 10000, Typical: [2]float64{0, 200}, scale: 1000, Latency: true, LatencyStage: true,
 		Doc:   "execution.buffer-timeout: how long a network buffer waits to fill",
 		field: durationField(func(c *flink.JobConfig) *sim.Duration { return &c.Latency.BufferTimeout })},
 }
@@ -145,4 +156,47 @@ func (p Param) Set(sc *scenario.Scenario, v float64) { *p.field(&sc.Job) = v / p
 func (p Param) Text(v float64) string {
 	r, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 6, 64), 64)
 	return strconv.FormatFloat(r, 'f', -1, 64) + p.Unit
+}
+
+// boundShare is how close to a bound a fitted value counts as at the
+// bound, as a share of the search range or of the typical range, whichever
+// is narrower: the logistic transform only approaches a bound, and a wide
+// search range (0–10 s of latency) must not flag 17 ms as "at 0".
+const boundShare = 0.01
+
+// Flags say what is doubtful about a fitted value v: at (near) a search
+// bound, where the data wanted to go further than physics allows, or
+// outside the typical range of Flink deployments and the papers.
+func (p Param) Flags(v float64) []string {
+	var out []string
+	tol := boundShare * math.Min(p.Hi-p.Lo, p.Typical[1]-p.Typical[0])
+	switch {
+	case v-p.Lo <= tol:
+		out = append(out, "at its lower bound "+p.Text(p.Lo))
+	case p.Hi-v <= tol:
+		out = append(out, "at its upper bound "+p.Text(p.Hi))
+	}
+	if v < p.Typical[0] || v > p.Typical[1] {
+		out = append(out, fmt.Sprintf("outside the typical range %s–%s", p.Text(p.Typical[0]), p.Text(p.Typical[1])))
+	}
+	return out
+}
+
+// priorWeight is the weight in the loss of a value's distance outside its
+// typical range, in typical-range widths, squared: a soft wall that costs
+// nothing inside the range and, a whole width beyond it, as much as 10
+// points of MAPE. It keeps a parameter the data hardly constrain (as
+// cpu_overhead is by latency) from drifting to an unphysical value, while
+// one the data need outside the range can still go there (and is flagged).
+const priorWeight = 0.1
+
+// priorPenalty is the prior's part of the loss for values of ps.
+func priorPenalty(ps []Param, values []float64) float64 {
+	pen := 0.0
+	for i, p := range ps {
+		width := p.Typical[1] - p.Typical[0]
+		out := math.Max(0, math.Max(p.Typical[0]-values[i], values[i]-p.Typical[1])) / width
+		pen += priorWeight * out * out
+	}
+	return pen
 }

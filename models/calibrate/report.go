@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -34,12 +35,24 @@ func Capacity(sc scenario.Scenario) (float64, error) {
 }
 
 type jsonValue struct {
-	Name    string  `json:"name"`
-	Path    string  `json:"path"`
-	Unit    string  `json:"unit"`
-	Initial float64 `json:"initial"`
-	Value   float64 `json:"value"`
-	Doc     string  `json:"doc"`
+	Name    string     `json:"name"`
+	Path    string     `json:"path"`
+	Unit    string     `json:"unit"`
+	Initial float64    `json:"initial"`
+	Value   float64    `json:"value"`
+	Bounds  [2]float64 `json:"bounds"`
+	Typical [2]float64 `json:"typical"`
+	Stage   string     `json:"stage"`
+	Flags   []string   `json:"flags"`
+	Doc     string     `json:"doc"`
+}
+
+type jsonStage struct {
+	Name        string   `json:"name"`
+	Fit         []string `json:"fit"`
+	Loss        float64  `json:"loss"`
+	Evaluations int      `json:"evaluations"`
+	Status      string   `json:"optimiser_status"`
 }
 
 type jsonReport struct {
@@ -52,6 +65,13 @@ type jsonReport struct {
 	Fit              map[string]any   `json:"fit"`
 	HeldOut          map[string]any   `json:"held_out,omitempty"`
 	Intervals        []map[string]any `json:"intervals"`
+	Models           []map[string]any `json:"models"`
+	Baselines        map[string]any   `json:"baselines"`
+	CV               map[string]any   `json:"cross_validation,omitempty"`
+	Replications     int              `json:"replications"`
+	IntervalLevel    float64          `json:"interval_level"`
+	Stages           []jsonStage      `json:"stages"`
+	Warnings         []string         `json:"warnings"`
 	Loss             float64          `json:"loss"`
 	Evaluations      int              `json:"evaluations"`
 	Status           string           `json:"optimiser_status"`
@@ -93,8 +113,18 @@ func WriteReport(dir string, r *Result, info ReportInfo) ([]string, error) {
 		rep.Intervals = append(rep.Intervals, intervalJSON(iv))
 	}
 	for _, v := range r.Values {
-		rep.Parameters = append(rep.Parameters, jsonValue{v.Name, v.Path, v.Unit, v.Initial, v.Fitted, v.Doc})
+		rep.Parameters = append(rep.Parameters, jsonValue{Name: v.Name, Path: v.Path, Unit: v.Unit, Initial: v.Initial, Value: v.Fitted,
+			Bounds: [2]float64{v.Lo, v.Hi}, Typical: v.Typical, Stage: stageOf(r, v.Name), Flags: append([]string{}, v.Flags...), Doc: v.Doc})
 	}
+	for _, st := range r.Stages {
+		rep.Stages = append(rep.Stages, jsonStage(st))
+	}
+	rep.Models, rep.Baselines = modelsJSON(r), baselinesJSON(r.Baselines)
+	if r.CV != nil {
+		rep.CV = cvJSON(r.CV)
+	}
+	rep.Replications, rep.IntervalLevel = r.Options.Replications, IntervalLevel
+	rep.Warnings = append([]string{}, r.Warnings()...)
 	js, err := json.MarshalIndent(rep, "", "  ")
 	if err != nil {
 		return nil, err
@@ -105,7 +135,7 @@ func WriteReport(dir string, r *Result, info ReportInfo) ([]string, error) {
 			return nil, err
 		}
 	}
-	figs, err := plotFit(dir, r.Points)
+	figs, err := plotFit(dir, r)
 	return append(written, figs...), err
 }
 
@@ -152,22 +182,101 @@ func finite(v float64) any {
 func metricsJSON(m Metrics) map[string]any {
 	return map[string]any{"n": m.N, "recovery_mape_pct": finite(m.RecoveryMAPE), "recovery_r2": finite(m.RecoveryR2),
 		"latency_n": m.LatencyN, "latency_mape_pct": finite(m.LatencyMAPE), "latency_r2": finite(m.LatencyR2),
-		"not_recovered": m.NotRecoveredIn}
+		"not_recovered": m.NotRecoveredIn, "closed_form_recovery_mape_pct": finite(m.ClosedFormMAPE),
+		"ols_recovery_mape_pct": finite(m.OLSMAPE), "interval_coverage_pct": finite(100 * m.Coverage)}
 }
 
 func intervalJSON(iv IntervalMetrics) map[string]any {
 	return map[string]any{"checkpoint_interval_s": iv.CheckpointIntervalS, "held_out": iv.HeldOut, "n": iv.N,
 		"recovery_mape_pct": finite(iv.RecoveryMAPE), "measured_median_recovery_s": finite(iv.MeasuredMedianS),
 		"predicted_median_recovery_s": finite(iv.PredictedMedianS), "measured_mean_latency_ms": finite(iv.MeasuredLatencyMs),
-		"predicted_mean_latency_ms": finite(iv.PredictedLatencyMs)}
+		"predicted_mean_latency_ms": finite(iv.PredictedLatencyMs), "closed_form_recovery_mape_pct": finite(iv.ClosedFormMAPE),
+		"ols_recovery_mape_pct": finite(iv.OLSMAPE), "interval_coverage_pct": finite(100 * iv.Coverage)}
+}
+
+// stageOf names the fit stage a parameter was fitted in.
+func stageOf(r *Result, name string) string {
+	for _, st := range r.Stages {
+		if slices.Contains(st.Fit, name) {
+			return st.Name
+		}
+	}
+	return ""
+}
+
+// modelsJSON sets the twin's and the baselines' recovery MAPE side by
+// side: fitted, held out and, with cross-validation, the mean and spread
+// over folds.
+func modelsJSON(r *Result) []map[string]any {
+	type model struct {
+		name      string
+		fit, held float64
+		cv        func(*CVResult) Spread
+		present   bool
+	}
+	models := []model{
+		{"twin", r.Fit.RecoveryMAPE, r.Held.RecoveryMAPE, func(c *CVResult) Spread { return c.Twin }, true},
+		{"closed_form", r.Fit.ClosedFormMAPE, r.Held.ClosedFormMAPE, func(c *CVResult) Spread { return c.ClosedForm }, r.Baselines.ClosedForm != nil},
+		{"ols", r.Fit.OLSMAPE, r.Held.OLSMAPE, func(c *CVResult) Spread { return c.OLS }, r.Baselines.OLS != nil},
+	}
+	var out []map[string]any
+	for _, m := range models {
+		j := map[string]any{"model": m.name, "fitted": m.present, "fit_recovery_mape_pct": finite(m.fit)}
+		if r.Held.N > 0 {
+			j["held_out_recovery_mape_pct"] = finite(m.held)
+		}
+		if r.CV != nil {
+			j["cv_recovery_mape_pct"] = spreadJSON(m.cv(r.CV))
+		}
+		out = append(out, j)
+	}
+	return out
+}
+
+func baselinesJSON(b Baselines) map[string]any {
+	out := map[string]any{"closed_form_formula": "rec = D + λ·(CI − before_checkpoint + D)/(μ − λ)",
+		"ols_formula": "rec = intercept + throughput·λ + ci_ms·CI(ms)"}
+	if cf := b.ClosedForm; cf != nil {
+		out["closed_form"] = map[string]any{"downtime_s": cf.DowntimeS, "capacity_records_per_s": cf.Capacity, "before_checkpoint_s": cf.BeforeS, "n": cf.N}
+	} else {
+		out["closed_form_note"] = b.ClosedFormNote
+	}
+	if l := b.OLS; l != nil {
+		out["ols"] = map[string]any{"intercept": l.Intercept, "throughput": l.Throughput, "ci_ms": l.CIms, "r2": finite(l.R2), "adj_r2": finite(l.AdjR2), "n": l.N}
+	} else {
+		out["ols_note"] = b.OLSNote
+	}
+	return out
+}
+
+func spreadJSON(s Spread) map[string]any {
+	return map[string]any{"mean": finite(s.Mean), "sd": finite(s.SD), "min": finite(s.Min), "max": finite(s.Max), "folds": s.N}
+}
+
+func cvJSON(cv *CVResult) map[string]any {
+	var folds []map[string]any
+	for _, f := range cv.Folds {
+		folds = append(folds, map[string]any{"fold": f.Label, "n": f.N, "twin_recovery_mape_pct": finite(f.Twin),
+			"closed_form_recovery_mape_pct": finite(f.ClosedForm), "ols_recovery_mape_pct": finite(f.OLS),
+			"interval_coverage_pct": finite(100 * f.Coverage)})
+	}
+	cov := cv.Coverage
+	for _, v := range []*float64{&cov.Mean, &cov.SD, &cov.Min, &cov.Max} {
+		*v *= 100
+	}
+	return map[string]any{"scheme": cv.Scheme, "folds": folds, "twin_recovery_mape_pct": spreadJSON(cv.Twin),
+		"closed_form_recovery_mape_pct": spreadJSON(cv.ClosedForm), "ols_recovery_mape_pct": spreadJSON(cv.OLS),
+		"interval_coverage_pct": spreadJSON(cov), "pooled": metricsJSON(cv.Pooled)}
 }
 
 func pointsCSV(pts []PointResult) []byte {
 	var b strings.Builder
-	b.WriteString("label,throughput,checkpoint_interval_s,held_out,measured_recovery_s,predicted_recovery_s,recovered,measured_latency_ms,predicted_latency_ms\n")
+	b.WriteString("label,throughput,checkpoint_interval_s,held_out,measured_recovery_s,predicted_recovery_s,recovered,measured_latency_ms,predicted_latency_ms," +
+		"predicted_recovery_lo_s,predicted_recovery_hi_s,closed_form_recovery_s,ols_recovery_s\n")
 	for _, p := range pts {
-		fmt.Fprintf(&b, "%s,%s,%s,%t,%s,%s,%t,%s,%s\n", csvText(p.Label), num(p.Throughput), num(p.CheckpointIntervalS), p.HeldOut,
-			num(p.Point.RecoveryS), num(p.Prediction.RecoveryS), p.Recovered, num(p.Point.LatencyMs), num(p.Prediction.LatencyMs))
+		fmt.Fprintf(&b, "%s,%s,%s,%t,%s,%s,%t,%s,%s,%s,%s,%s,%s\n", csvText(p.Label), num(p.Throughput), num(p.CheckpointIntervalS), p.HeldOut,
+			num(p.Point.RecoveryS), num(p.Prediction.RecoveryS), p.Recovered, num(p.Point.LatencyMs), num(p.Prediction.LatencyMs),
+			num(p.RecoveryLo), num(p.RecoveryHi), num(p.ClosedFormS), num(p.OLSS))
 	}
 	return []byte(b.String())
 }
@@ -196,36 +305,145 @@ func reportText(r *Result, rep jsonReport) []byte {
 	fmt.Fprintf(&b, ".\n\nEach measured point was simulated at its throughput and CI with one crash of the sink's TaskManager %g s before a checkpoint (Khaos's alignment), after %g s of steady load; latency is the mean %s over the %g s before the crash.\n\n",
 		r.Options.BeforeCheckpoint, r.Options.Settle, r.Options.Latency, r.Options.Window)
 	if n := r.Options.Replications; n > 1 {
-		fmt.Fprintf(&b, "Predictions are means over %d seeds per point.\n\n", n)
+		fmt.Fprintf(&b, "Predictions are means over %d seeds per point; the prediction interval is the central %.0f %% of the seeds' predictions.\n\n", n, 100*IntervalLevel)
 	}
-	b.WriteString("## Parameters\n\n| parameter | scenario path | before | fitted | unit |\n|---|---|---|---|---|\n")
-	for _, v := range r.Values {
-		fmt.Fprintf(&b, "| %s | `%s` | %.4g | %.4g | %s |\n", v.Name, v.Path, v.Initial, v.Fitted, v.Unit)
-	}
-	fmt.Fprintf(&b, "\nJob capacity at full CPU: %.0f → %.0f records/s.\n\n", rep.CapacityBefore, rep.CapacityAfter)
-	b.WriteString("## Errors\n\n| set | points | recovery MAPE | recovery R² | latency MAPE | latency R² |\n|---|---|---|---|---|---|\n")
-	row := func(name string, m Metrics) {
-		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s |\n", name, m.N, pct(m.RecoveryMAPE), fixed(m.RecoveryR2), pct(m.LatencyMAPE), fixed(m.LatencyR2))
-	}
-	row("fitted", r.Fit)
-	if r.Held.N > 0 {
-		row("held out", r.Held)
-	}
-	b.WriteString("\n## Per checkpoint interval\n\n| CI (s) | set | points | recovery MAPE | median recovery measured (s) | predicted (s) | mean latency measured (ms) | predicted (ms) |\n|---|---|---|---|---|---|---|---|\n")
-	for _, iv := range r.Intervals {
-		set := "fitted"
-		if iv.HeldOut {
-			set = "held out"
+	if ws := r.Warnings(); len(ws) > 0 {
+		b.WriteString("## Warnings\n\n")
+		for _, w := range ws {
+			fmt.Fprintf(&b, "- %s\n", w)
 		}
-		fmt.Fprintf(&b, "| %g | %s | %d | %s | %.1f | %.1f | %s | %s |\n", iv.CheckpointIntervalS, set, iv.N, pct(iv.RecoveryMAPE),
-			iv.MeasuredMedianS, iv.PredictedMedianS, fixed0(iv.MeasuredLatencyMs), fixed0(iv.PredictedLatencyMs))
+		b.WriteString("\n")
 	}
-	fmt.Fprintf(&b, "\nOptimiser: Nelder–Mead (gonum/optimize), %d loss evaluations, stopped by %s, loss %.4f; %.1f s wall.\n",
+	writeParameters(&b, r, rep)
+	writeModels(&b, r)
+	writeIntervals(&b, r)
+	if r.CV != nil {
+		writeCV(&b, r.CV)
+	}
+	fmt.Fprintf(&b, "\nOptimiser: Nelder–Mead (gonum/optimize), %d loss evaluations (%s), loss %.4f; %.1f s wall.\n",
 		r.Evaluations, r.Status, r.Loss, r.WallS)
 	if n := r.Fit.NotRecoveredIn + r.Held.NotRecoveredIn; n > 0 {
 		fmt.Fprintf(&b, "\n%d point(s) did not recover within the %g s horizon in the twin (capacity below the load?); they count as %g s.\n", n, r.Options.Horizon, r.Options.Horizon)
 	}
 	return []byte(b.String())
+}
+
+func writeParameters(b *strings.Builder, r *Result, rep jsonReport) {
+	b.WriteString("## Parameters\n\n| parameter | scenario path | stage | before | fitted | unit | bounds | typical | flags |\n|---|---|---|---|---|---|---|---|---|\n")
+	for _, v := range r.Values {
+		flags := strings.Join(v.Flags, "; ")
+		if flags == "" {
+			flags = "–"
+		}
+		fmt.Fprintf(b, "| %s | `%s` | %s | %.4g | %.4g | %s | %g–%g | %g–%g | %s |\n", v.Name, v.Path, stageOf(r, v.Name), v.Initial, v.Fitted, v.Unit,
+			v.Lo, v.Hi, v.Typical[0], v.Typical[1], flags)
+	}
+	fmt.Fprintf(b, "\nJob capacity at full CPU: %.0f → %.0f records/s. The recovery parameters were fitted first, on recovery error; the latency stage's with them fixed, on latency error (docs/calibration.md).\n\n", rep.CapacityBefore, rep.CapacityAfter)
+}
+
+// writeModels is the twin beside the baselines, fitted on the same points.
+func writeModels(b *strings.Builder, r *Result) {
+	b.WriteString("## Errors: the twin and the baselines\n\n")
+	b.WriteString("| set | points | twin recovery MAPE | closed form | Khaos OLS | twin R² | 90 % interval coverage | latency MAPE | latency R² |\n|---|---|---|---|---|---|---|---|---|\n")
+	row := func(name string, m Metrics) {
+		fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s | %s | %s | %s |\n", name, m.N, pct(m.RecoveryMAPE), pct(m.ClosedFormMAPE), pct(m.OLSMAPE),
+			fixed(m.RecoveryR2), share(m.Coverage), pct(m.LatencyMAPE), fixed(m.LatencyR2))
+	}
+	row("fitted", r.Fit)
+	if r.Held.N > 0 {
+		row("held out", r.Held)
+	}
+	b.WriteString("\nBaselines, fitted on the same fitted points:\n\n")
+	if cf := r.Baselines.ClosedForm; cf != nil {
+		fmt.Fprintf(b, "- closed form rec = D + λ·(CI − %g s + D)/(μ − λ): D = %.1f s, μ = %.0f records/s\n", cf.BeforeS, cf.DowntimeS, cf.Capacity)
+	} else {
+		fmt.Fprintf(b, "- closed form: not fitted (%s)\n", r.Baselines.ClosedFormNote)
+	}
+	if l := r.Baselines.OLS; l != nil {
+		fmt.Fprintf(b, "- Khaos's OLS rec = %.4g + %.4g·λ + %.4g·CI(ms) (R² %.3f)\n", l.Intercept, l.Throughput, l.CIms, l.R2)
+	} else {
+		fmt.Fprintf(b, "- Khaos's OLS: not fitted (%s)\n", r.Baselines.OLSNote)
+	}
+}
+
+func writeIntervals(b *strings.Builder, r *Result) {
+	b.WriteString("\n## Per checkpoint interval\n\n| CI (s) | set | points | recovery MAPE twin | closed form | OLS | coverage | median recovery measured (s) | twin (s) | mean latency measured (ms) | twin (ms) |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, iv := range r.Intervals {
+		set := "fitted"
+		if iv.HeldOut {
+			set = "held out"
+		}
+		fmt.Fprintf(b, "| %g | %s | %d | %s | %s | %s | %s | %.1f | %.1f | %s | %s |\n", iv.CheckpointIntervalS, set, iv.N, pct(iv.RecoveryMAPE),
+			pct(iv.ClosedFormMAPE), pct(iv.OLSMAPE), share(iv.Coverage), iv.MeasuredMedianS, iv.PredictedMedianS, fixed0(iv.MeasuredLatencyMs), fixed0(iv.PredictedLatencyMs))
+	}
+}
+
+func writeCV(b *strings.Builder, cv *CVResult) {
+	fmt.Fprintf(b, "\n## Cross-validation (%s)\n\nEach fold fitted the twin and both baselines on the other folds' points (the whole table; --holdout does not apply) and scored them on its own. Recovery MAPE, mean ± s.d. over folds [min–max]:\n\n", cv.Scheme)
+	b.WriteString("| model | mean ± s.d. | range | pooled |\n|---|---|---|---|\n")
+	for _, m := range []struct {
+		name   string
+		s      Spread
+		pooled float64
+	}{{"twin", cv.Twin, cv.Pooled.RecoveryMAPE}, {"closed form", cv.ClosedForm, cv.Pooled.ClosedFormMAPE}, {"Khaos OLS", cv.OLS, cv.Pooled.OLSMAPE}} {
+		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", m.name, spreadText(m.s, 1), rangeText(m.s, 1), pct(m.pooled))
+	}
+	if !math.IsNaN(cv.Coverage.Mean) {
+		fmt.Fprintf(b, "| twin 90 %% interval coverage | %s | %s | %s |\n", spreadText(cv.Coverage, 100), rangeText(cv.Coverage, 100), share(cv.Pooled.Coverage))
+	}
+	b.WriteString("\n| fold | points | twin | closed form | OLS | coverage |\n|---|---|---|---|---|---|\n")
+	for _, f := range cv.Folds {
+		fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s |\n", f.Label, f.N, pct(f.Twin), pct(f.ClosedForm), pct(f.OLS), share(f.Coverage))
+	}
+}
+
+func spreadText(s Spread, scale float64) string {
+	if math.IsNaN(s.Mean) {
+		return "–"
+	}
+	if math.IsNaN(s.SD) {
+		return fmt.Sprintf("%.1f %%", scale*s.Mean)
+	}
+	return fmt.Sprintf("%.1f ± %.1f %%", scale*s.Mean, scale*s.SD)
+}
+
+func rangeText(s Spread, scale float64) string {
+	if math.IsNaN(s.Min) {
+		return "–"
+	}
+	return fmt.Sprintf("%.1f–%.1f %%", scale*s.Min, scale*s.Max)
+}
+
+// share prints a share in [0, 1] as a percentage.
+func share(v float64) string { return pct(100 * v) }
+
+// Warnings are what a reader of the fit must know: a parameter at a bound
+// or outside its typical range, and a twin whose held-out recovery error
+// (or, without held-out points, cross-validated mean) is not below both
+// baselines'.
+func (r *Result) Warnings() []string {
+	var out []string
+	for _, v := range r.Values {
+		for _, f := range v.Flags {
+			out = append(out, fmt.Sprintf("%s = %s is %s", v.Name, v.Text(v.Fitted), f))
+		}
+	}
+	twin, cf, ols, set := r.Held.RecoveryMAPE, r.Held.ClosedFormMAPE, r.Held.OLSMAPE, "held-out"
+	if r.Held.N == 0 {
+		if r.CV == nil {
+			return out
+		}
+		twin, cf, ols, set = r.CV.Twin.Mean, r.CV.ClosedForm.Mean, r.CV.OLS.Mean, "cross-validated"
+	}
+	for _, b := range []struct {
+		name string
+		mape float64
+	}{{"the closed-form recovery model", cf}, {"Khaos's OLS", ols}} {
+		if !math.IsNaN(b.mape) && !(twin < b.mape) {
+			out = append(out, fmt.Sprintf("the twin's %s recovery MAPE %.1f %% is not below %s's %.1f %%", set, twin, b.name, b.mape))
+		}
+	}
+	return out
 }
 
 func pct(v float64) string {
@@ -249,20 +467,45 @@ func fixed0(v float64) string {
 	return fmt.Sprintf("%.0f", v)
 }
 
-// plotFit draws recovery.{png,svg,pdf} and, with latency, latency.*.
-func plotFit(dir string, pts []PointResult) ([]string, error) {
+// plotFit draws recovery.{png,svg,pdf}, with the twin's and the baselines'
+// errors beside, and, with latency, latency.*.
+func plotFit(dir string, r *Result) ([]string, error) {
 	var rec, lat []figures.FitPoint
-	for _, p := range pts {
+	for _, p := range r.Points {
 		g := fmt.Sprintf("CI %g s", p.CheckpointIntervalS)
 		rec = append(rec, figures.FitPoint{Group: g, X: p.Throughput, Measured: p.Point.RecoveryS, Predicted: p.Prediction.RecoveryS, HeldOut: p.HeldOut})
 		if !math.IsNaN(p.Point.LatencyMs) && !math.IsNaN(p.Prediction.LatencyMs) {
 			lat = append(lat, figures.FitPoint{Group: g, X: p.Throughput, Measured: p.Point.LatencyMs, Predicted: p.Prediction.LatencyMs, HeldOut: p.HeldOut})
 		}
 	}
-	out, err := figures.PlotFit(filepath.Join(dir, "recovery"), "Recovery time: twin vs measured", "recovery time (s)", "throughput (records/s)", rec)
+	out, err := figures.PlotFitCompared(filepath.Join(dir, "recovery"), "Recovery time: twin vs measured", "recovery time (s)", "throughput (records/s)", rec, modelErrors(r))
 	if err != nil || len(lat) == 0 {
 		return out, err
 	}
 	more, err := figures.PlotFit(filepath.Join(dir, "latency"), "Pre-failure latency: twin vs measured", "latency (ms)", "throughput (records/s)", lat)
 	return append(out, more...), err
+}
+
+// modelErrors are the recovery MAPE of the twin and the baselines per CI
+// (held-out CIs starred) and over the fitted and held-out sets.
+func modelErrors(r *Result) figures.FitErrors {
+	e := figures.FitErrors{Title: "recovery MAPE per CI (* held out)", Models: []string{"twin", "closed form", "Khaos OLS"}, MAPE: make([][]float64, 3)}
+	add := func(group string, twin, cf, ols float64) {
+		e.Groups = append(e.Groups, group)
+		for m, v := range []float64{twin, cf, ols} {
+			e.MAPE[m] = append(e.MAPE[m], v)
+		}
+	}
+	for _, iv := range r.Intervals {
+		g := fmt.Sprintf("%g s", iv.CheckpointIntervalS)
+		if iv.HeldOut {
+			g += "*"
+		}
+		add(g, iv.RecoveryMAPE, iv.ClosedFormMAPE, iv.OLSMAPE)
+	}
+	add("fitted", r.Fit.RecoveryMAPE, r.Fit.ClosedFormMAPE, r.Fit.OLSMAPE)
+	if r.Held.N > 0 {
+		add("held out", r.Held.RecoveryMAPE, r.Held.ClosedFormMAPE, r.Held.OLSMAPE)
+	}
+	return e
 }

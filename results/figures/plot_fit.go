@@ -52,6 +52,25 @@ type FitPoint struct {
 // panel only, points with a non-finite X or a zero measured value. It
 // returns the paths of the three files.
 func PlotFit(base, title, quantity, xlabel string, pts []FitPoint) (paths []string, err error) {
+	return PlotFitCompared(base, title, quantity, xlabel, pts, FitErrors{})
+}
+
+// FitErrors are the errors of a model and its baselines per group of
+// points (e.g. per checkpoint interval, plus all held-out points), for
+// the third panel of PlotFitCompared.
+type FitErrors struct {
+	Title  string      // panel title, e.g. "held-out recovery MAPE"
+	Models []string    // e.g. twin, closed form, Khaos OLS: one colour each, in order
+	Groups []string    // x-axis categories
+	MAPE   [][]float64 // [model][group], in %; NaN draws no bar
+}
+
+func (e FitErrors) empty() bool { return len(e.Models) == 0 || len(e.Groups) == 0 }
+
+// PlotFitCompared is PlotFit with, when errs is not empty, a third panel:
+// grouped bars of each model's MAPE per group, so that the twin is seen
+// beside its baselines.
+func PlotFitCompared(base, title, quantity, xlabel string, pts []FitPoint, errs FitErrors) (paths []string, err error) {
 	defer func() {
 		if err != nil {
 			err = fmt.Errorf("results: fit figure: %w", err)
@@ -64,15 +83,64 @@ func PlotFit(base, title, quantity, xlabel string, pts []FitPoint) (paths []stri
 	if err != nil {
 		return nil, err
 	}
-	return writeFigure(base, fitWidth, fitHeight, func(dc draw.Canvas) {
+	row := []*plot.Plot{left, right}
+	width := fitWidth
+	if !errs.empty() {
+		bars, err := fitErrorPanel(errs)
+		if err != nil {
+			return nil, err
+		}
+		row, width = append(row, bars), fitWidth*3/2
+	}
+	return writeFigure(base, width, fitHeight, func(dc draw.Canvas) {
 		h := drawKey(dc, title, nil, 1)
-		tiles := draw.Tiles{Rows: 1, Cols: 2, PadTop: vg.Points(2), PadBottom: vg.Points(4),
+		tiles := draw.Tiles{Rows: 1, Cols: len(row), PadTop: vg.Points(2), PadBottom: vg.Points(4),
 			PadLeft: vg.Points(4), PadRight: vg.Points(10), PadX: vg.Points(22)}
-		rows := [][]*plot.Plot{{left, right}}
-		cs := plot.Align(rows, tiles, draw.Crop(dc, 0, 0, 0, -h))
-		left.Draw(cs[0][0])
-		right.Draw(cs[0][1])
+		cs := plot.Align([][]*plot.Plot{row}, tiles, draw.Crop(dc, 0, 0, 0, -h))
+		for i, p := range row {
+			p.Draw(cs[0][i])
+		}
 	})
+}
+
+// fitErrorPanel draws errs as bars grouped by errs.Groups, one colour per
+// model, with each bar's value printed above it.
+func fitErrorPanel(errs FitErrors) (*plot.Plot, error) {
+	if len(errs.MAPE) != len(errs.Models) {
+		return nil, fmt.Errorf("errors panel: %d models but %d rows of MAPE", len(errs.Models), len(errs.MAPE))
+	}
+	p := newPanel("MAPE (%)")
+	p.Title.Text = errs.Title
+	p.Title.TextStyle.Font.Size = vg.Points(10)
+	p.NominalX(errs.Groups...)
+	p.X.Tick.Label.Font.Size = vg.Points(8)
+	w := vg.Points(min(14, 150/float64(len(errs.Groups)*len(errs.Models))))
+	top := 0.0
+	for m, name := range errs.Models {
+		if len(errs.MAPE[m]) != len(errs.Groups) {
+			return nil, fmt.Errorf("errors panel: %s has %d values for %d groups", name, len(errs.MAPE[m]), len(errs.Groups))
+		}
+		vals := make(plotter.Values, len(errs.Groups))
+		for g, v := range errs.MAPE[m] {
+			if !math.IsNaN(v) && !math.IsInf(v, 0) {
+				vals[g] = v
+				top = max(top, v)
+			}
+		}
+		bars, err := plotter.NewBarChart(vals, w)
+		if err != nil {
+			return nil, err
+		}
+		bars.Color = styleOf(m).glyph.Color
+		bars.LineStyle.Width = 0
+		bars.Offset = (vg.Length(m) - vg.Length(len(errs.Models)-1)/2) * w
+		p.Add(bars)
+		p.Legend.Add(name, bars)
+	}
+	p.Legend.Top, p.Legend.Left = true, true
+	p.Legend.ThumbnailWidth = vg.Points(10)
+	p.Y.Min, p.Y.Max = 0, math.Max(1, top*1.25)
+	return p, nil
 }
 
 // fitPanels builds the two panels of PlotFit.

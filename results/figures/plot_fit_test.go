@@ -120,3 +120,64 @@ func TestPlotFit(t *testing.T) {
 		})
 	}
 }
+
+// TestPlotFitCompared: the errors panel widens the figure by half and
+// names every model and group; rows that do not match the models or groups
+// are an error before anything is written.
+func TestPlotFitCompared(t *testing.T) {
+	nan := math.NaN()
+	good := FitErrors{Title: "recovery MAPE per CI (* held out)", Models: []string{"twin", "closed form", "Khaos OLS"},
+		Groups: []string{"10 s*", "30 s", "held out"}, MAPE: [][]float64{{9.6, 11.2, 7.1}, {17.4, 11.2, 9.5}, {19.2, 11, nan}}}
+	cases := []struct {
+		name    string
+		errs    FitErrors
+		wantErr string
+	}{
+		{"three models", good, ""},
+		{"a row short", FitErrors{Models: good.Models, Groups: good.Groups, MAPE: [][]float64{{1, 2, 3}, {1, 2}, {1, 2, 3}}}, "closed form has 2 values for 3 groups"},
+		{"a model without a row", FitErrors{Models: good.Models, Groups: good.Groups, MAPE: good.MAPE[:2]}, "3 models but 2 rows"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			base := filepath.Join(t.TempDir(), "fit")
+			_, err := PlotFitCompared(base, "recovery", "recovery time (s)", "throughput (records/s)", fitSample(), c.errs)
+			if c.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+					t.Fatalf("err = %v, want %q", err, c.wantErr)
+				}
+				if _, serr := os.Stat(base + ".png"); serr == nil {
+					t.Error("figure written despite the error")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := os.Open(base + ".png")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			img, err := png.Decode(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			plain, err := PlotFit(filepath.Join(t.TempDir(), "plain"), "recovery", "recovery time (s)", "throughput (records/s)", fitSample())
+			if err != nil {
+				t.Fatal(err)
+			}
+			pf, _ := os.Open(plain[0])
+			defer pf.Close()
+			pimg, _ := png.Decode(pf)
+			if w, pw := img.Bounds().Dx(), pimg.Bounds().Dx(); math.Abs(float64(2*w-3*pw)) > 2 { // ±1 px of rounding
+				t.Errorf("width %d px with the errors panel, %d px without; want 3:2", w, pw)
+			}
+			svg, _ := os.ReadFile(base + ".svg")
+			for _, s := range append(append([]string{good.Title}, good.Models...), good.Groups...) {
+				if !strings.Contains(string(svg), s) {
+					t.Errorf("svg lacks %q", s)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,118 @@
+package calibrate
+
+import (
+	"fmt"
+	"math"
+	"sync"
+	"sync/atomic"
+
+	"github.com/streamtwin/streamtwin/models/scenario"
+	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/sim"
+)
+
+// IntervalLevel is the central share of the seeds' predictions a point's
+// prediction interval spans.
+const IntervalLevel = 0.90
+
+// Span is a prediction interval of recovery time, in s; NaN bounds when
+// there is none (fewer than two replications).
+type Span struct{ Lo, Hi float64 }
+
+// predictReplicas simulates p once per replication seed, the seeds Predict
+// averages over: the scenario's, then seeds derived from it.
+func predictReplicas(sc scenario.Scenario, p Point, o Options) ([]Prediction, error) {
+	o = o.withDefaults()
+	seeds := sim.Seeds{Root: sc.Seed}
+	out := make([]Prediction, o.Replications)
+	for k := range out {
+		one := sc
+		if k > 0 {
+			one.Seed = seeds.Stream(fmt.Sprintf("calibration.replication-%d", k)).Uint64()
+		}
+		var err error
+		if out[k], err = predictOnce(one, p, o); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// meanOf is the prediction Predict makes of these replicas: the means,
+// summed in the same order, recovered only if every seed recovered.
+func meanOf(reps []Prediction) Prediction {
+	mean := Prediction{Recovered: true}
+	n := float64(len(reps))
+	for _, pr := range reps {
+		mean.RecoveryS += pr.RecoveryS / n
+		mean.LatencyMs += pr.LatencyMs / n
+		mean.Recovered = mean.Recovered && pr.Recovered
+	}
+	return mean
+}
+
+// spanOf is the central IntervalLevel of the replicas' recovery times
+// (linear interpolation between order statistics).
+func spanOf(reps []Prediction) Span {
+	if len(reps) < 2 {
+		return Span{math.NaN(), math.NaN()}
+	}
+	rec := make([]float64, len(reps))
+	for i, pr := range reps {
+		rec[i] = pr.RecoveryS
+	}
+	tail := (1 - IntervalLevel) / 2
+	lo := results.Quantile(rec, tail) // sorts rec
+	return Span{lo, results.Quantile(rec, 1-tail)}
+}
+
+// predictSpread is PredictAll with each point's prediction interval: the
+// mean over the seeds (as Predict) and the spread of the seeds.
+func predictSpread(sc scenario.Scenario, pts []Point, o Options) ([]Prediction, []Span, error) {
+	o = o.withDefaults()
+	preds := make([]Prediction, len(pts))
+	spans := make([]Span, len(pts))
+	errs := make([]error, len(pts))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < min(o.Workers, len(pts)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < len(pts); i = int(next.Add(1) - 1) {
+				reps, err := predictReplicas(sc, pts[i], o)
+				if err != nil {
+					errs[i] = err
+					continue
+				}
+				preds[i], spans[i] = meanOf(reps), spanOf(reps)
+			}
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return nil, nil, fmt.Errorf("point at line %d (throughput %g/s, CI %gs): %w", pts[i].Line, pts[i].Throughput, pts[i].CheckpointIntervalS, err)
+		}
+	}
+	return preds, spans, nil
+}
+
+// Coverage is the share of pts whose measured recovery lies inside the
+// twin's prediction interval (NaN when they have none).
+func Coverage(pts []PointResult) float64 {
+	in, n := 0, 0
+	for _, p := range pts {
+		if math.IsNaN(p.RecoveryLo) || math.IsNaN(p.RecoveryHi) {
+			continue
+		}
+		n++
+		if p.Point.RecoveryS >= p.RecoveryLo && p.Point.RecoveryS <= p.RecoveryHi {
+			in++
+		}
+	}
+	if n == 0 {
+		return math.NaN()
+	}
+	return float64(in) / float64(n)
+}
