@@ -33,9 +33,17 @@ func TestCalibrateKhaosYSBLeaveIntervalsOut(t *testing.T) {
 	t.Log(stdout)
 	var rep struct {
 		HeldOut struct {
-			N    int     `json:"n"`
-			MAPE float64 `json:"recovery_mape_pct"`
+			N          int     `json:"n"`
+			MAPE       float64 `json:"recovery_mape_pct"`
+			ClosedForm float64 `json:"closed_form_recovery_mape_pct"`
+			OLS        float64 `json:"ols_recovery_mape_pct"`
 		} `json:"held_out"`
+		Parameters []struct {
+			Name   string     `json:"name"`
+			Value  float64    `json:"value"`
+			Bounds [2]float64 `json:"bounds"`
+			Flags  []string   `json:"flags"`
+		} `json:"parameters"`
 		Intervals []struct {
 			CI        float64 `json:"checkpoint_interval_s"`
 			Held      bool    `json:"held_out"`
@@ -46,8 +54,19 @@ func TestCalibrateKhaosYSBLeaveIntervalsOut(t *testing.T) {
 		WallS float64 `json:"wall_time_s"`
 	}
 	readJSON(t, filepath.Join(dir, "cal-fit", "fit.json"), &rep)
-	if rep.HeldOut.N != 36 || rep.HeldOut.MAPE > 10 {
-		t.Errorf("held out: %d points, MAPE %.1f %%; want 36 points within 10 %%", rep.HeldOut.N, rep.HeldOut.MAPE)
+	if rep.HeldOut.N != 36 || rep.HeldOut.MAPE > 7.5 {
+		t.Errorf("held out: %d points, MAPE %.1f %%; want 36 points within 7.5 %%", rep.HeldOut.N, rep.HeldOut.MAPE)
+	}
+	if !(rep.HeldOut.MAPE < rep.HeldOut.ClosedForm && rep.HeldOut.MAPE < rep.HeldOut.OLS) {
+		t.Errorf("held-out recovery MAPE: twin %.1f %%, closed form %.1f %%, OLS %.1f %%; want the twin below both",
+			rep.HeldOut.MAPE, rep.HeldOut.ClosedForm, rep.HeldOut.OLS)
+	}
+	for _, p := range rep.Parameters {
+		span := p.Bounds[1] - p.Bounds[0]
+		atBound := p.Value-p.Bounds[0] < 1e-3*span || p.Bounds[1]-p.Value < 1e-3*span
+		if atBound && len(p.Flags) == 0 {
+			t.Errorf("%s = %g sits at a bound %v without a flag", p.Name, p.Value, p.Bounds)
+		}
 	}
 	for _, iv := range rep.Intervals {
 		if iv.Held != (iv.CI != 30 && iv.CI != 90) {
@@ -259,5 +278,53 @@ func TestCalibrateCreatesOutputFolders(t *testing.T) {
 		if _, err := os.Stat(p); err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// TestCalibrateValidation: --cv and --replications put the cross-validated
+// errors and the interval coverage of the twin and both baselines into
+// fit.json and report.md (a short fit: one parameter, 3 evaluations a fold).
+func TestCalibrateValidation(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "cal.yaml")
+	stdout, stderr, code, _ := runCLI(t, "calibrate", "--scenario", "../../scenarios/live-traffic.yaml",
+		"--measured", "../../scenarios/measured/live-traffic-profile.csv", "--fit", "restart_delay", "--max-evaluations", "3",
+		"--cv", "k=2", "--replications", "2", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "cross-validation (k=2, 2 folds)") || !strings.Contains(stderr, "cross-validation 2/2") {
+		t.Errorf("stdout %q\nstderr %q", stdout, stderr)
+	}
+	var rep struct {
+		Models []map[string]any `json:"models"`
+		CV     struct {
+			Scheme string           `json:"scheme"`
+			Folds  []map[string]any `json:"folds"`
+			Twin   map[string]any   `json:"twin_recovery_mape_pct"`
+		} `json:"cross_validation"`
+		Fit map[string]any `json:"fit"`
+	}
+	readJSON(t, filepath.Join(dir, "cal-fit", "fit.json"), &rep)
+	if len(rep.Models) != 3 || rep.Models[0]["model"] != "twin" || rep.Models[1]["model"] != "closed_form" || rep.Models[2]["model"] != "ols" {
+		t.Errorf("models %v", rep.Models)
+	}
+	for _, m := range rep.Models {
+		if _, ok := m["cv_recovery_mape_pct"]; !ok {
+			t.Errorf("%v: no cross-validated error", m["model"])
+		}
+	}
+	if rep.CV.Scheme != "k=2" || len(rep.CV.Folds) != 2 || rep.CV.Twin["mean"] == nil || rep.Fit["interval_coverage_pct"] == nil {
+		t.Errorf("cross-validation %+v, fit %v", rep.CV, rep.Fit)
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, "cal-fit", "report.md"))
+	for _, s := range []string{"## Cross-validation (k=2)", "| closed form |", "90 % interval coverage"} {
+		if !strings.Contains(string(md), s) {
+			t.Errorf("report.md lacks %q", s)
+		}
+	}
+	_, stderr, code, _ = runCLI(t, "calibrate", "--scenario", ysbBase, "--measured", ysbMeasured, "--cv", "k=1", "--out", filepath.Join(dir, "x.yaml"))
+	if code != 2 || !strings.Contains(stderr, "--cv: want ci") {
+		t.Errorf("--cv k=1: exit %d, %s", code, stderr)
 	}
 }
