@@ -94,15 +94,22 @@ slurm-test: build
 
 # Simulated-seconds per wall-second for the standard days, JSON events per
 # second of the event generators on one core, the cost of one policy step,
-# the peak memory of a 7-day run, sweep scaling and calibration time.
+# the peak memory of a 7-day run, sweep scaling (best of 3 interleaved
+# rounds) and the time of the 60-point calibration, also as a multiple of
+# one standard day (run (a), BenchmarkDay30k).
+BENCH := runs/bench
 bench: build
-	$(GO) test -run '^$$' -bench . -benchtime 5x ./models/twin/
+	mkdir -p $(BENCH)
+	$(GO) test -run '^$$' -bench . -benchtime 5x ./models/twin/ | tee $(BENCH)/twin.txt
 	$(GO) test -run '^$$' -bench AppendSecond -cpu 1 -benchtime 2s ./workloads/ysb/ ./workloads/iot/
 	$(GO) test -run '^$$' -bench PolicyStep -benchtime 20000x ./models/control/ | grep -E 'Benchmark|ok'
 	STREAMTWIN_BENCH=1 $(GO) test -count=1 -run TestWeekPeakMemory -v ./cmd/streamtwin/ | grep -E 'peak|ok|FAIL'
-	STREAMTWIN_BENCH=1 $(GO) test -count=1 -run TestSweepScaling -v -timeout 20m ./models/sweep/ | grep -E 'runs|speedup|ok|FAIL'
+	STREAMTWIN_BENCH=1 $(GO) test -count=1 -run TestSweepScaling -v -timeout 20m ./models/sweep/ | grep -E 'round|best|speedup|ok|FAIL'
 	$(BIN) calibrate --scenario scenarios/khaos-ysb-base.yaml --measured scenarios/measured/khaos-ysb-failures.csv \
-		--out runs/bench/khaos-ysb-all-points.yaml | grep -E 'calibrated in|points:'
+		--out $(BENCH)/khaos-ysb-all-points.yaml | tee $(BENCH)/calibrate.txt | grep -E 'calibrated in|points:'
+	@awk '/^BenchmarkDay30k/ {day = $$3 / 1e9} /calibrated in/ {cal = $$3} \
+		END {printf "60-point calibration: %.1f s = %.0f× one standard 24 h run (%.3f s, run (a) above)\n", cal, cal / day, day}' \
+		$(BENCH)/twin.txt $(BENCH)/calibrate.txt
 
 # Re-fit scenarios/khaos-ysb-calibrated.yaml (and its fit report) to the
 # measured Khaos failures: fitted on CI 30 s and 90 s, the rest held out.

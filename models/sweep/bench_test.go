@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"context"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -34,7 +35,10 @@ func BenchmarkSweep1000Workers1(b *testing.B) { benchSweep(b, 1) }
 func BenchmarkSweep1000Workers2(b *testing.B) { benchSweep(b, 2) }
 
 // TestSweepScaling times the 1,000-run sweep with 1 and 2 workers (make
-// bench). Goals: under 60 s, and 2 workers at least 1.7× faster.
+// bench) in 3 interleaved rounds (1 worker, 2 workers, 1, 2, …), so a busy
+// spell of the machine's neighbours hits both alike, and reports the
+// speedup of the best times: the least disturbed measurement of each.
+// Goals: under 60 s, and 2 workers at least 1.8× faster.
 func TestSweepScaling(t *testing.T) {
 	if os.Getenv("STREAMTWIN_BENCH") == "" {
 		t.Skip("set STREAMTWIN_BENCH=1 (make bench)")
@@ -44,14 +48,28 @@ func TestSweepScaling(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer debug.SetGCPercent(debug.SetGCPercent(400)) // as the sweep command does
-	var wall [3]float64
-	for _, w := range []int{1, 2} {
-		rep, err := Execute(context.Background(), spec, Options{Out: filepath.Join(t.TempDir(), "s"), Workers: w})
-		if err != nil || rep.Done != 1000 {
-			t.Fatalf("%d workers: %v, %d runs", w, err, rep.Done)
+	const rounds = 3
+	best := map[int]float64{1: math.Inf(1), 2: math.Inf(1)}
+	for round := 1; round <= rounds; round++ {
+		var wall [3]float64
+		for _, w := range []int{1, 2} {
+			wall[w] = timeSweep(t, spec, w)
+			best[w] = math.Min(best[w], wall[w])
 		}
-		wall[w] = rep.Wall.Seconds()
-		t.Logf("1000 one-hour runs with %d worker(s): %.1f s (%.0f runs/s)", w, wall[w], 1000/wall[w])
+		t.Logf("round %d: 1000 one-hour runs in %.1f s with 1 worker, %.1f s with 2 (speedup %.2f×)",
+			round, wall[1], wall[2], wall[1]/wall[2])
 	}
-	t.Logf("speedup with 2 workers: %.2f× (goal ≥ 1.7×)", wall[1]/wall[2])
+	t.Logf("best of %d: 1000 one-hour runs in %.1f s with 1 worker (%.0f runs/s), %.1f s with 2 (%.0f runs/s)",
+		rounds, best[1], 1000/best[1], best[2], 1000/best[2])
+	t.Logf("speedup with 2 workers, best of %d: %.2f× (goal ≥ 1.8×)", rounds, best[1]/best[2])
+}
+
+// timeSweep runs spec with workers into a fresh folder: its wall seconds.
+func timeSweep(t *testing.T, spec *Spec, workers int) float64 {
+	t.Helper()
+	rep, err := Execute(context.Background(), spec, Options{Out: filepath.Join(t.TempDir(), "s"), Workers: workers})
+	if err != nil || rep.Done != 1000 {
+		t.Fatalf("%d workers: %v, %d runs", workers, err, rep.Done)
+	}
+	return rep.Wall.Seconds()
 }
