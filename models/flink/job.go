@@ -172,6 +172,7 @@ type Job struct {
 	tmCostSum, tmCostMax float64
 	tmDirty              bool
 	segs                 []latencySegment
+	parts                []uniformPart // mixtureQuantile's buffer
 }
 
 type reconfig struct {
@@ -525,25 +526,34 @@ func (j *Job) latency() (mean, p50, p99, marker float64) {
 	}
 	q50, q99 := 0.0, 0.0
 	if queued {
-		q50, q99 = mixtureQuantile(j.segs, w, 0.5), mixtureQuantile(j.segs, w, 0.99)
+		q50, q99 = mixtureQuantile(j.segs, &j.parts, w, 0.5), mixtureQuantile(j.segs, &j.parts, w, 0.99)
 	}
 	return 1000 * m / w, 1000 * (q50 + e50/w), 1000 * (q99 + e99/w), 1000 * mk / w
 }
 
-func mixtureQuantile(segs []latencySegment, w, p float64) float64 {
+// uniformPart is one segment of a latency mixture: weight w, uniform on [a, b].
+type uniformPart struct{ w, a, b float64 }
+
+// mixtureQuantile is the p-quantile of the mixture of the segments' uniform
+// queueing latencies (total weight w), by bisection. parts is a buffer the
+// caller keeps, so that the once-per-second call allocates nothing.
+func mixtureQuantile(segs []latencySegment, parts *[]uniformPart, w, p float64) float64 {
 	lo, hi := math.Inf(1), 0.0
+	ps := (*parts)[:0]
 	for _, s := range segs {
-		lo, hi = math.Min(lo, math.Min(s.lo, s.hi)), math.Max(hi, math.Max(s.lo, s.hi))
+		a, b := math.Min(s.lo, s.hi), math.Max(s.lo, s.hi)
+		lo, hi = math.Min(lo, a), math.Max(hi, b)
+		ps = append(ps, uniformPart{s.w, a, b})
 	}
+	*parts = ps
 	cdf := func(x float64) float64 {
 		var c float64
-		for _, s := range segs {
-			a, b := math.Min(s.lo, s.hi), math.Max(s.lo, s.hi)
+		for _, s := range ps {
 			switch {
-			case x >= b:
+			case x >= s.b:
 				c += s.w
-			case x > a:
-				c += s.w * (x - a) / (b - a)
+			case x > s.a:
+				c += s.w * (x - s.a) / (s.b - s.a)
 			}
 		}
 		return c / w

@@ -51,6 +51,11 @@ func New(cfg Config) (*Policy, error) {
 
 func (p *Policy) Name() string { return Name }
 
+// WindowSamples is 1: the policy reads only the job's status, so the
+// controller need not keep 10 minutes of samples for it (a calibration
+// point is a run of its own).
+func (p *Policy) WindowSamples() int { return 1 }
+
 func (p *Policy) Interval() time.Duration { return seconds(p.cfg.Period) }
 
 // Step asks for the configured interval whenever the running job has another
