@@ -140,23 +140,37 @@ func (s *pointSink) latencyBefore(at, window float64) float64 {
 func PredictAll(sc scenario.Scenario, pts []Point, o Options) ([]Prediction, error) {
 	o = o.withDefaults()
 	out := make([]Prediction, len(pts))
+	err := eachPoint(pts, o.Workers, func(i int) (err error) {
+		out[i], err = Predict(sc, pts[i], o)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// eachPoint calls do for every index of pts on workers goroutines, each
+// taking the next point when it is done, and returns the first point's
+// error (in point order) naming its line, load and CI.
+func eachPoint(pts []Point, workers int, do func(i int) error) error {
 	errs := make([]error, len(pts))
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for w := 0; w < min(o.Workers, len(pts)); w++ {
+	for w := 0; w < min(workers, len(pts)); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := int(next.Add(1) - 1); i < len(pts); i = int(next.Add(1) - 1) {
-				out[i], errs[i] = Predict(sc, pts[i], o)
+				errs[i] = do(i)
 			}
 		}()
 	}
 	wg.Wait()
 	for i, err := range errs {
 		if err != nil {
-			return nil, fmt.Errorf("point at line %d (throughput %g/s, CI %gs): %w", pts[i].Line, pts[i].Throughput, pts[i].CheckpointIntervalS, err)
+			return fmt.Errorf("point at line %d (throughput %g/s, CI %gs): %w", pts[i].Line, pts[i].Throughput, pts[i].CheckpointIntervalS, err)
 		}
 	}
-	return out, nil
+	return nil
 }

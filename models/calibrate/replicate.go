@@ -3,8 +3,6 @@ package calibrate
 import (
 	"fmt"
 	"math"
-	"sync"
-	"sync/atomic"
 
 	"github.com/streamtwin/streamtwin/models/scenario"
 	"github.com/streamtwin/streamtwin/results"
@@ -72,28 +70,16 @@ func predictSpread(sc scenario.Scenario, pts []Point, o Options) ([]Prediction, 
 	o = o.withDefaults()
 	preds := make([]Prediction, len(pts))
 	spans := make([]Span, len(pts))
-	errs := make([]error, len(pts))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < min(o.Workers, len(pts)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := int(next.Add(1) - 1); i < len(pts); i = int(next.Add(1) - 1) {
-				reps, err := predictReplicas(sc, pts[i], o)
-				if err != nil {
-					errs[i] = err
-					continue
-				}
-				preds[i], spans[i] = meanOf(reps), spanOf(reps)
-			}
-		}()
-	}
-	wg.Wait()
-	for i, err := range errs {
+	err := eachPoint(pts, o.Workers, func(i int) error {
+		reps, err := predictReplicas(sc, pts[i], o)
 		if err != nil {
-			return nil, nil, fmt.Errorf("point at line %d (throughput %g/s, CI %gs): %w", pts[i].Line, pts[i].Throughput, pts[i].CheckpointIntervalS, err)
+			return err
 		}
+		preds[i], spans[i] = meanOf(reps), spanOf(reps)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	return preds, spans, nil
 }
