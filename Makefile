@@ -170,7 +170,7 @@ live-traffic-profile: build
 		$(BIN) live run scenarios/live-traffic-profile/ci$$ci.yaml --dir $(PROFILE)/cluster --out $(PROFILE)/ci$$ci; \
 		faults=$$($(BIN) results cat --csv $(PROFILE)/ci$$ci/events.parquet | awk -F, '$$2 == "fault" {printf "%s%ss", sep, $$1; sep = ","}'); \
 		$(BIN) calibrate convert --series $(PROFILE)/ci$$ci/timeseries.parquet --fault-at "$$faults" --ci $${ci}s \
-			--label live-ci$$ci --out $(PROFILE)/ci$$ci.csv; \
+			--label live-ci$$ci --latency p99 --out $(PROFILE)/ci$$ci.csv; \
 	done
 	(cat $(PROFILE)/ci10.csv; tail -n +2 $(PROFILE)/ci20.csv; tail -n +2 $(PROFILE)/ci40.csv) > scenarios/measured/live-traffic-failures.csv
 

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -40,6 +41,10 @@ type RecoveryOptions struct {
 	// until the savepoint completes, so without it the first seconds after
 	// the decision look normal and would end the anomaly at once.
 	ResumedS float64
+	// Latency is the column (one of LatencyKinds) averaged into
+	// PreLatencyMs. "": the latency markers when the series has them (what
+	// Khaos recorded), else the event-time p99, else the mean.
+	Latency string
 }
 
 // Recovery is what DetectRecovery found for one fault.
@@ -50,7 +55,7 @@ type Recovery struct {
 	// sample before it: with 1-s samples the recovery end is resolved to the
 	// first whole second after the backlog is gone.
 	FaultAtS, RecoveryS         float64
-	PreThroughput, PreLatencyMs float64 // means over the baseline window (latency column LatencyP99Ms unless all NaN, then LatencyMeanMs; NaN if none)
+	PreThroughput, PreLatencyMs float64 // means over the baseline window (the latency column RecoveryOptions.Latency picks; NaN if none)
 	PreLag                      float64 // records: 95 % quantile of the lag over the baseline window, the reference of the lag test
 }
 
@@ -72,6 +77,8 @@ func (o RecoveryOptions) withDefaults() (RecoveryOptions, error) {
 		return o, fmt.Errorf("RecoveryOptions.ResumedS must be a time ≥ 0 s, got %v", o.ResumedS)
 	case o.ThrSlack < 0, o.ThrSlack >= 1, math.IsNaN(o.ThrSlack):
 		return o, fmt.Errorf("RecoveryOptions.ThrSlack must be in [0, 1), got %v", o.ThrSlack)
+	case o.Latency != "" && !slices.Contains(LatencyKinds, o.Latency):
+		return o, fmt.Errorf("RecoveryOptions.Latency must be one of %s, got %q", strings.Join(LatencyKinds, ", "), o.Latency)
 	}
 	o.Baseline = cmp.Or(o.Baseline, 300)
 	o.LagSlack = cmp.Or(o.LagSlack, 0.1)
@@ -97,7 +104,7 @@ func DetectRecovery(samples []Sample, faultAtS float64, opt RecoveryOptions) (Re
 		return rec, fmt.Errorf("results: recovery from the fault at %gs: %w", faultAtS, err)
 	}
 	first := sort.Search(len(samples), func(i int) bool { return samples[i].TimeS > faultAtS })
-	intervalS, err := rec.baseline(samples[:first], faultAtS, o.Baseline)
+	intervalS, err := rec.baseline(samples[:first], faultAtS, o.Baseline, o.Latency)
 	if err != nil {
 		return rec, fmt.Errorf("results: recovery from the fault at %gs: %w", faultAtS, err)
 	}
@@ -147,8 +154,9 @@ func checkSeries(samples []Sample, faultAtS float64) error {
 // baseline fills the Pre* fields from the samples of the window
 // (faultAtS−window, faultAtS] that have both throughput and lag, and returns
 // their mean spacing.
-func (rec *Recovery) baseline(before []Sample, faultAtS, window float64) (intervalS float64, err error) {
-	var thr, lags, marker, p99, mean, times []float64
+func (rec *Recovery) baseline(before []Sample, faultAtS, window float64, latency string) (intervalS float64, err error) {
+	var thr, lags, times []float64
+	lat := map[string][]float64{}
 	for _, s := range before {
 		if s.TimeS <= faultAtS-window || math.IsNaN(s.Throughput) || math.IsNaN(s.Lag) {
 			continue
@@ -156,9 +164,9 @@ func (rec *Recovery) baseline(before []Sample, faultAtS, window float64) (interv
 		thr = append(thr, s.Throughput)
 		lags = append(lags, s.Lag)
 		times = append(times, s.TimeS)
-		marker = AppendFinite(marker, s.LatencyMarkerP99Ms)
-		p99 = AppendFinite(p99, s.LatencyP99Ms)
-		mean = AppendFinite(mean, s.LatencyMeanMs)
+		for _, k := range LatencyKinds {
+			lat[k] = AppendFinite(lat[k], s.Latency(k))
+		}
 	}
 	if len(thr) < minBaselineSamples {
 		return 0, fmt.Errorf("only %d samples with throughput and lag in the %gs before the fault, need at least %d (start the series earlier or shorten RecoveryOptions.Baseline)",
@@ -166,14 +174,15 @@ func (rec *Recovery) baseline(before []Sample, faultAtS, window float64) (interv
 	}
 	rec.PreThroughput = FiniteMean(thr)
 	rec.PreLag = Quantile(lags, 0.95)
-	// what Khaos's avgLat is: latency markers, else the event-time p99
-	switch {
-	case len(marker) > 0:
-		rec.PreLatencyMs = FiniteMean(marker)
-	case len(p99) > 0:
-		rec.PreLatencyMs = FiniteMean(p99)
-	default:
-		rec.PreLatencyMs = FiniteMean(mean)
+	rec.PreLatencyMs = FiniteMean(lat[latency])
+	if latency == "" {
+		// what Khaos's avgLat is: latency markers, else the event-time p99
+		for _, k := range []string{"marker", "p99", "mean"} {
+			if len(lat[k]) > 0 {
+				rec.PreLatencyMs = FiniteMean(lat[k])
+				break
+			}
+		}
 	}
 	return (times[len(times)-1] - times[0]) / float64(len(times)-1), nil
 }

@@ -1,5 +1,7 @@
 package results
 
+import "math"
+
 // Sample is one row of timeseries.parquet: the state of the job over one
 // metric interval (default 1 s) that ends at TimeS. Rates are averages over
 // the interval; levels (lag, offsets, state) are taken at its end. A latency
@@ -28,6 +30,27 @@ type Sample struct {
 	Backpressure        float64 `parquet:"backpressure"`          // fraction of the interval the sources were throttled by a bottleneck
 	JobState            string  `parquet:"job_state,dict"`        // RUNNING, FAILING, RESTARTING, RESTORING, STOPPING, STOPPED, FAILED
 	Recovering          bool    `parquet:"recovering"`            // a fault or reconfiguration is not yet caught up
+}
+
+// LatencyKinds name the latency columns of a Sample, for Sample.Latency:
+// the latency-marker p99 (what Khaos recorded), and the event-time p99, p50
+// and mean.
+var LatencyKinds = []string{"marker", "p99", "p50", "mean"}
+
+// Latency returns the latency column named by kind (one of LatencyKinds) in
+// ms; NaN for an unknown kind.
+func (s Sample) Latency(kind string) float64 {
+	switch kind {
+	case "marker":
+		return s.LatencyMarkerP99Ms
+	case "p99":
+		return s.LatencyP99Ms
+	case "p50":
+		return s.LatencyP50Ms
+	case "mean":
+		return s.LatencyMeanMs
+	}
+	return math.NaN()
 }
 
 // Event is one row of events.parquet. Columns that do not apply to a kind are

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -89,10 +90,8 @@ func runCalibrate(c *cli.Context) error {
 	if opt.Replications < 1 {
 		return badInput(fmt.Errorf("--replications must be ≥ 1, got %d", opt.Replications))
 	}
-	switch opt.Latency {
-	case "marker", "p99", "p50", "mean":
-	default:
-		return badInput(fmt.Errorf("--latency must be marker, p99, p50 or mean, got %q", opt.Latency))
+	if !slices.Contains(results.LatencyKinds, opt.Latency) {
+		return badInput(fmt.Errorf("--latency must be one of %s, got %q", strings.Join(results.LatencyKinds, ", "), opt.Latency))
 	}
 	bc, err := sim.ParseDuration(c.String("before-checkpoint"))
 	if err != nil || bc < 0 {
@@ -231,6 +230,7 @@ func convertCommand() *cli.Command {
 			&cli.StringFlag{Name: "fault-at", Usage: "fault times in the series, e.g. 600s,1800s"},
 			&cli.StringFlag{Name: "ci", Usage: "checkpoint interval of the measured run, e.g. 60s"},
 			&cli.StringFlag{Name: "label", Usage: "label for the series' rows"},
+			&cli.StringFlag{Name: "latency", Usage: "the series' latency column averaged into latency_ms: marker (latency-marker p99, what Khaos recorded), p99, p50 or mean (event time); default: marker if the series has it, else p99"},
 			&cli.StringFlag{Name: "out", Usage: "table to write (.csv or .parquet)", Required: true},
 		},
 		Action: runConvert,
@@ -279,6 +279,9 @@ func seriesPoints(c *cli.Context) ([]calibrate.Point, error) {
 	if !c.IsSet("fault-at") || !c.IsSet("ci") {
 		return nil, badInput(errors.New("--series needs --fault-at (the fault times in the series) and --ci (its checkpoint interval)"))
 	}
+	if k := c.String("latency"); k != "" && !slices.Contains(results.LatencyKinds, k) {
+		return nil, badInput(fmt.Errorf("--latency must be one of %s, got %q", strings.Join(results.LatencyKinds, ", "), k))
+	}
 	ci, err := sim.ParseDuration(c.String("ci"))
 	if err != nil || ci <= 0 {
 		return nil, badInput(fmt.Errorf("--ci: want a positive duration such as 60s, got %q", c.String("ci")))
@@ -298,7 +301,8 @@ func seriesPoints(c *cli.Context) ([]calibrate.Point, error) {
 		}
 		faults = append(faults, at)
 	}
-	pts, err := calibrate.SeriesPoints(c.String("series"), samples, faults, float64(ci), c.String("label"))
+	series := calibrate.Series{Name: c.String("series"), Samples: samples, CI: float64(ci), Label: c.String("label"), Latency: c.String("latency")}
+	pts, err := series.Points(faults)
 	if err != nil {
 		return nil, badInput(err)
 	}

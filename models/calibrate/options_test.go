@@ -123,7 +123,7 @@ func TestSeriesPoint(t *testing.T) {
 	// backlog drains at 2000 records/s until 440 s
 	var samples []results.Sample
 	for s := 1; s <= 900; s++ {
-		x := results.Sample{TimeS: float64(s), InputRate: 1000, Throughput: 1000, LatencyP99Ms: 50, LatencyMeanMs: 50, LatencyP50Ms: 50}
+		x := results.Sample{TimeS: float64(s), InputRate: 1000, Throughput: 1000, LatencyMarkerP99Ms: 20, LatencyP99Ms: 50, LatencyMeanMs: 40, LatencyP50Ms: 30}
 		switch {
 		case s > 400 && s <= 420:
 			x.Throughput, x.Lag = 0, float64(s-400)*1000
@@ -132,7 +132,7 @@ func TestSeriesPoint(t *testing.T) {
 		}
 		samples = append(samples, x)
 	}
-	p, err := SeriesPoint("m.csv", samples, sim.Duration(400), 30, "run1")
+	p, err := Series{Name: "m.csv", Samples: samples, CI: 30, Label: "run1"}.Point(sim.Duration(400))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,6 +141,12 @@ func TestSeriesPoint(t *testing.T) {
 	}
 	if p.RecoveryS < 20 || p.RecoveryS > 60 {
 		t.Errorf("recovery %v s, want the 20 s outage plus the catch-up", p.RecoveryS)
+	}
+	for kind, want := range map[string]float64{"": 20, "marker": 20, "p99": 50, "p50": 30, "mean": 40} {
+		p, err := Series{Name: "m.csv", Samples: samples, CI: 30, Latency: kind}.Point(400)
+		if err != nil || p.LatencyMs != want {
+			t.Errorf("latency %q: %v ms (%v), want %v ms", kind, p.LatencyMs, err, want)
+		}
 	}
 	cases := []struct {
 		name    string
@@ -153,7 +159,7 @@ func TestSeriesPoint(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := SeriesPoint("m.csv", c.samples, c.at, 30, "")
+			_, err := Series{Name: "m.csv", Samples: c.samples, CI: 30, Label: ""}.Point(c.at)
 			if err == nil || !strings.HasPrefix(err.Error(), c.err) {
 				t.Errorf("error %v, want %q…", err, c.err)
 			}
@@ -184,7 +190,7 @@ func TestSeriesPoints(t *testing.T) {
 		}
 		samples = append(samples, x)
 	}
-	pts, err := SeriesPoints("m.csv", samples, []sim.Duration{520, 400}, 30, "run")
+	pts, err := Series{Name: "m.csv", Samples: samples, CI: 30, Label: "run"}.Points([]sim.Duration{520, 400})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +203,7 @@ func TestSeriesPoints(t *testing.T) {
 		}
 	}
 	// The same second fault with Khaos's 300 s window sees the first outage.
-	p, err := SeriesPoint("m.csv", samples, 520, 30, "run")
+	p, err := Series{Name: "m.csv", Samples: samples, CI: 30, Label: "run"}.Point(520)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +211,7 @@ func TestSeriesPoints(t *testing.T) {
 	if want := (280*50.0 + 20*5000) / 300; math.Abs(p.LatencyMs-want) > 1e-9 {
 		t.Errorf("300 s window: latency %v ms, want %v", p.LatencyMs, want)
 	}
-	if _, err := SeriesPoints("m.csv", samples, []sim.Duration{400, 445}, 30, ""); err == nil || !strings.Contains(err.Error(), "leaves 5 s after the recovery from the fault at 6m40s") {
+	if _, err := (Series{Name: "m.csv", Samples: samples, CI: 30, Label: ""}).Points([]sim.Duration{400, 445}); err == nil || !strings.Contains(err.Error(), "leaves 5 s after the recovery from the fault at 6m40s") {
 		t.Errorf("faults too close: %v", err)
 	}
 	// A step of the input from 1000/s to 2000/s at 300 s: the fault at 350 s
@@ -222,14 +228,14 @@ func TestSeriesPoints(t *testing.T) {
 		}
 		step = append(step, x)
 	}
-	pts, err = SeriesPoints("m.csv", step, []sim.Duration{350}, 30, "")
+	pts, err = Series{Name: "m.csv", Samples: step, CI: 30, Label: ""}.Points([]sim.Duration{350})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if pts[0].Throughput != 2000 {
 		t.Errorf("after a step to 2000/s: throughput %v/s, want 2000", pts[0].Throughput)
 	}
-	if _, err := SeriesPoints("m.csv", step, []sim.Duration{305}, 30, ""); err == nil || !strings.Contains(err.Error(), "5 s after the input rate changed") {
+	if _, err := (Series{Name: "m.csv", Samples: step, CI: 30, Label: ""}).Points([]sim.Duration{305}); err == nil || !strings.Contains(err.Error(), "5 s after the input rate changed") {
 		t.Errorf("fault right after a step: %v", err)
 	}
 }

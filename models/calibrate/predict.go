@@ -77,16 +77,7 @@ func newPointSink(column string) *pointSink {
 }
 
 func (s *pointSink) WriteSample(x results.Sample) error {
-	v := x.LatencyMarkerP99Ms
-	switch s.column {
-	case "p99":
-		v = x.LatencyP99Ms
-	case "p50":
-		v = x.LatencyP50Ms
-	case "mean":
-		v = x.LatencyMeanMs
-	}
-	s.t, s.lat = append(s.t, x.TimeS), append(s.lat, v)
+	s.t, s.lat = append(s.t, x.TimeS), append(s.lat, x.Latency(s.column))
 	return nil
 }
 

@@ -12,25 +12,36 @@ import (
 // khaosBaselineS is the pre-fault window of Khaos's detector and averages.
 const khaosBaselineS = 300
 
-// SeriesPoint makes the measured point of the fault at `at` in a measured
-// run's series (samples, read from the file series; ci is the run's
-// checkpoint interval): its recovery time detected by the simulator's rule
-// (results.DetectRecovery) and the throughput and latency over the 300 s
-// before it. A fault that has not recovered by the end of the series is an
-// error.
-func SeriesPoint(series string, samples []results.Sample, at sim.Duration, ci float64, label string) (Point, error) {
-	return seriesPoint(series, samples, at, ci, label, khaosBaselineS)
+// Series is a measured run's series and what the points made from it
+// share.
+type Series struct {
+	Name    string           // the file it was read from, for errors
+	Samples []results.Sample // in time order
+	CI      float64          // the run's checkpoint interval, s
+	Label   string           // the points' label
+	// Latency is the column averaged into each point's latency_ms, one of
+	// results.LatencyKinds; "": the latency markers if the series has them
+	// (what Khaos recorded), else the event-time p99.
+	Latency string
 }
 
-// SeriesPoints makes the points of several faults of one series, in time
-// order. Each fault's pre-fault behaviour (throughput, latency, lag) is
-// taken over at most Khaos's 300 s, never from before the previous fault's
-// recovery ended, and never across a step of the input rate: a window
-// reaching back into that recovery would average its downtime and catch-up
-// into the baseline, and its lag peak into the lag level that ends the next
+// Point makes the measured point of the fault at `at`: its recovery time
+// detected by the simulator's rule (results.DetectRecovery) and the
+// throughput and latency over the 300 s before it. A fault that has not
+// recovered by the end of the series is an error.
+func (s Series) Point(at sim.Duration) (Point, error) {
+	return s.point(at, khaosBaselineS)
+}
+
+// Points makes the points of several faults of the series, in time order.
+// Each fault's pre-fault behaviour (throughput, latency, lag) is taken over
+// at most Khaos's 300 s, never from before the previous fault's recovery
+// ended, and never across a step of the input rate: a window reaching back
+// into that recovery would average its downtime and catch-up into the
+// baseline, and its lag peak into the lag level that ends the next
 // recovery; one reaching across a step would average two loads. A fault
 // whose baseline would be shorter than minBaselineS is an error.
-func SeriesPoints(series string, samples []results.Sample, faults []sim.Duration, ci float64, label string) ([]Point, error) {
+func (s Series) Points(faults []sim.Duration) ([]Point, error) {
 	sorted := append([]sim.Duration(nil), faults...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i] < sorted[j] })
 	var pts []Point
@@ -39,15 +50,15 @@ func SeriesPoints(series string, samples []results.Sample, faults []sim.Duration
 		window := math.Min(khaosBaselineS, float64(at)-calmSince)
 		if window < minBaselineS && i > 0 {
 			return nil, fmt.Errorf("%s: the fault at %v leaves %.0f s after the recovery from the fault at %v; a baseline needs %d s: space the faults further apart",
-				series, at, math.Max(window, 0), sorted[i-1], minBaselineS)
+				s.Name, at, math.Max(window, 0), sorted[i-1], minBaselineS)
 		}
-		if step := loadSince(samples, float64(at)); float64(at)-step < window {
+		if step := loadSince(s.Samples, float64(at)); float64(at)-step < window {
 			window = float64(at) - step
 			if window < minBaselineS {
-				return nil, fmt.Errorf("%s: the fault at %v comes %.0f s after the input rate changed; a baseline needs %d s of steady load", series, at, window, minBaselineS)
+				return nil, fmt.Errorf("%s: the fault at %v comes %.0f s after the input rate changed; a baseline needs %d s of steady load", s.Name, at, window, minBaselineS)
 			}
 		}
-		p, err := seriesPoint(series, samples, at, ci, label, window)
+		p, err := s.point(at, window)
 		if err != nil {
 			return nil, err
 		}
@@ -83,14 +94,14 @@ func loadSince(samples []results.Sample, at float64) float64 {
 // quarter of a minute of 1-s samples.
 const minBaselineS = 15
 
-func seriesPoint(series string, samples []results.Sample, at sim.Duration, ci float64, label string, baselineS float64) (Point, error) {
-	r, err := results.DetectRecovery(samples, float64(at), results.RecoveryOptions{Baseline: baselineS})
+func (s Series) point(at sim.Duration, baselineS float64) (Point, error) {
+	r, err := results.DetectRecovery(s.Samples, float64(at), results.RecoveryOptions{Baseline: baselineS, Latency: s.Latency})
 	if err != nil {
-		return Point{}, fmt.Errorf("%s, fault at %v: %w", series, at, err)
+		return Point{}, fmt.Errorf("%s, fault at %v: %w", s.Name, at, err)
 	}
 	if math.IsNaN(r.RecoveryS) {
-		return Point{}, fmt.Errorf("%s: the fault at %v has not recovered by the end of the series; cut it off or measure longer", series, at)
+		return Point{}, fmt.Errorf("%s: the fault at %v has not recovered by the end of the series; cut it off or measure longer", s.Name, at)
 	}
-	return Point{Label: label, Throughput: r.PreThroughput, CheckpointIntervalS: ci,
+	return Point{Label: s.Label, Throughput: r.PreThroughput, CheckpointIntervalS: s.CI,
 		RecoveryS: r.RecoveryS, LatencyMs: r.PreLatencyMs, FaultAtS: float64(at)}, nil
 }

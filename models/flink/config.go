@@ -156,6 +156,24 @@ type LatencyConfig struct {
 	// utilisation; it grows as ρ/(1−ρ) and has an exponential tail, which
 	// separates p99 from p50.
 	Queueing sim.Duration `yaml:"queueing"`
+	// WatermarkInterval is pipeline.auto-watermark-interval (Flink default
+	// 200 ms): a windowed result waits up to one interval for the watermark
+	// that fires it. It counts only when Window or Staleness is set.
+	WatermarkInterval sim.Duration `yaml:"watermark_interval"`
+	// Staleness is how old a windowed result's event time is at its
+	// window's end, as a distribution (the rest of the results: 0 s). An
+	// event-time latency counts it: a key that stops reporting still
+	// appears in the next sliding windows, each one slide staler. The
+	// traffic-monitoring template carries the distribution that its
+	// generator and windows give (workloads/iot ResultStaleness).
+	Staleness []StalenessLevel `yaml:"staleness"`
+}
+
+// StalenessLevel is one value of LatencyConfig.Staleness: Share of the
+// results are Gap old at their window's end.
+type StalenessLevel struct {
+	Gap   sim.Duration `yaml:"gap"`
+	Share float64      `yaml:"share"`
 }
 
 // JobConfig is the whole job: graph, parallelism, checkpointing, recovery.
@@ -223,7 +241,7 @@ func DefaultJob() JobConfig {
 		},
 		Latency: LatencyConfig{
 			Base: 0.05, BufferTimeout: 0.1, BufferSize: 32 << 10, RecordSize: 100,
-			Window: 0, Queueing: 0.01,
+			Window: 0, Queueing: 0.01, WatermarkInterval: 0.2,
 		},
 	}
 }
@@ -303,6 +321,7 @@ func (c JobConfig) Validate() map[string]string {
 		"cluster.restore_base": c.Cluster.RestoreBase, "cluster.submit": c.Cluster.Submit,
 		"cluster.warmup": c.Cluster.Warmup,
 		"latency.base":   c.Latency.Base, "latency.window": c.Latency.Window, "latency.queueing": c.Latency.Queueing,
+		"latency.watermark_interval": c.Latency.WatermarkInterval,
 	}
 	for k, v := range positive {
 		if v <= 0 {
@@ -313,6 +332,19 @@ func (c JobConfig) Validate() map[string]string {
 		if v < 0 || math.IsNaN(float64(v)) {
 			e[k] = fmt.Sprintf("must not be negative, got %v", v)
 		}
+	}
+	shares := 0.0
+	for i, l := range c.Latency.Staleness {
+		switch {
+		case !(l.Gap >= 0):
+			e[fmt.Sprintf("latency.staleness[%d].gap", i)] = fmt.Sprintf("must not be negative, got %v", l.Gap)
+		case !(l.Share >= 0 && l.Share <= 1):
+			e[fmt.Sprintf("latency.staleness[%d].share", i)] = fmt.Sprintf("must be in 0..1, got %g", l.Share)
+		}
+		shares += l.Share
+	}
+	if shares > 1+1e-6 {
+		e["latency.staleness"] = fmt.Sprintf("shares add up to %.6g; they must not exceed 1 (the rest of the results count as 0 s stale)", shares)
 	}
 	if c.Latency.BufferTimeout < 0 && c.Latency.BufferTimeout != -1 {
 		e["latency.buffer_timeout"] = fmt.Sprintf("must be ≥ 0, or -1s to flush only full buffers; got %v", c.Latency.BufferTimeout)

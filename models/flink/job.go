@@ -447,10 +447,14 @@ func (j *Job) segment(a, b, x, mu float64, throttled bool) {
 		rho = math.Min(0.98, x/mu)
 	}
 	wait := math.Min(float64(lc.Queueing)*rho/(1-rho), j.graph.InflightDelay(x, lc))
-	s.extraMean = fixed + buf/2 + wait
-	s.extra50 = fixed + buf/2 + wait*math.Ln2
-	s.extra99 = fixed + buf*0.99 + wait*math.Log(100)
-	s.marker99 = s.extra99 - float64(lc.Window)
+	wm := 0.0 // the wait for the periodic watermark that fires a window
+	if lc.Window > 0 || len(lc.Staleness) > 0 {
+		wm = float64(lc.WatermarkInterval)
+	}
+	s.extraMean = fixed + (buf+wm)/2 + wait
+	s.extra50 = fixed + (buf+wm)/2 + wait*math.Ln2
+	s.extra99 = fixed + (buf+wm)*0.99 + wait*math.Log(100)
+	s.marker99 = float64(lc.Base) + buf*0.99 + wait*math.Log(100)
 	j.segs = append(j.segs, s)
 }
 
@@ -505,11 +509,12 @@ func (j *Job) sample() {
 
 // latency returns mean, p50 and p99 in ms of the records that reached the
 // sinks in the interval. Queueing in Kafka is a mixture of uniforms (one per
-// segment, exact for a linearly moving backlog); the other parts are added
-// per quantile. marker is the p99 of the in-pipeline part alone, what
-// Flink's latency markers (emitted by the sources, not read from Kafka)
-// measure.
+// segment, exact for a linearly moving backlog), shifted by each level of
+// the results' staleness; the other parts are added per quantile. marker is
+// the p99 of the in-pipeline part alone, what Flink's latency markers
+// (emitted by the sources, not read from Kafka, skipping windows) measure.
 func (j *Job) latency() (mean, p50, p99, marker float64) {
+	stale := j.cfg.Latency.Staleness
 	var w, m, e50, e99, mk float64
 	queued := false
 	for _, s := range j.segs {
@@ -524,9 +529,12 @@ func (j *Job) latency() (mean, p50, p99, marker float64) {
 		nan := math.NaN()
 		return nan, nan, nan, nan
 	}
+	for _, l := range stale {
+		m += w * l.Share * float64(l.Gap)
+	}
 	q50, q99 := 0.0, 0.0
-	if queued {
-		q50, q99 = mixtureQuantile(j.segs, &j.parts, w, 0.5), mixtureQuantile(j.segs, &j.parts, w, 0.99)
+	if queued || len(stale) > 0 {
+		q50, q99 = mixtureQuantile(j.segs, stale, &j.parts, w, 0.5), mixtureQuantile(j.segs, stale, &j.parts, w, 0.99)
 	}
 	return 1000 * m / w, 1000 * (q50 + e50/w), 1000 * (q99 + e99/w), 1000 * mk / w
 }
@@ -535,15 +543,27 @@ func (j *Job) latency() (mean, p50, p99, marker float64) {
 type uniformPart struct{ w, a, b float64 }
 
 // mixtureQuantile is the p-quantile of the mixture of the segments' uniform
-// queueing latencies (total weight w), by bisection. parts is a buffer the
-// caller keeps, so that the once-per-second call allocates nothing.
-func mixtureQuantile(segs []latencySegment, parts *[]uniformPart, w, p float64) float64 {
+// queueing latencies (total weight w), each shifted by every staleness
+// level, by bisection. parts is a buffer the caller keeps, so that the
+// once-per-second call allocates nothing.
+func mixtureQuantile(segs []latencySegment, stale []StalenessLevel, parts *[]uniformPart, w, p float64) float64 {
 	lo, hi := math.Inf(1), 0.0
 	ps := (*parts)[:0]
+	fresh := 1.0
+	for _, l := range stale {
+		fresh -= l.Share
+	}
 	for _, s := range segs {
 		a, b := math.Min(s.lo, s.hi), math.Max(s.lo, s.hi)
-		lo, hi = math.Min(lo, a), math.Max(hi, b)
-		ps = append(ps, uniformPart{s.w, a, b})
+		if fresh > 1e-12 {
+			ps = append(ps, uniformPart{s.w * fresh, a, b})
+		}
+		for _, l := range stale {
+			ps = append(ps, uniformPart{s.w * l.Share, a + float64(l.Gap), b + float64(l.Gap)})
+		}
+	}
+	for _, q := range ps {
+		lo, hi = math.Min(lo, q.a), math.Max(hi, q.b)
 	}
 	*parts = ps
 	cdf := func(x float64) float64 {
