@@ -246,3 +246,50 @@ job:
 	// the other TaskManagers idle at ¼·1 + 0.125·10 µs per record
 	near(t, "mean busy", s.CPUBusyMean, (1+3*capacity*(0.25e-6+1.25e-6))/4, 1e-9)
 }
+
+// TestCheckpointsDuringCatchUpStall: a checkpoint triggered while the
+// sources read backlog waits for the backpressured in-flight buffers before
+// its barriers align (inflight_drain), and processing stalls meanwhile. The
+// fault at 123 s loses the 3 s since the checkpoint at 120 s (CI 5 s and
+// 10 s alike); detected 124 s, restart 126 s, TaskManager back 133 s, deploy
+// and restore 3 s: RUNNING at 136 s, down 13 s, with a backlog of 50k·16 s
+// that drains at 50k/s by 152 s. A stall of 1 s at full capacity leaves
+// 100k records unread, which take 2 s to drain at the spare 50k/s: each
+// backpressured checkpoint costs capacity/(capacity − input) = 2 s. The
+// first checkpoint comes one CI after the restart. CI 10 s: the one at
+// 146 s stalls, the one at 156 s finds no backlog: 13 + 16 + 2 = 31 s.
+// CI 5 s: 141, 146 and 151 s stall, so the drain ends at 158 s, after the
+// next at 156 s, which stalls too: 13 + 16 + 4·2 = 37 s. Without the drain:
+// 29 s. So the recovery grows as the CI shrinks and with the load.
+func TestCheckpointsDuringCatchUpStall(t *testing.T) {
+	for _, c := range []struct {
+		ci, drain string
+		recovery  float64
+	}{{"10s", "1s", 31}, {"5s", "1s", 37}, {"5s", "0s", 29}} {
+		t.Run(c.ci+"-drain-"+c.drain, func(t *testing.T) {
+			job := strings.Replace(handJob, "inflight_drain: 0s", "inflight_drain: "+c.drain, 1)
+			job = strings.Replace(job, "interval: 10s", "interval: "+c.ci, 1)
+			m, _ := runYAML(t, "duration: 5m\nworkload: {shape: constant, rate: 50000/s}\n"+job+
+				"faults:\n  - {at: 123s, taskmanager: 0}\n")
+			near(t, "running at", one(t, m, results.KindRunning).TimeS, 136, 1e-9)
+			near(t, "recovery time", *one(t, m, results.KindRecovered).DurationS, c.recovery, 1e-6)
+		})
+	}
+}
+
+// TestRestoreTimeGrowsWithStateSize: the restore downloads the state, so
+// downtime grows with it. 100 MiB at 50 MiB/s adds 2 s to the fault of
+// TestCrashBacklogAndRecoveryTime: RUNNING at 140 s, down 15 s, backlog
+// 50k·(5 + 15) s = 1M, drained in 20 s: recovery 35 s. (The sync phase
+// reads the state at 1 TiB/s: 0.1 ms per checkpoint, within the tolerance.)
+func TestRestoreTimeGrowsWithStateSize(t *testing.T) {
+	job := strings.Replace(handJob, "{name: source, cost: 10us}", "{name: source, cost: 10us, state_size: 100MiB}", 1)
+	job = strings.Replace(job, "sync_base: 0s", "sync_base: 0s\n    sync_bandwidth: 1TiB/s", 1)
+	job = strings.Replace(job, "restore_base: 1s", "restore_base: 1s, restore_bandwidth: 50MiB/s", 1)
+	m, _ := runYAML(t, "duration: 5m\nworkload: {shape: constant, rate: 50000/s}\n"+job+
+		"faults:\n  - {at: 125s, taskmanager: 0}\n")
+	running := one(t, m, results.KindRunning)
+	near(t, "running at", running.TimeS, 140, 1e-9)
+	near(t, "backlog", *running.Value, 1e6, 1)
+	near(t, "recovery time", *one(t, m, results.KindRecovered).DurationS, 35, 0.01)
+}
