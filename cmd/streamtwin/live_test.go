@@ -106,6 +106,55 @@ func TestLiveEndToEnd(t *testing.T) {
 			}
 		}
 	}
+	liveCalibration(t, run, dir, events)
+}
+
+// liveCalibration runs the live path of calibration on a live run of
+// live-traffic.yaml: its fault becomes a measured point (calibrate convert
+// --series, the event-time p99), and calibrate predicts it. The job's p99
+// is set by its windows (≈ 1 s out-of-orderness + up to 4 s stale results,
+// job.latency.staleness), so the twin's must be within 35 % without fitting
+// any latency parameter.
+func liveCalibration(t *testing.T, run, dir string, events []results.Event) {
+	t.Helper()
+	var at string
+	for _, e := range events {
+		if e.Kind == results.KindFault {
+			at = fmt.Sprintf("%gs", e.TimeS)
+			break
+		}
+	}
+	table := filepath.Join(dir, "live-point.csv")
+	if _, stderr, code, _ := runCLI(t, "calibrate", "convert", "--series", filepath.Join(run, results.TimeseriesFile),
+		"--fault-at", at, "--ci", "10s", "--latency", "p99", "--out", table); code != 0 {
+		t.Fatalf("calibrate convert: exit %d\n%s", code, stderr)
+	}
+	pts, err := results.ReadMeasured(table)
+	if err != nil || len(pts) != 1 {
+		t.Fatalf("measured table: %v, %d points", err, len(pts))
+	}
+	if p := pts[0]; !(p.RecoveryS > 5 && p.RecoveryS < 60) || !(p.LatencyMs > 2000 && p.LatencyMs < 10000) {
+		t.Errorf("live point: recovery %.1f s, event-time p99 %.0f ms; want 5–60 s and 2–10 s", p.RecoveryS, p.LatencyMs)
+	}
+	out := filepath.Join(dir, "live-calibrated.yaml")
+	if _, stderr, code, _ := runCLI(t, "calibrate", "--scenario", "../../scenarios/live-traffic.yaml", "--measured", table,
+		"--fit", "warmup", "--max-evaluations", "4", "--latency", "p99", "--out", out); code != 0 {
+		t.Fatalf("calibrate: exit %d\n%s", code, stderr)
+	}
+	var fit struct {
+		Intervals []struct {
+			MeasuredLatencyMs  float64 `json:"measured_mean_latency_ms"`
+			PredictedLatencyMs float64 `json:"predicted_mean_latency_ms"`
+		} `json:"intervals"`
+	}
+	readJSON(t, filepath.Join(dir, "live-calibrated-fit", "fit.json"), &fit)
+	if len(fit.Intervals) != 1 {
+		t.Fatalf("fit.json: %d checkpoint intervals, want 1", len(fit.Intervals))
+	}
+	p := fit.Intervals[0]
+	if rel := math.Abs(p.PredictedLatencyMs-p.MeasuredLatencyMs) / p.MeasuredLatencyMs; rel > 0.35 {
+		t.Errorf("twin's event-time p99 %.0f ms, measured %.0f ms (%.0f %% off)", p.PredictedLatencyMs, p.MeasuredLatencyMs, 100*rel)
+	}
 }
 
 // startLiveCluster starts a 2 × 2-slot cluster in cl (live up) and, when

@@ -53,7 +53,7 @@ func (j *Job) triggerCheckpoint(savepoint bool) *checkpoint {
 	ck := j.cfg.Checkpoint
 	j.nextID++
 	c := &checkpoint{id: j.nextID, savepoint: savepoint, trigger: now, offset: j.topic.Consumed}
-	state := j.graph.StateSize()
+	state := j.graph.StateSize(j.lambda)
 	c.size = state
 	if ck.Incremental && !savepoint {
 		since := j.processed - j.processedAtLastCkpt

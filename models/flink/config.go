@@ -43,6 +43,14 @@ type Operator struct {
 	// StatePerRecord is the state written per input record, the size of an
 	// incremental checkpoint's delta (bounded by StateSize).
 	StatePerRecord sim.Bytes `yaml:"state_per_record,omitempty"`
+	// StateRetention is how long a window operator keeps each input
+	// record's StatePerRecord bytes: the window size times the windows a
+	// record is in (25 s for 5 s windows sliding by 1 s, which keep one
+	// copy per window). Its state then grows with the input rate, by
+	// rate × StateRetention × StatePerRecord on top of StateSize, and so do
+	// full checkpoints and the restore after a failure. 0: the state does
+	// not depend on the rate (an aggregate per key).
+	StateRetention sim.Duration `yaml:"state_retention,omitempty"`
 }
 
 // CheckpointConfig mirrors execution.checkpointing.* plus the costs of a
@@ -299,6 +307,9 @@ func (c JobConfig) Validate() map[string]string {
 		}
 		if op.StatePerRecord < 0 {
 			e[at+"state_per_record"] = "must be ≥ 0"
+		}
+		if !(op.StateRetention >= 0) {
+			e[at+"state_retention"] = fmt.Sprintf("must be ≥ 0, got %v", op.StateRetention)
 		}
 	}
 	ck := c.Checkpoint

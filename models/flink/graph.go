@@ -227,11 +227,13 @@ func (g *Graph) Operator(name string) int {
 	return -1
 }
 
-// StateSize is the total state the job checkpoints in full (bytes).
-func (g *Graph) StateSize() float64 {
+// StateSize is the total state the job checkpoints in full (bytes) when
+// records arrive at the sources at rate records/s: the operators' fixed
+// state plus what their retention keeps of the rate.
+func (g *Graph) StateSize(rate float64) float64 {
 	var s float64
-	for _, op := range g.ops {
-		s += float64(op.StateSize)
+	for i, op := range g.ops {
+		s += float64(op.StateSize) + g.gain[i]*rate*float64(op.StateRetention)*float64(op.StatePerRecord)
 	}
 	return s
 }

@@ -157,7 +157,8 @@ func (j *Job) deployWhenSlots() {
 	j.advance()
 	j.state = StateRestoring
 	c := j.cfg.Cluster
-	d := float64(c.Deploy) + float64(c.RestoreBase) + j.graph.StateSize()/float64(c.RestoreBandwidth)
+	// the restored state is the checkpoint's, taken at about today's rate
+	d := float64(c.Deploy) + float64(c.RestoreBase) + j.graph.StateSize(j.lambda)/float64(c.RestoreBandwidth)
 	epoch := j.epoch
 	j.env.After(d, func() {
 		if epoch == j.epoch {

@@ -293,3 +293,24 @@ func TestRestoreTimeGrowsWithStateSize(t *testing.T) {
 	near(t, "backlog", *running.Value, 1e6, 1)
 	near(t, "recovery time", *one(t, m, results.KindRecovered).DurationS, 35, 0.01)
 }
+
+// TestWindowStateGrowsWithTheRate: a window operator that keeps each
+// record's 100 B for 20 s holds 50k/s × 20 s × 100 B = 100 MB at 50k/s and
+// 40 MB at 20k/s; restored at 50 MB/s that is 2 s and 0.8 s on top of the
+// 3 s deploy and restore base. Fault at 125 s as in
+// TestCrashBacklogAndRecoveryTime: RUNNING at 140 s and 138.8 s.
+func TestWindowStateGrowsWithTheRate(t *testing.T) {
+	for _, c := range []struct {
+		rate    string
+		running float64
+	}{{"50000/s", 140}, {"20000/s", 138.8}} {
+		t.Run(c.rate, func(t *testing.T) {
+			job := strings.Replace(handJob, "{name: source, cost: 10us}", "{name: source, cost: 10us, state_per_record: 100B, state_retention: 20s}", 1)
+			job = strings.Replace(job, "sync_base: 0s", "sync_base: 0s\n    sync_bandwidth: 1TB/s\n    upload_bandwidth: 1TB/s", 1)
+			job = strings.Replace(job, "restore_base: 1s", "restore_base: 1s, restore_bandwidth: 50MB/s", 1)
+			m, _ := runYAML(t, "duration: 5m\nworkload: {shape: constant, rate: "+c.rate+"}\n"+job+
+				"faults:\n  - {at: 125s, taskmanager: 0}\n")
+			near(t, "running at", one(t, m, results.KindRunning).TimeS, c.running, 1e-6)
+		})
+	}
+}
