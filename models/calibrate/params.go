@@ -82,8 +82,11 @@ var Params = []Param{
 	{Name: "alignment", Path: "job.checkpoint.alignment", Unit: "s", Lo: 0, Hi: 30, Typical: [2]float64{0, 5}, LatencyStage: true, scale: 1,
 		Doc:   "barrier alignment stall without backpressure",
 		field: durationField(func(c *flink.JobConfig) *sim.Duration { return &c.Checkpoint.Alignment })},
-	{Name: "inflight_drain", Path: "job.checkpoint.inflight_drain", Unit: "s", Lo: 0, Hi: 60, Typical: [2]float64{0, 30}, LatencyStage: true, scale: 1,
-		Doc:   "extra alignment stall under backpressure (in-flight buffers drain first)",
+	// A recovery parameter although a checkpoint cost: it stalls only
+	// backpressured checkpoints, i.e. those during a catch-up, so steady
+	// latency cannot see it.
+	{Name: "inflight_drain", Path: "job.checkpoint.inflight_drain", Unit: "s", Lo: 0, Hi: 60, Typical: [2]float64{0, 30}, scale: 1,
+		Doc:   "extra alignment stall under backpressure (in-flight buffers drain first): checkpoints during a catch-up",
 		field: durationField(func(c *flink.JobConfig) *sim.Duration { return &c.Checkpoint.InflightDrain })},
 	{Name: "sync_base", Path: "job.checkpoint.sync_base", Unit: "s", Lo: 0, Hi: 30, Typical: [2]float64{0, 5}, LatencyStage: true, scale: 1,
 		Doc:   "fixed part of the synchronous snapshot (task threads blocked)",
