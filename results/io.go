@@ -233,6 +233,24 @@ func (w *RunWriter) WriteEvent(e Event) error {
 	return w.events.add(e)
 }
 
+// WriteFile adds a file of the caller's to the run (a sweep's params.json):
+// written into the temp folder, it appears with the run folder, or not at
+// all. Only the files a run folder may hold besides the writer's own are
+// accepted (the marker lists them, so a later run may replace them).
+func (w *RunWriter) WriteFile(name string, data []byte) error {
+	if w.closed {
+		return errors.New("results: WriteFile after Commit or Abort")
+	}
+	switch name {
+	case TimeseriesFile, EventsFile, SummaryFile, ScenarioFile, MarkerFile:
+		return fmt.Errorf("results: %s is written by the run itself", name)
+	}
+	if !runFileNames[name] {
+		return fmt.Errorf("results: %q cannot be added to a run folder (only a sweep's params.json or a figure)", name)
+	}
+	return writeSynced(filepath.Join(w.tmp, name), data, !w.volatile)
+}
+
 // Commit closes the parquet files, writes summary.json and scenario.yaml,
 // fsyncs everything and renames the temp folder to the run folder. On error
 // the temp folder is removed and any existing run folder is left as it was.

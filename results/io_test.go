@@ -417,3 +417,35 @@ func rowGroups(t *testing.T, path string) int {
 	}
 	return len(pf.RowGroups())
 }
+
+// TestRunWriterWriteFile: a caller's file comes with the run folder, and
+// only a plain name that is not one of the run's own files is accepted.
+func TestRunWriterWriteFile(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	w, err := results.CreateRun(dir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Abort()
+	w.SkipSync()
+	for _, bad := range []string{results.SummaryFile, results.TimeseriesFile, results.MarkerFile, "notes.txt", "../params.json", "sub/params.json", ".."} {
+		if err := w.WriteFile(bad, []byte("{}")); err == nil {
+			t.Errorf("WriteFile(%q) accepted", bad)
+		}
+	}
+	if err := w.WriteFile("params.json", []byte("{}\n")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "params.json")); err == nil {
+		t.Error("params.json visible before the commit")
+	}
+	if err := w.Commit(results.Summary{}, []byte("name: x\n")); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "params.json")); err != nil || string(b) != "{}\n" {
+		t.Errorf("params.json after the commit: %q, %v", b, err)
+	}
+	if err := w.WriteFile("params.json", nil); err == nil {
+		t.Error("WriteFile after Commit accepted")
+	}
+}

@@ -150,15 +150,14 @@ func runOne(s *Spec, runsDir string, r Run) error {
 	if err != nil {
 		return err
 	}
-	dir := filepath.Join(runsDir, r.ID)
-	if _, err := twin.RunToDir(sc, dir, twin.Output{}); err != nil {
-		return err
-	}
 	b, err := json.MarshalIndent(paramsJSON{r.ID, r.Index, r.Replication, r.Seed, r.Params}, "", "  ")
 	if err != nil {
 		return err
 	}
-	return results.WriteFileAtomic(filepath.Join(dir, ParamsFile), append(b, '\n'))
+	// params.json comes with the run folder, unsynced like the rest of a
+	// sweep run (results.RunWriter.SkipSync)
+	_, err = twin.RunToDir(sc, filepath.Join(runsDir, r.ID), twin.Output{Files: map[string][]byte{ParamsFile: append(b, '\n')}})
+	return err
 }
 
 // complete reports whether r's folder holds a finished run of this very

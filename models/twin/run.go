@@ -2,6 +2,8 @@ package twin
 
 import (
 	"errors"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/goccy/go-yaml"
@@ -38,6 +40,9 @@ type Output struct {
 	// Force writes the run's files into a folder holding files streamtwin
 	// did not write, beside them (see results.CreateRun).
 	Force bool
+	// Files are extra files (name → content) the folder gets with the run,
+	// atomically (a sweep's params.json).
+	Files map[string][]byte
 }
 
 // Executor carries out a resolved scenario and streams its rows to sink: Run
@@ -70,6 +75,11 @@ func RunToDirWith(exec Executor, sc scenario.Scenario, dir string, out Output) (
 	defer w.Abort()
 	if !out.Durable {
 		w.SkipSync()
+	}
+	for _, name := range slices.Sorted(maps.Keys(out.Files)) {
+		if err := w.WriteFile(name, out.Files[name]); err != nil {
+			return results.Summary{}, err
+		}
 	}
 	sum, err := exec(sc, sched, w)
 	if err != nil {
