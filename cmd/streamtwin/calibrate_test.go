@@ -17,6 +17,43 @@ const (
 	ysbMeasured = "../../scenarios/measured/khaos-ysb-failures.csv"
 )
 
+// fitReport is what the acceptance tests read of a fit.json.
+type fitReport struct {
+	HeldOut struct {
+		N          int     `json:"n"`
+		MAPE       float64 `json:"recovery_mape_pct"`
+		ClosedForm float64 `json:"closed_form_recovery_mape_pct"`
+		OLS        float64 `json:"ols_recovery_mape_pct"`
+		LatencyN   int     `json:"latency_n"`
+		Latency    float64 `json:"latency_mape_pct"`
+	} `json:"held_out"`
+	Parameters []struct {
+		Name   string     `json:"name"`
+		Value  float64    `json:"value"`
+		Bounds [2]float64 `json:"bounds"`
+		Flags  []string   `json:"flags"`
+	} `json:"parameters"`
+	Intervals []struct {
+		CI        float64 `json:"checkpoint_interval_s"`
+		Held      bool    `json:"held_out"`
+		MAPE      float64 `json:"recovery_mape_pct"`
+		Measured  float64 `json:"measured_median_recovery_s"`
+		Predicted float64 `json:"predicted_median_recovery_s"`
+	} `json:"intervals"`
+	WallS float64 `json:"wall_time_s"`
+}
+
+// checkFlags: no fitted parameter sits at a bound without a flag.
+func (rep fitReport) checkFlags(t *testing.T) {
+	t.Helper()
+	for _, p := range rep.Parameters {
+		span := p.Bounds[1] - p.Bounds[0]
+		if atBound := p.Value-p.Bounds[0] < 1e-3*span || p.Bounds[1]-p.Value < 1e-3*span; atBound && len(p.Flags) == 0 {
+			t.Errorf("%s = %g sits at a bound %v without a flag", p.Name, p.Value, p.Bounds)
+		}
+	}
+}
+
 // TestCalibrateKhaosYSBLeaveIntervalsOut is the issue's acceptance fit: fit
 // on the failures of CI 30 s and 90 s, predict those of 10, 60 and 120 s.
 func TestCalibrateKhaosYSBLeaveIntervalsOut(t *testing.T) {
@@ -31,28 +68,7 @@ func TestCalibrateKhaosYSBLeaveIntervalsOut(t *testing.T) {
 		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
 	}
 	t.Log(stdout)
-	var rep struct {
-		HeldOut struct {
-			N          int     `json:"n"`
-			MAPE       float64 `json:"recovery_mape_pct"`
-			ClosedForm float64 `json:"closed_form_recovery_mape_pct"`
-			OLS        float64 `json:"ols_recovery_mape_pct"`
-		} `json:"held_out"`
-		Parameters []struct {
-			Name   string     `json:"name"`
-			Value  float64    `json:"value"`
-			Bounds [2]float64 `json:"bounds"`
-			Flags  []string   `json:"flags"`
-		} `json:"parameters"`
-		Intervals []struct {
-			CI        float64 `json:"checkpoint_interval_s"`
-			Held      bool    `json:"held_out"`
-			MAPE      float64 `json:"recovery_mape_pct"`
-			Measured  float64 `json:"measured_median_recovery_s"`
-			Predicted float64 `json:"predicted_median_recovery_s"`
-		} `json:"intervals"`
-		WallS float64 `json:"wall_time_s"`
-	}
+	var rep fitReport
 	readJSON(t, filepath.Join(dir, "cal-fit", "fit.json"), &rep)
 	if rep.HeldOut.N != 36 || rep.HeldOut.MAPE > 7.5 {
 		t.Errorf("held out: %d points, MAPE %.1f %%; want 36 points within 7.5 %%", rep.HeldOut.N, rep.HeldOut.MAPE)
@@ -61,13 +77,7 @@ func TestCalibrateKhaosYSBLeaveIntervalsOut(t *testing.T) {
 		t.Errorf("held-out recovery MAPE: twin %.1f %%, closed form %.1f %%, OLS %.1f %%; want the twin below both",
 			rep.HeldOut.MAPE, rep.HeldOut.ClosedForm, rep.HeldOut.OLS)
 	}
-	for _, p := range rep.Parameters {
-		span := p.Bounds[1] - p.Bounds[0]
-		atBound := p.Value-p.Bounds[0] < 1e-3*span || p.Bounds[1]-p.Value < 1e-3*span
-		if atBound && len(p.Flags) == 0 {
-			t.Errorf("%s = %g sits at a bound %v without a flag", p.Name, p.Value, p.Bounds)
-		}
-	}
+	rep.checkFlags(t)
 	for _, iv := range rep.Intervals {
 		if iv.Held != (iv.CI != 30 && iv.CI != 90) {
 			t.Errorf("CI %g s: held_out = %v", iv.CI, iv.Held)
@@ -76,8 +86,8 @@ func TestCalibrateKhaosYSBLeaveIntervalsOut(t *testing.T) {
 			t.Errorf("CI %g s: median recovery %.1f s in the twin, %.1f s measured", iv.CI, iv.Predicted, iv.Measured)
 		}
 	}
-	if rep.WallS > 120 {
-		t.Errorf("calibration took %.0f s, the goal is 2 minutes", rep.WallS)
+	if rep.WallS > 60 {
+		t.Errorf("calibration took %.0f s; make bench measures it on a quiet machine, the goal is 10 s", rep.WallS)
 	}
 	for _, f := range []string{"points.csv", "report.md", "recovery.png", "recovery.svg", "latency.png"} {
 		if st, err := os.Stat(filepath.Join(dir, "cal-fit", f)); err != nil || st.Size() == 0 {
@@ -87,6 +97,40 @@ func TestCalibrateKhaosYSBLeaveIntervalsOut(t *testing.T) {
 	if _, stderr, code, _ := runCLI(t, "scenario", "validate", out); code != 0 {
 		t.Errorf("calibrated scenario does not validate: %s", stderr)
 	}
+}
+
+// TestCalibrateLiveTrafficLeaveIntervalOut fits the project's own measured
+// job (make live-traffic-profile: the live traffic-monitoring job at 4 loads
+// × 3 kills per CI) on CI 10 s and 40 s and predicts CI 20 s, as make
+// calibration-live does with one seed. It asserts what holds: the twin beats
+// the closed form held out, and predicts the event-time p99 within 25 %
+// (the windows' staleness sets it). Beating Khaos's OLS there too is issue
+// 20's goal; the test logs that comparison (see docs/calibration.md).
+func TestCalibrateLiveTrafficLeaveIntervalOut(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a full fit; make test runs it")
+	}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "cal.yaml")
+	stdout, stderr, code, _ := runCLI(t, "calibrate", "--scenario", "../../scenarios/live-traffic.yaml",
+		"--measured", "../../scenarios/measured/live-traffic-failures.csv", "--fit", "cost_scale,warmup,inflight_drain,latency_base",
+		"--holdout", "20s", "--latency", "p99", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	t.Log(stdout)
+	var rep fitReport
+	readJSON(t, filepath.Join(dir, "cal-fit", "fit.json"), &rep)
+	h := rep.HeldOut
+	if h.N != 12 || !(h.MAPE < h.ClosedForm) {
+		t.Errorf("held out: %d points; recovery MAPE twin %.1f %%, closed form %.1f %%; want 12, the twin below the closed form",
+			h.N, h.MAPE, h.ClosedForm)
+	}
+	t.Logf("held out: recovery MAPE twin %.1f %%, closed form %.1f %%, Khaos OLS %.1f %%", h.MAPE, h.ClosedForm, h.OLS)
+	if h.LatencyN != 12 || h.Latency > 25 {
+		t.Errorf("held out: event-time p99 MAPE %.1f %% on %d points; want ≤ 25 %% on 12", h.Latency, h.LatencyN)
+	}
+	rep.checkFlags(t)
 }
 
 // TestCalibratedYSBReplay replays the committed calibrated scenario: the
