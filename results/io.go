@@ -152,8 +152,17 @@ type RunWriter struct {
 // (runs.parquet itself is always synced).
 func (w *RunWriter) SkipSync() { w.volatile = true }
 
+// ScratchSuffix names the sibling folder a run is written into before it
+// is moved into place (dir + ScratchSuffix); oldSuffix the one an existing
+// run folder is moved to while being replaced. Both are streamtwin's own:
+// CreateRun removes them as a killed writer's leftovers.
+const (
+	ScratchSuffix = ".streamtwin-tmp"
+	oldSuffix     = ".streamtwin-old"
+)
+
 // CreateRun prepares a run folder. Everything is written into a sibling temp
-// folder (dir + ".tmp-<pid>") and only Commit moves it into place, so a
+// folder (dir + ScratchSuffix) and only Commit moves it into place, so a
 // crashed or aborted run never leaves a half-written folder that looks
 // complete. Abort removes the temp folder; it is a no-op after Commit, so
 // `defer w.Abort()` is the intended pattern.
@@ -164,7 +173,11 @@ func (w *RunWriter) SkipSync() { w.volatile = true }
 // foreign ones. A flock on dir+".lock" refuses a second concurrent writer.
 func CreateRun(dir string, force bool) (*RunWriter, error) {
 	dir = filepath.Clean(dir)
-	tmp := fmt.Sprintf("%s.tmp-%d", dir, os.Getpid())
+	// The lock makes us dir's only writer, so the temp and old names need
+	// not be unique; fixed names also spare a scan of the parent for a
+	// killed writer's leftovers (a sweep's runs/ holds thousands of
+	// folders, and the scan held up the other workers' renames there).
+	tmp := dir + ScratchSuffix
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return nil, fmt.Errorf("results: create run %s: %w", dir, err)
 	}
@@ -177,19 +190,13 @@ func CreateRun(dir string, force bool) (*RunWriter, error) {
 		lock.release()
 		return nil, err
 	}
-	// Holding the lock, every temp or old sibling of dir is a leftover of
-	// a killed writer: remove them.
-	for _, pat := range []string{dir + ".tmp-*", dir + ".old-*"} {
-		left, _ := filepath.Glob(pat)
-		for _, l := range left {
-			os.RemoveAll(l)
+	// Holding the lock, a temp or old sibling of dir is a leftover of a
+	// killed writer: remove them.
+	for _, left := range []string{tmp, dir + oldSuffix} {
+		if err := os.RemoveAll(left); err != nil {
+			lock.release()
+			return nil, fmt.Errorf("results: create run %s: %w", dir, err)
 		}
-	}
-	// A leftover with our pid can only come from an earlier crashed process
-	// that had the same pid, or an un-aborted writer in this one: discard it.
-	if err := os.RemoveAll(tmp); err != nil {
-		lock.release()
-		return nil, fmt.Errorf("results: create run %s: %w", dir, err)
 	}
 	if err := os.Mkdir(tmp, 0o755); err != nil {
 		lock.release()
@@ -386,7 +393,7 @@ func mergeDir(tmp, dir string) error {
 func replaceDir(tmp, dir string) error {
 	old := ""
 	if _, err := os.Lstat(dir); err == nil {
-		old = fmt.Sprintf("%s.old-%d", dir, os.Getpid())
+		old = dir + oldSuffix
 		if err := os.RemoveAll(old); err != nil {
 			return err
 		}

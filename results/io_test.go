@@ -449,3 +449,34 @@ func TestRunWriterWriteFile(t *testing.T) {
 		t.Error("WriteFile after Commit accepted")
 	}
 }
+
+// TestCreateRunRemovesOnlyItsLeftovers: a killed writer's scratch folder is
+// removed; the user's look-alikes beside the run folder are not.
+func TestCreateRunRemovesOnlyItsLeftovers(t *testing.T) {
+	base := t.TempDir()
+	dir := filepath.Join(base, "run")
+	for _, d := range []string{dir + results.ScratchSuffix, dir + ".tmp", dir + ".old", dir + ".tmp-123"} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d, "x"), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w, err := results.CreateRun(dir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Abort()
+	if err := w.Commit(results.Summary{}, []byte("name: x\n")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir+results.ScratchSuffix, "x")); err == nil {
+		t.Error("the killed writer's scratch folder survived")
+	}
+	for _, d := range []string{dir + ".tmp", dir + ".old", dir + ".tmp-123"} {
+		if _, err := os.Stat(filepath.Join(d, "x")); err != nil {
+			t.Errorf("the user's %s was touched: %v", filepath.Base(d), err)
+		}
+	}
+}

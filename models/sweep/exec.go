@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -207,6 +208,9 @@ func Collect(path string, sweepDirs []string) error {
 		}
 		for _, f := range files {
 			dir := filepath.Dir(f)
+			if strings.HasSuffix(dir, results.ScratchSuffix) {
+				continue // a run being written, or a killed one's leftover
+			}
 			if _, err := os.Stat(filepath.Join(dir, results.SummaryFile)); err != nil {
 				continue // not finished
 			}
