@@ -339,3 +339,25 @@ func TestResultWarnings(t *testing.T) {
 		t.Errorf("cross-validated: %q", got)
 	}
 }
+
+// TestParamText: six significant digits, no exponent, and a value within
+// 1e-9 of the search range from a bound written as the bound.
+func TestParamText(t *testing.T) {
+	lat, cs := params(t, "latency_base")[0], params(t, "cost_scale")[0]
+	for _, c := range []struct {
+		p    Param
+		v    float64
+		want string
+	}{
+		{lat, 4.77951e-19, "0ms"},
+		{lat, 17.86351, "17.8635ms"},
+		{lat, 1e4 - 1e-12, "10000ms"},
+		{cs, 0.341328123, "0.341328"},
+		{cs, 0.05 + 1e-12, "0.05"},
+		{cs, 1e-6 + 0.05, "0.050001"},
+	} {
+		if got := c.p.Text(c.v); got != c.want {
+			t.Errorf("%s.Text(%g) = %s, want %s", c.p.Name, c.v, got, c.want)
+		}
+	}
+}

@@ -156,7 +156,14 @@ func (p Param) Set(sc *scenario.Scenario, v float64) { *p.field(&sc.Job) = v / p
 
 // Text is v as scenario-file text (e.g. 12.5s, 80MiB/s, 0.07), to six
 // significant digits and never in exponent form, which durations reject.
+// A value within 1e-9 of the search range from a bound is the bound: an
+// optimiser's 4.8e-19 ms is 0ms.
 func (p Param) Text(v float64) string {
+	for _, b := range []float64{p.Lo, p.Hi} {
+		if math.Abs(v-b) < 1e-9*(p.Hi-p.Lo) {
+			v = b
+		}
+	}
 	r, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 6, 64), 64)
 	return strconv.FormatFloat(r, 'f', -1, 64) + p.Unit
 }
