@@ -233,7 +233,7 @@ JOB=${JOB%%;*}
 log "submitted: sbatch ${submit[*]:2} → job array $JOB"
 
 state() { sl scontrol -o show job "$1" 2>/dev/null | grep -o 'JobState=[A-Z_]*' | head -1 | cut -d= -f2 || true; }
-finished() { find "$OUT/shard-$1/runs" -mindepth 2 -maxdepth 2 -name params.json 2>/dev/null | wc -l || true; }
+finished() { find "$OUT/shard-$1/runs" -mindepth 2 -maxdepth 2 -name params.json -not -path '*.streamtwin-tmp/*' 2>/dev/null | wc -l || true; }
 # Kill the first task seen running with at least one run finished: its
 # later runs are then still to do (a run takes ≈0.5 s, a task 16 of them).
 K=
