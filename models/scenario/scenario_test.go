@@ -222,6 +222,12 @@ func TestBounds(t *testing.T) {
 		{"parallelism 0", with("parallelism: 2", "parallelism: 0") + "  - {at: 20m, taskmanager: 1}\n", "s.yaml:5: job.parallelism: must be at least 1, got 0", "TaskManagers 0..-1"},
 		{"duration 0s", with("duration: 1h", "duration: 0s"), "s.yaml:2: duration: must be positive (e.g. duration: 2h), got 0s", "missing"},
 		{"duration missing", with("duration: 1h\n", ""), "duration: missing", ""},
+		{"staleness shares over 1", with("  parallelism: 2\n", "  parallelism: 2\n  latency: {staleness: [{gap: 1s, share: 0.9}, {gap: 4s, share: 0.2}]}\n"),
+			"job.latency.staleness: shares add up to 1.1; they must not exceed 1", ""},
+		{"staleness share 2", with("  parallelism: 2\n", "  parallelism: 2\n  latency: {staleness: [{gap: 1s, share: 2}]}\n"),
+			"job.latency.staleness[0].share: must be in 0..1, got 2", ""},
+		{"negative retention", with("  parallelism: 2\n", "  parallelism: 2\n  operators: [{name: source, cost: 1us, state_retention: -1s}]\n"),
+			"state_retention: must be ≥ 0, got -1s", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
