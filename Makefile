@@ -113,7 +113,7 @@ bench: build
 
 # Re-fit scenarios/khaos-ysb-calibrated.yaml (and its fit report) to the
 # measured Khaos failures: fitted on CI 30 s and 90 s, the rest held out,
-# every CI left out once, 90 % intervals from 10 seeds (≈ 4 min on 2 cores).
+# every CI left out once, 90 % intervals from 10 seeds (≈ 2 min on 2 cores).
 calibration: build
 	$(BIN) calibrate --scenario scenarios/khaos-ysb-base.yaml --measured scenarios/measured/khaos-ysb-failures.csv \
 		--holdout 10s,60s,120s --cv ci --replications 10 --out scenarios/khaos-ysb-calibrated.yaml
