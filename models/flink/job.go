@@ -533,10 +533,48 @@ func (j *Job) latency() (mean, p50, p99, marker float64) {
 		m += w * l.Share * float64(l.Gap)
 	}
 	q50, q99 := 0.0, 0.0
-	if queued || len(stale) > 0 {
+	switch {
+	case queued:
 		q50, q99 = mixtureQuantile(j.segs, stale, &j.parts, w, 0.5), mixtureQuantile(j.segs, stale, &j.parts, w, 0.99)
+	case len(stale) > 0:
+		// nothing waits in Kafka: the mixture is the staleness levels alone
+		q50, q99 = staleQuantile(stale, 0.5), staleQuantile(stale, 0.99)
 	}
 	return 1000 * m / w, 1000 * (q50 + e50/w), 1000 * (q99 + e99/w), 1000 * mk / w
+}
+
+// staleQuantile is the p-quantile of the staleness levels alone (the rest
+// of the results at 0 s): the smallest gap whose level and the fresher ones
+// hold at least p of the results. It is what mixtureQuantile converges to
+// when no segment has queued, without its 50 bisection passes per second.
+func staleQuantile(stale []StalenessLevel, p float64) float64 {
+	const eps = 1e-12
+	fresh := 1 - sumShares(stale)
+	if fresh >= p-eps {
+		return 0
+	}
+	best := math.Inf(1)
+	for _, l := range stale {
+		below := fresh // share at gaps ≤ l.Gap
+		for _, m := range stale {
+			if m.Gap <= l.Gap {
+				below += m.Share
+			}
+		}
+		if below >= p-eps {
+			best = math.Min(best, float64(l.Gap))
+		}
+	}
+	return best
+}
+
+// sumShares is the share of the results that are stale at all.
+func sumShares(stale []StalenessLevel) float64 {
+	s := 0.0
+	for _, l := range stale {
+		s += l.Share
+	}
+	return s
 }
 
 // uniformPart is one segment of a latency mixture: weight w, uniform on [a, b].
@@ -549,10 +587,7 @@ type uniformPart struct{ w, a, b float64 }
 func mixtureQuantile(segs []latencySegment, stale []StalenessLevel, parts *[]uniformPart, w, p float64) float64 {
 	lo, hi := math.Inf(1), 0.0
 	ps := (*parts)[:0]
-	fresh := 1.0
-	for _, l := range stale {
-		fresh -= l.Share
-	}
+	fresh := 1 - sumShares(stale)
 	for _, s := range segs {
 		a, b := math.Min(s.lo, s.hi), math.Max(s.lo, s.hi)
 		if fresh > 1e-12 {

@@ -45,6 +45,25 @@ func TestLatencyStaleness(t *testing.T) {
 	}
 }
 
+// staleQuantile, the unqueued fast path, is the quantile the bisection over
+// the mixture converges to, at every level boundary and between.
+func TestStaleQuantileMatchesMixture(t *testing.T) {
+	stale := []StalenessLevel{{Gap: 4, Share: 0.036}, {Gap: 1, Share: 0.893}, {Gap: 3, Share: 0.036}, {Gap: 2, Share: 0.035}}
+	segs := []latencySegment{{w: 3}, {w: 7}}
+	var parts []uniformPart
+	for _, c := range []struct{ p, want float64 }{{0.5, 1}, {0.893, 1}, {0.9, 2}, {0.93, 3}, {0.99, 4}, {1, 4}} {
+		if got := staleQuantile(stale, c.p); got != c.want {
+			t.Errorf("staleQuantile(p=%g) = %g, want %g", c.p, got, c.want)
+		}
+		if got := mixtureQuantile(segs, stale, &parts, 10, c.p); math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("mixtureQuantile(p=%g) = %g, want %g", c.p, got, c.want)
+		}
+	}
+	if got := staleQuantile([]StalenessLevel{{Gap: 2, Share: 0.3}}, 0.5); got != 0 {
+		t.Errorf("70 %% fresh: p50 = %g s, want 0", got)
+	}
+}
+
 // The traffic-monitoring template's staleness is what the generator and the
 // job's windows give (at a smaller size than the template's 6,000 vehicles
 // for 600 s, to keep the test short).

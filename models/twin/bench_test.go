@@ -2,6 +2,7 @@ package twin
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/streamtwin/streamtwin/models/scenario"
@@ -12,6 +13,12 @@ type discard struct{}
 
 func (discard) WriteSample(results.Sample) error { return nil }
 func (discard) WriteEvent(results.Event) error   { return nil }
+
+// BenchmarkDayTraffic is run (a) on the traffic-monitoring template, whose
+// event-time latency mixes in the results' staleness every second.
+func BenchmarkDayTraffic(b *testing.B) {
+	benchRun(b, strings.Replace(benchScenario("30000/s", 4), "job:\n", "job:\n  template: traffic-monitoring\n", 1))
+}
 
 // benchScenario is the standard day: 24 h at a constant rate, CI
 // 30 s, 12 Khaos-aligned faults two hours apart.
