@@ -174,16 +174,17 @@ func (rec *Recovery) baseline(before []Sample, faultAtS, window float64, latency
 	}
 	rec.PreThroughput = FiniteMean(thr)
 	rec.PreLag = Quantile(lags, 0.95)
-	rec.PreLatencyMs = FiniteMean(lat[latency])
 	if latency == "" {
 		// what Khaos's avgLat is: latency markers, else the event-time p99
-		for _, k := range []string{"marker", "p99", "mean"} {
+		latency = "mean"
+		for _, k := range []string{"marker", "p99"} {
 			if len(lat[k]) > 0 {
-				rec.PreLatencyMs = FiniteMean(lat[k])
+				latency = k
 				break
 			}
 		}
 	}
+	rec.PreLatencyMs = FiniteMean(lat[latency])
 	return (times[len(times)-1] - times[0]) / float64(len(times)-1), nil
 }
 

@@ -39,6 +39,9 @@ type fitReport struct {
 		MAPE      float64 `json:"recovery_mape_pct"`
 		Measured  float64 `json:"measured_median_recovery_s"`
 		Predicted float64 `json:"predicted_median_recovery_s"`
+		// mean latency over the interval's points, ms
+		MeasuredLatency  float64 `json:"measured_mean_latency_ms"`
+		PredictedLatency float64 `json:"predicted_mean_latency_ms"`
 	} `json:"intervals"`
 	WallS float64 `json:"wall_time_s"`
 }

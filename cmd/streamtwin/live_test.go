@@ -141,19 +141,14 @@ func liveCalibration(t *testing.T, run, dir string, events []results.Event) {
 		"--fit", "warmup", "--max-evaluations", "4", "--latency", "p99", "--out", out); code != 0 {
 		t.Fatalf("calibrate: exit %d\n%s", code, stderr)
 	}
-	var fit struct {
-		Intervals []struct {
-			MeasuredLatencyMs  float64 `json:"measured_mean_latency_ms"`
-			PredictedLatencyMs float64 `json:"predicted_mean_latency_ms"`
-		} `json:"intervals"`
-	}
+	var fit fitReport
 	readJSON(t, filepath.Join(dir, "live-calibrated-fit", "fit.json"), &fit)
 	if len(fit.Intervals) != 1 {
 		t.Fatalf("fit.json: %d checkpoint intervals, want 1", len(fit.Intervals))
 	}
 	p := fit.Intervals[0]
-	if rel := math.Abs(p.PredictedLatencyMs-p.MeasuredLatencyMs) / p.MeasuredLatencyMs; rel > 0.35 {
-		t.Errorf("twin's event-time p99 %.0f ms, measured %.0f ms (%.0f %% off)", p.PredictedLatencyMs, p.MeasuredLatencyMs, 100*rel)
+	if rel := math.Abs(p.PredictedLatency-p.MeasuredLatency) / p.MeasuredLatency; rel > 0.35 {
+		t.Errorf("twin's event-time p99 %.0f ms, measured %.0f ms (%.0f %% off)", p.PredictedLatency, p.MeasuredLatency, 100*rel)
 	}
 }
 
