@@ -1,5 +1,7 @@
 // Package forecast holds forecasters for policies: ARIMA(p,d,q) by conditional
-// sum of squares (CSS) on the d-times differenced series, and DropGate, the
+// sum of squares (CSS) on the d-times differenced series; AutoARIMA, which
+// picks d by the KPSS and ADF unit-root tests and (p,q) by the stepwise AIC
+// search of pmdarima's auto_arima, as Daedalus uses it; and DropGate, the
 // forecast gate of Khaos at HEAD (docs/reference/khaos.md §7), which fits
 // ARIMA(2,2,2) to per-minute means of the last hour of input rate and flags a
 // predicted drop of more than 10 % over the next five minutes.
