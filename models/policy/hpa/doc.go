@@ -10,7 +10,7 @@
 // recommendations, scale-down: the maximum) and rate-limited (Kubernetes'
 // defaults: up by max(100 %, 4 pods) per 15 s, down by 100 % per 15 s).
 // Utilisation is the TaskManagers' mean CPU busy fraction over the metric
-// window, against a CPU request of the TaskManager's cores.
+// window, against the CPU request (a share of the TaskManager's cores).
 //
 // It imports models/policy, results and sim only.
 package hpa

@@ -39,12 +39,16 @@ type Config struct {
 	ScaleDownStabilization sim.Duration `yaml:"scale_down_stabilization"`
 	MinReplicas            int          `yaml:"min_replicas"`
 	MaxReplicas            int          `yaml:"max_replicas"`
+	// Request is the pod's CPU request as a share of the TaskManager's
+	// cores (its limit): utilisation = busy fraction / Request, so a pod
+	// with a request of half its limit reads up to 200 % (default 1).
+	Request float64 `yaml:"request"`
 }
 
 // Default is the Daedalus evaluation's HPA-80.
 func Default() Config {
 	return Config{Name: Name, Target: 0.8, Tolerance: 0.1, Sync: 15, MetricWindow: 15,
-		ScaleUpStabilization: 300, ScaleDownStabilization: 300, MinReplicas: 1, MaxReplicas: 18}
+		ScaleUpStabilization: 300, ScaleDownStabilization: 300, MinReplicas: 1, MaxReplicas: 18, Request: 1}
 }
 
 // Policy is one HPA object. It keeps the recommendations of the longest
@@ -88,6 +92,8 @@ func New(cfg Config) (*Policy, error) {
 		return nil, fmt.Errorf("policy.metric_window must be at least 1s, got %v", cfg.MetricWindow)
 	case cfg.ScaleUpStabilization < 0 || cfg.ScaleDownStabilization < 0:
 		return nil, fmt.Errorf("policy.scale_up_stabilization and scale_down_stabilization must be ≥ 0s")
+	case !(cfg.Request > 0 && cfg.Request <= 1):
+		return nil, fmt.Errorf("policy.request must be the CPU request as a share of the TaskManager's cores, in (0, 1], got %g", cfg.Request)
 	case cfg.MinReplicas < 1 || cfg.MaxReplicas < cfg.MinReplicas:
 		return nil, fmt.Errorf("policy.min_replicas must be ≥ 1 and max_replicas ≥ min_replicas, got %d and %d", cfg.MinReplicas, cfg.MaxReplicas)
 	}
@@ -142,7 +148,7 @@ func (p *Policy) Recommend(current int, utilisation float64) int {
 }
 
 // utilisation is the mean busy fraction over the last MetricWindow of
-// samples.
+// samples, against the request.
 func (p *Policy) utilisation(w []results.Sample) (float64, bool) {
 	if len(w) == 0 {
 		return 0, false
@@ -155,7 +161,7 @@ func (p *Policy) utilisation(w []results.Sample) (float64, bool) {
 			n++
 		}
 	}
-	return sum / float64(max(n, 1)), n > 0
+	return sum / float64(max(n, 1)) / p.cfg.Request, n > 0
 }
 
 // stabilise is Kubernetes' stabilizeRecommendationWithBehaviors: the

@@ -114,6 +114,22 @@ func TestStabilisationWindows(t *testing.T) {
 	}
 }
 
+// TestRequest: half a TaskManager's cores requested, 60 % busy reads as
+// 120 % of the request: 4 replicas at target 0.8 → ceil(4 · 1.5) = 6.
+func TestRequest(t *testing.T) {
+	cfg := Default()
+	cfg.Request, cfg.ScaleUpStabilization = 0.5, 0
+	p, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := []results.Sample{{TimeS: 1, CPUBusyMean: 0.6}}
+	a := p.Step(0, policy.Observation{Window: w, Job: policy.JobStatus{State: "RUNNING", Parallelism: 4}})
+	if len(a) != 1 || a[0].Parallelism != 6 {
+		t.Errorf("actions %v, want a rescale to 6", a)
+	}
+}
+
 // TestStepWaitsForARunningJob: no utilisation reading, no scaling.
 func TestStepWaitsForARunningJob(t *testing.T) {
 	p, _ := New(Default())
