@@ -124,7 +124,7 @@ calibration: build
 # the event-time p99.
 calibration-live: build
 	$(BIN) calibrate --scenario scenarios/live-traffic.yaml --measured scenarios/measured/live-traffic-failures.csv \
-		--fit cost_scale,warmup,inflight_drain,latency_base --holdout 20s --cv ci --replications 10 --latency p99 \
+		--fit cost_scale,warmup,host_cpu_per_record,latency_base --holdout 20s --cv ci --replications 10 --latency p99 \
 		--out scenarios/live-traffic-calibrated.yaml
 
 # Live mode: the Java jobs, then the cluster's own test (its ports are
@@ -166,20 +166,24 @@ live-khaos-profile: build
 		--min-interval 15m --window 60s --min-ci 10s --max-ci 60s
 	cp runs/live-khaos-profile/models.json runs/live-khaos-profile/failure_points.csv scenarios/live-khaos-profile/
 
-# The second measured job (issue 20): the live traffic-monitoring job at 4
-# loads x 3 CIs x 3 kills of the sink's TaskManager (scenarios/live-traffic-
-# profile/, about 75 min on the local cluster) → scenarios/measured/live-
-# traffic-failures.csv. Run it alone: other load on the 2 cores lengthens the
-# measured recoveries. Stops the cluster it started, also on failure.
+# make live-traffic-profile: the traffic-monitoring job on its own local
+# cluster, 4 loads x 3 rounds of kills of the sink's TaskManager at CI 10,
+# 20 and 40 s, interleaved (scenarios/live-traffic-profile/interleaved.yaml,
+# about 80 min) → scenarios/measured/live-traffic-failures.csv. Fault k ran
+# at CI 10, 20, 40 s for k mod 3 = 0, 1, 2. Run it alone: other load on the
+# 2 cores lengthens the measured recoveries. Stops the cluster it started,
+# also on failure.
 PROFILE := runs/live-traffic-profile
 live-traffic-profile: build
 	rm -rf $(PROFILE)
 	$(BIN) live up --dir $(PROFILE)/cluster --taskmanagers 2
 	set -e; trap '$(BIN) live down --dir $(PROFILE)/cluster' EXIT; \
-	for ci in 10 20 40; do \
-		$(BIN) live run scenarios/live-traffic-profile/ci$$ci.yaml --dir $(PROFILE)/cluster --out $(PROFILE)/ci$$ci; \
-		faults=$$($(BIN) results cat --csv $(PROFILE)/ci$$ci/events.parquet | awk -F, '$$2 == "fault" {printf "%s%ss", sep, $$1; sep = ","}'); \
-		$(BIN) calibrate convert --series $(PROFILE)/ci$$ci/timeseries.parquet --fault-at "$$faults" --ci $${ci}s \
+	$(BIN) live run scenarios/live-traffic-profile/interleaved.yaml --dir $(PROFILE)/cluster --out $(PROFILE)/run; \
+	$(BIN) results cat --csv $(PROFILE)/run/events.parquet | awk -F, '$$2 == "fault"' > $(PROFILE)/faults.csv; \
+	for k in 0 1 2; do \
+		ci=$$(echo 10 20 40 | cut -d' ' -f$$((k + 1))); \
+		faults=$$(awk -F, -v k=$$k '(NR - 1) % 3 == k {printf "%s%ss", sep, $$1; sep = ","}' $(PROFILE)/faults.csv); \
+		$(BIN) calibrate convert --series $(PROFILE)/run/timeseries.parquet --fault-at "$$faults" --ci $${ci}s \
 			--label live-ci$$ci --latency p99 --out $(PROFILE)/ci$$ci.csv; \
 	done
 	(cat $(PROFILE)/ci10.csv; tail -n +2 $(PROFILE)/ci20.csv; tail -n +2 $(PROFILE)/ci40.csv) > scenarios/measured/live-traffic-failures.csv

@@ -15,12 +15,14 @@ import (
 )
 
 // Capabilities is what a live run on env can carry out: every action, with
-// a parallelism up to the cluster's slots, and TaskManager kills on a local
-// cluster only.
+// a parallelism up to the cluster's slots, rescales by savepoint only, and
+// TaskManager kills on a local cluster only.
 // What needs no cluster is filled in even when the JobManager does not
 // answer (err), so a scenario's own problems can be told first.
 func Capabilities(ctx context.Context, env Env) (control.Capabilities, error) {
 	caps := control.Everything("this live cluster")
+	// the driver rescales by stop-with-savepoint and resubmission only
+	caps.RescaleFromCheckpoint = false
 	if env.Cluster == nil {
 		caps.Backend = "an external cluster"
 		caps.Faults, caps.NoFaultsWhy = false, "its TaskManagers are not ours to kill; use a local cluster (streamtwin live up, --dir)"

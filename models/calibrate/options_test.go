@@ -238,6 +238,39 @@ func TestSeriesPoints(t *testing.T) {
 	if _, err := (Series{Name: "m.csv", Samples: step, CI: 30, Label: ""}).Points([]sim.Duration{305}); err == nil || !strings.Contains(err.Error(), "5 s after the input rate changed") {
 		t.Errorf("fault right after a step: %v", err)
 	}
+	// A reconfiguration the fault list does not name (marked recovering by
+	// the series, stopped at 400–405 s, catching up at 3000/s until the
+	// sample ending at 410 s): the fault at 450 s averages the samples
+	// ending at 411–450 s, 1000/s, not the one in which the catch-up ended. Without the marks
+	// the window reaches back over it.
+	var reconf []results.Sample
+	for s := 1; s <= 600; s++ {
+		x := results.Sample{TimeS: float64(s), InputRate: 1000, Throughput: 1000, LatencyMarkerP99Ms: 50, JobState: "RUNNING"}
+		switch {
+		case s > 400 && s <= 405:
+			x.Throughput, x.Lag, x.JobState, x.Recovering = 0, float64(s-400)*1000, "STOPPED", true
+		case s > 405 && s <= 409:
+			x.Throughput, x.Lag, x.Recovering = 2250, float64(409-s)*1250, true
+		case s == 410:
+			x.Throughput = 2000 // the catch-up's last records, the lag already 0
+		case s > 450 && s <= 460:
+			x.Throughput, x.Lag = 0, float64(s-450)*1000
+		}
+		reconf = append(reconf, x)
+	}
+	pts, err = Series{Name: "m.csv", Samples: reconf, CI: 30}.Points([]sim.Duration{450})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pts[0].Throughput != 1000 {
+		t.Errorf("after an unlisted reconfiguration: throughput %v/s, want 1000", pts[0].Throughput)
+	}
+	for i := range reconf {
+		reconf[i].Recovering, reconf[i].JobState = false, ""
+	}
+	if pts, err = (Series{Name: "m.csv", Samples: reconf, CI: 30}).Points([]sim.Duration{450}); err != nil || pts[0].Throughput == 1000 {
+		t.Errorf("without the marks: throughput %v/s (%v), want the reconfiguration averaged in", pts[0].Throughput, err)
+	}
 }
 
 // TestWriteScenario: the calibrated scenario is the base file with the

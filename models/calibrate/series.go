@@ -36,11 +36,13 @@ func (s Series) Point(at sim.Duration) (Point, error) {
 // Points makes the points of several faults of the series, in time order.
 // Each fault's pre-fault behaviour (throughput, latency, lag) is taken over
 // at most Khaos's 300 s, never from before the previous fault's recovery
-// ended, and never across a step of the input rate: a window reaching back
-// into that recovery would average its downtime and catch-up into the
-// baseline, and its lag peak into the lag level that ends the next
-// recovery; one reaching across a step would average two loads. A fault
-// whose baseline would be shorter than minBaselineS is an error.
+// ended, nor from a sample the series marks as recovering or not RUNNING
+// (a fault or reconfiguration not in the list), and never across a step
+// of the input rate: a window reaching back into a recovery would average
+// its downtime and catch-up into the baseline, and its lag peak into the
+// lag level that ends the next recovery; one reaching across a step would
+// average two loads. A fault whose baseline would be shorter than
+// minBaselineS is an error.
 func (s Series) Points(faults []sim.Duration) ([]Point, error) {
 	sorted := append([]sim.Duration(nil), faults...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i] < sorted[j] })
@@ -51,6 +53,12 @@ func (s Series) Points(faults []sim.Duration) ([]Point, error) {
 		if window < minBaselineS && i > 0 {
 			return nil, fmt.Errorf("%s: the fault at %v leaves %.0f s after the recovery from the fault at %v; a baseline needs %d s: space the faults further apart",
 				s.Name, at, math.Max(window, 0), sorted[i-1], minBaselineS)
+		}
+		if d := disturbedUntil(s.Samples, float64(at)); float64(at)-d < window {
+			window = float64(at) - d
+			if window < minBaselineS {
+				return nil, fmt.Errorf("%s: the fault at %v comes %.0f s after the series was last recovering or not RUNNING; a baseline needs %d s: space the faults further apart", s.Name, at, window, minBaselineS)
+			}
 		}
 		if step := loadSince(s.Samples, float64(at)); float64(at)-step < window {
 			window = float64(at) - step
@@ -85,6 +93,22 @@ func loadSince(samples []results.Sample, at float64) float64 {
 	for ; i >= 0; i-- {
 		if math.Abs(samples[i].InputRate-ref) > loadSteadyTol*ref {
 			return samples[i].TimeS
+		}
+	}
+	return math.Inf(-1)
+}
+
+// disturbedUntil is the end of the sample after the last one before at
+// that the series marks as recovering or whose job was not RUNNING (−Inf
+// if none, as in a CSV series without these columns): the sample in which
+// a recovery ends still holds part of its catch-up.
+func disturbedUntil(samples []results.Sample, at float64) float64 {
+	// strictly before at: a sample closed at the fault's instant already
+	// carries the fault's own state
+	last := sort.Search(len(samples), func(i int) bool { return samples[i].TimeS >= at }) - 1
+	for i := last; i >= 0; i-- {
+		if samples[i].Recovering || samples[i].JobState != "" && samples[i].JobState != "RUNNING" {
+			return samples[min(i+1, last)].TimeS
 		}
 	}
 	return math.Inf(-1)

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/streamtwin/streamtwin/models/flink"
 	"github.com/streamtwin/streamtwin/models/policy"
 	"github.com/streamtwin/streamtwin/models/scenario"
 )
@@ -22,11 +23,15 @@ type Capabilities struct {
 	TaskManagers int
 	// MaxParallelism bounds a rescale (0: only the job's max_parallelism).
 	MaxParallelism int
+	// RescaleFromCheckpoint: the backend can rescale the adaptive
+	// scheduler's way (job.rescale.mode: checkpoint), not only by
+	// stop-with-savepoint and resubmission.
+	RescaleFromCheckpoint bool
 }
 
 // Everything is the simulator's capabilities: every action and fault.
 func Everything(backend string) Capabilities {
-	return Capabilities{Backend: backend, Faults: true, Actions: map[policy.ActionKind]bool{
+	return Capabilities{Backend: backend, Faults: true, RescaleFromCheckpoint: true, Actions: map[policy.ActionKind]bool{
 		policy.SetCheckpointInterval: true, policy.Rescale: true, policy.TriggerSavepoint: true}}
 }
 
@@ -63,6 +68,9 @@ func Check(sc scenario.Scenario, pol policy.Policy, caps Capabilities) map[strin
 		if pa.Kind == policy.Rescale && caps.MaxParallelism > 0 && pa.Parallelism > caps.MaxParallelism {
 			out[field+".parallelism"] = fmt.Sprintf("%d is beyond %s's %d slots (allowed 1..%d)", pa.Parallelism, caps.Backend, caps.MaxParallelism, caps.MaxParallelism)
 		}
+	}
+	if sc.Job.Rescale.Mode == flink.RescaleCheckpoint && !caps.RescaleFromCheckpoint {
+		out["job.rescale.mode"] = fmt.Sprintf("%s cannot rescale from a checkpoint (the adaptive scheduler's way); use mode %s", caps.Backend, flink.RescaleSavepoint)
 	}
 	if caps.MaxParallelism > 0 && sc.Job.Parallelism > caps.MaxParallelism {
 		out["job.parallelism"] = fmt.Sprintf("%d is beyond %s's %d slots (allowed 1..%d)", sc.Job.Parallelism, caps.Backend, caps.MaxParallelism, caps.MaxParallelism)

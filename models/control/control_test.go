@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/streamtwin/streamtwin/models/flink"
 	"github.com/streamtwin/streamtwin/models/policy"
 	"github.com/streamtwin/streamtwin/models/scenario"
 	"github.com/streamtwin/streamtwin/results"
@@ -289,6 +290,28 @@ func TestCheckCapabilities(t *testing.T) {
 			"actions[1]":             "this live cluster cannot take a savepoint (it can: rescale, set_checkpoint_interval)"}},
 	}
 	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := Check(sc, pol, c.caps)
+			if fmt.Sprint(got) != fmt.Sprint(c.want) {
+				t.Errorf("got  %v\nwant %v", got, c.want)
+			}
+		})
+	}
+	// rescaling from a checkpoint needs a backend that can
+	sc = scenario.Scenario{}
+	sc.Job.Parallelism = 2
+	sc.Job.Rescale.Mode = flink.RescaleCheckpoint
+	savepointOnly := Everything("this live cluster")
+	savepointOnly.RescaleFromCheckpoint = false
+	for _, c := range []struct {
+		name string
+		caps Capabilities
+		want map[string]string
+	}{
+		{"the simulator rescales from a checkpoint", Everything("the simulator"), nil},
+		{"savepoint-only backend", savepointOnly, map[string]string{
+			"job.rescale.mode": "this live cluster cannot rescale from a checkpoint (the adaptive scheduler's way); use mode savepoint"}},
+	} {
 		t.Run(c.name, func(t *testing.T) {
 			got := Check(sc, pol, c.caps)
 			if fmt.Sprint(got) != fmt.Sprint(c.want) {

@@ -6,10 +6,12 @@ import (
 	"github.com/streamtwin/streamtwin/results"
 )
 
-// scheduleFirstCheckpoint starts the periodic trigger after a (re)start.
-// Flink's CheckpointCoordinator waits a random initial delay in
-// [min-pause, interval] so that jobs started together do not checkpoint in
-// lockstep.
+// scheduleFirstCheckpoint starts the periodic trigger when the job turns
+// RUNNING: at its start, at the end of a failover's restart delay and at a
+// resubmission (Flink's CheckpointCoordinatorDeActivator; the tasks are
+// still deploying and restoring then). Flink's CheckpointCoordinator waits a
+// random initial delay in [min-pause, interval] so that jobs started
+// together do not checkpoint in lockstep.
 func (j *Job) scheduleFirstCheckpoint() {
 	d := j.ci
 	if j.cfg.Checkpoint.InitialDelay == "random" {
@@ -34,6 +36,12 @@ func (j *Job) scheduleTrigger(at float64) {
 func (j *Job) triggerTick() {
 	now := j.env.Now()
 	j.scheduleTrigger(now + j.ci)
+	if j.state != StateRunning {
+		// Flink declines the trigger while tasks deploy or restore ("not all
+		// required tasks are currently running"): no checkpoint is created,
+		// and the next one is an interval later.
+		return
+	}
 	if len(j.inflight) >= j.cfg.Checkpoint.MaxConcurrent || now < j.lastComplete+float64(j.cfg.Checkpoint.MinPause) {
 		j.triggerDue = true
 	} else {
@@ -59,16 +67,25 @@ func (j *Job) triggerCheckpoint(savepoint bool) *checkpoint {
 		since := j.processed - j.processedAtLastCkpt
 		c.size = math.Min(state, since*j.graph.DeltaPerRecord())
 	}
-	align := float64(ck.Alignment)
+	align, drain := float64(ck.Alignment), 0.0
 	if j.in.Arrived(now)-j.topic.Consumed > lagEpsilon(j.topic.Consumed) || j.lambda > j.graph.Capacity(j.cpuShare()) {
-		align += float64(ck.InflightDrain) // backpressured: in-flight buffers drain before barriers align
+		drain = float64(ck.InflightDrain) // backpressured: in-flight buffers drain before barriers align
 	}
 	syncPhase := float64(ck.SyncBase) + state/float64(ck.SyncBandwidth)
 	async := float64(ck.AsyncBase) + c.size/float64(ck.UploadBandwidth)
-	c.duration = align + syncPhase + async
-	stall := align + syncPhase
+	c.duration = align + drain + syncPhase + async
+	stall := align + drain + syncPhase
 	if j.state == StateRunning {
-		j.stallEnd = math.Max(j.stallEnd, now+stall)
+		if ck.InflightBlock >= 1 {
+			j.stallEnd = math.Max(j.stallEnd, now+stall)
+		} else {
+			// The full stall (alignment, sync snapshot) first, then the
+			// drain at the unblocked share; the fluid model only needs
+			// how much of each interval is lost, not its order.
+			full := now + align + syncPhase
+			j.stallEnd = math.Max(j.stallEnd, full)
+			j.slowEnd = math.Max(j.slowEnd, full+drain)
+		}
 	}
 	j.lastTrigger = now
 	j.processedAtTrigger[c.id] = j.processed
@@ -180,5 +197,5 @@ func (j *Job) abortCheckpoints(reason string) {
 	}
 	j.nextTrigger.Cancel()
 	j.triggerDue = false
-	j.stallEnd = 0
+	j.stallEnd, j.slowEnd = 0, 0
 }

@@ -67,9 +67,13 @@ type CheckpointConfig struct {
 	Incremental  bool   `yaml:"incremental"` // RocksDB incremental checkpoints (Khaos: true)
 	// Alignment is how long barriers take to align when channels are not
 	// backpressured; under backpressure the in-flight buffers must drain
-	// first, which adds InflightDrain. Processing stalls while aligning.
+	// first, which adds InflightDrain. Processing stalls while aligning;
+	// while the in-flight buffers drain, InflightBlock of it stops (1, a
+	// full stall; an aligning subtask blocks only the input channels whose
+	// barrier has arrived, so with n channels about (n−1)/n of its input).
 	Alignment     sim.Duration `yaml:"alignment"`
 	InflightDrain sim.Duration `yaml:"inflight_drain"`
+	InflightBlock float64      `yaml:"inflight_block"`
 	// SyncBase + state/SyncBandwidth is the synchronous snapshot phase, during
 	// which the task threads are blocked.
 	SyncBase      sim.Duration  `yaml:"sync_base"`
@@ -138,10 +142,21 @@ type ClusterConfig struct {
 	// the job's main() and created the job graph.
 	Submit sim.Duration `yaml:"submit"`
 	// Warmup is how long a restored job takes to reach full capacity: it
-	// ramps linearly from zero (cold RocksDB block cache, JIT, Kafka fetch
-	// sessions), so it costs Warmup/2 of full-speed catch-up. 0: full
-	// capacity as soon as the tasks run (default).
+	// ramps linearly from WarmupStart of it (cold RocksDB block cache, the
+	// JIT of a restarted TaskManager JVM, Kafka fetch sessions), so it costs
+	// Warmup·(1 − WarmupStart)/2 of full-speed catch-up. 0: full capacity as
+	// soon as the tasks run (default).
 	Warmup sim.Duration `yaml:"warmup"`
+	// HostCPUPerRecord is the CPU that processes sharing the TaskManagers'
+	// hosts spend per input record: a load generator and a Kafka broker on
+	// the same machine, as on a laptop or the local live cluster. At input
+	// rate λ they take λ·HostCPUPerRecord of the TaskManagers' cores (the
+	// job keeps at least 5 % of them). 0: dedicated hosts (default).
+	HostCPUPerRecord sim.Duration `yaml:"host_cpu_per_record"`
+	// WarmupStart is the share of full capacity at the start of the ramp,
+	// in [0, 1) (default 0). A killed TaskManager comes back as a cold JVM
+	// while the others stay warm, so a job restarts well above zero.
+	WarmupStart float64 `yaml:"warmup_start"`
 }
 
 // LatencyConfig adds the parts of end-to-end latency that are not queueing
@@ -195,12 +210,55 @@ type JobConfig struct {
 	// CostScale multiplies every operator's cost: the one knob that moves
 	// a template's costs to your hardware (calibration fits it). 1: as listed.
 	CostScale  float64          `yaml:"cost_scale"`
+	Scaling    ScalingConfig    `yaml:"scaling"`
+	Rescale    RescaleConfig    `yaml:"rescale"`
 	Operators  []Operator       `yaml:"operators"`
 	Checkpoint CheckpointConfig `yaml:"checkpoint"`
 	Restart    RestartConfig    `yaml:"restart"`
 	Detection  DetectionConfig  `yaml:"detection"`
 	Cluster    ClusterConfig    `yaml:"cluster"`
 	Latency    LatencyConfig    `yaml:"latency"`
+}
+
+// ScalingConfig makes a job scale sublinearly with its parallelism p, by
+// Gunther's Universal Scalability Law: every record costs
+// 1 + Contention·(p − 1) + Coherency·p·(p − 1) times its cost at p = 1
+// (shuffles, serialisation, coordination), so the capacity is
+// p/(that) × the one-subtask capacity. Both 0: linear (default). The YSB
+// job of the Daedalus evaluation reached 40.7 k/s per TaskManager at 12
+// against 62 k/s at 1 (reference/autoscaling.md §3): Contention 0.0476.
+type ScalingConfig struct {
+	Contention float64 `yaml:"contention"`
+	Coherency  float64 `yaml:"coherency"`
+}
+
+// RescaleConfig is how a change of parallelism alone is carried out.
+type RescaleConfig struct {
+	// Mode "savepoint" (default): stop-with-savepoint and resubmit, as a
+	// CI change is; nothing is reprocessed. "checkpoint": the adaptive
+	// scheduler (reactive mode, or PUT /jobs/{id}/resource-requirements)
+	// restarts the job at the new parallelism from its latest completed
+	// checkpoint, so the input since then is read again.
+	Mode string `yaml:"mode"`
+	// UpDelay is, in checkpoint mode, how long after new TaskManagers have
+	// registered the scheduler waits before it restarts the job
+	// (jobmanager.adaptive-scheduler.resource-stabilization-timeout,
+	// Flink's default 10 s); DownDelay is how long after a scale-down is
+	// decided the restart begins (TaskManagers leave; 0 s default).
+	UpDelay   sim.Duration `yaml:"up_delay"`
+	DownDelay sim.Duration `yaml:"down_delay"`
+}
+
+// Rescale modes.
+const (
+	RescaleSavepoint  = "savepoint"
+	RescaleCheckpoint = "checkpoint"
+)
+
+// costFactor is the USL's per-record cost multiplier at parallelism p.
+func (s ScalingConfig) costFactor(p int) float64 {
+	q := float64(p)
+	return 1 + s.Contention*(q-1) + s.Coherency*q*(q-1)
 }
 
 // DefaultOperators is a generic keyed-window job: source → map → window →
@@ -227,11 +285,12 @@ func DefaultJob() JobConfig {
 		Checkpoint: CheckpointConfig{
 			Interval: 30, MinPause: 0, Timeout: 600, MaxConcurrent: 1,
 			InitialDelay: "random", Incremental: true,
-			Alignment: 0.05, InflightDrain: 1,
+			Alignment: 0.05, InflightDrain: 1, InflightBlock: 1,
 			SyncBase: 0.02, SyncBandwidth: 1 << 30,
 			AsyncBase: 0.5, UploadBandwidth: 100 << 20,
 			CPUOverhead: 0.05,
 		},
+		Rescale: RescaleConfig{Mode: RescaleSavepoint, UpDelay: 10, DownDelay: 0},
 		Restart: RestartConfig{
 			Strategy:       "exponential-delay",
 			InitialBackoff: 1, MaxBackoff: 60, BackoffMultiplier: 1.5, JitterFactor: 0.1,
@@ -264,6 +323,15 @@ func (c JobConfig) Validate() map[string]string {
 		e["max_parallelism"] = fmt.Sprintf("must be in 1..32768, got %d", c.MaxParallelism)
 	} else if c.Parallelism > c.MaxParallelism {
 		e["parallelism"] = fmt.Sprintf("%d is above max_parallelism %d; raise job.max_parallelism or lower the parallelism", c.Parallelism, c.MaxParallelism)
+	}
+	if m := c.Rescale.Mode; m != RescaleSavepoint && m != RescaleCheckpoint {
+		e["rescale.mode"] = fmt.Sprintf("must be %s or %s, got %q", RescaleSavepoint, RescaleCheckpoint, m)
+	}
+	if c.Rescale.UpDelay < 0 || c.Rescale.DownDelay < 0 {
+		e["rescale"] = "up_delay and down_delay must be ≥ 0s"
+	}
+	if sc := c.Scaling; !(sc.Contention >= 0 && sc.Contention <= 1) || !(sc.Coherency >= 0 && sc.Coherency <= 1) {
+		e["scaling"] = fmt.Sprintf("contention and coherency must be in [0, 1] (the Universal Scalability Law's σ and κ), got %g and %g", sc.Contention, sc.Coherency)
 	}
 	if !(c.CostScale > 0) || math.IsInf(c.CostScale, 0) {
 		e["cost_scale"] = fmt.Sprintf("must be a positive factor (1 = the operator costs as listed), got %g", c.CostScale)
@@ -375,6 +443,15 @@ func (c JobConfig) Validate() map[string]string {
 	}
 	if ck.InitialDelay != "random" && ck.InitialDelay != "interval" {
 		e["checkpoint.initial_delay"] = fmt.Sprintf("must be random or interval, got %q", ck.InitialDelay)
+	}
+	if !(c.Cluster.HostCPUPerRecord >= 0) {
+		e["cluster.host_cpu_per_record"] = fmt.Sprintf("must be ≥ 0 (CPU time per input record, e.g. 20us), got %v", c.Cluster.HostCPUPerRecord)
+	}
+	if w := c.Cluster.WarmupStart; !(w >= 0 && w < 1) {
+		e["cluster.warmup_start"] = fmt.Sprintf("must be in [0, 1) (the share of full capacity a restored job starts at), got %g", w)
+	}
+	if ck.InflightBlock < 0 || ck.InflightBlock > 1 {
+		e["checkpoint.inflight_block"] = fmt.Sprintf("must be in [0, 1] (the share of processing blocked while in-flight buffers drain), got %g", ck.InflightBlock)
 	}
 	if ck.CPUOverhead < 0 || ck.CPUOverhead >= 1 {
 		e["checkpoint.cpu_overhead"] = fmt.Sprintf("must be in [0, 1), got %g", ck.CPUOverhead)

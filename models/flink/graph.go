@@ -119,9 +119,11 @@ func BuildGraph(cfg JobConfig, p int, sourceShares func(int) []float64) (*Graph,
 				g.share[i][j] = 1 / float64(g.par[i])
 			}
 		case Hash:
+			// keys spread evenly over the key groups, and a subtask gets a
+			// contiguous range of them; the hot key's group is subtask 0's
 			h := op.HotKeyShare
-			for j := range g.share[i] {
-				g.share[i][j] = (1 - h) / float64(g.par[i])
+			for j, kg := range KeyGroups(g.par[i], cfg.MaxParallelism) {
+				g.share[i][j] = (1 - h) * float64(kg) / float64(cfg.MaxParallelism)
 			}
 			g.share[i][0] += h
 		}
@@ -164,7 +166,7 @@ func BuildGraph(cfg JobConfig, p int, sourceShares func(int) []float64) (*Graph,
 	for i := range g.tmCores {
 		g.tmCores[i] = cores
 	}
-	scale := cfg.CostScale
+	scale := cfg.CostScale * cfg.Scaling.costFactor(p)
 	g.capacity = math.Inf(1)
 	for c, ops := range g.chains {
 		head := ops[0]
@@ -191,6 +193,20 @@ func BuildGraph(cfg JobConfig, p int, sourceShares func(int) []float64) (*Graph,
 	return g, nil
 }
 
+// KeyGroups is how many of maxParallelism key groups each of p subtasks
+// owns: Flink's KeyGroupRangeAssignment gives subtask i the range
+// [⌈i·max/p⌉, ⌊((i+1)·max − 1)/p⌋], so when p does not divide max some
+// subtasks own one more group, and more of the keys.
+func KeyGroups(p, maxParallelism int) []int {
+	out := make([]int, p)
+	for i := range out {
+		start := (i*maxParallelism + p - 1) / p
+		end := ((i+1)*maxParallelism - 1) / p
+		out[i] = end - start + 1
+	}
+	return out
+}
+
 func (g *Graph) anyAllToAll() bool {
 	for _, h := range g.hops {
 		if h.allToAll {
@@ -209,6 +225,15 @@ func (g *Graph) TaskManagerOfSlot(slot, slotsPerTM int) int {
 // Capacity is the highest source rate (records/s) the bottleneck allows when
 // a fraction cpu of every core is available.
 func (g *Graph) Capacity(cpu float64) float64 { return g.capacity * cpu }
+
+// Cores is the CPU cores of the TaskManagers the job needs.
+func (g *Graph) Cores() float64 {
+	var c float64
+	for _, x := range g.tmCores {
+		c += x
+	}
+	return c
+}
 
 // OutputGain is sink records per source record.
 func (g *Graph) OutputGain() float64 { return g.outGain }

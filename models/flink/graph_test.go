@@ -79,3 +79,42 @@ func TestBufferDelay(t *testing.T) {
 		t.Errorf("full-buffer delay %v, want 32.768", d)
 	}
 }
+
+// TestKeyGroupsAndSublinearScaling by hand: 128 key groups over 12
+// subtasks give ranges of 11, 11, 10, … (8 of 11, 4 of 10). A hashed
+// window costing 10 µs per record, one slot and one core per TaskManager,
+// is then limited by a subtask with 11/128 of the keys: 1/(11/128 · 10 µs)
+// = 1,163,636 records/s, not the 1.2 M an even split gives. With the USL's
+// contention 0.0476 each record costs 1 + 0.0476·11 = 1.5236 times more.
+func TestKeyGroupsAndSublinearScaling(t *testing.T) {
+	kg := KeyGroups(12, 128)
+	sum := 0
+	for i, n := range kg {
+		sum += n
+		if want := []int{11, 11, 10}[i%3]; n != want {
+			t.Errorf("subtask %d owns %d key groups, want %d", i, n, want)
+		}
+	}
+	if sum != 128 {
+		t.Errorf("key groups sum to %d", sum)
+	}
+	for _, c := range []struct {
+		contention, capacity float64
+	}{{0, 1 / (11.0 / 128 * 10e-6)}, {0.0476, 1 / (11.0 / 128 * 10e-6 * 1.5236)}} {
+		cfg := DefaultJob()
+		cfg.Chaining = false
+		cfg.Operators = []Operator{
+			{Name: "source", Selectivity: 1, Partitioning: Forward},
+			{Name: "window", Cost: 10e-6, Selectivity: 1, Partitioning: Hash},
+		}
+		cfg.Cluster.Slots, cfg.Cluster.Cores = 1, 1
+		cfg.Scaling.Contention = c.contention
+		g, err := BuildGraph(cfg, 12, even)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(g.Capacity(1)-c.capacity) > 1e-6*c.capacity {
+			t.Errorf("contention %g: capacity %.0f, want %.0f", c.contention, g.Capacity(1), c.capacity)
+		}
+	}
+}

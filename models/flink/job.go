@@ -125,7 +125,8 @@ type Job struct {
 	// fluid state
 	t0        float64
 	lambda    float64
-	stallEnd  float64
+	stallEnd  float64 // processing stops until then (alignment, sync snapshot)
+	slowEnd   float64 // after stallEnd, runs at 1 − InflightBlock until then
 	warm      float64 // fraction of capacity reached since the last restore (1: warm)
 	asyncOn   int
 	processed float64
@@ -336,19 +337,39 @@ func (j *Job) setTaskManagers(n int) {
 
 func (j *Job) consuming() bool { return j.state == StateRunning }
 
+// cpuShare is the share of the TaskManagers' CPU the job's tasks get: less
+// the asynchronous checkpoint phase's overhead, and less what co-located
+// processes take for the input (cluster.host_cpu_per_record).
 func (j *Job) cpuShare() float64 {
+	s := 1.0
 	if j.asyncOn > 0 {
-		return 1 - j.cfg.Checkpoint.CPUOverhead
+		s = 1 - j.cfg.Checkpoint.CPUOverhead
 	}
-	return 1
+	if h := float64(j.cfg.Cluster.HostCPUPerRecord); h > 0 {
+		s *= math.Max(minHostShare, 1-j.lambda*h/j.graph.Cores())
+	}
+	return s
 }
+
+// minHostShare is the least CPU share co-located processes leave the job.
+const minHostShare = 0.05
 
 // capacity is the source rate the job can sustain right now.
 func (j *Job) capacity() float64 {
-	if !j.consuming() || j.env.Now() < j.stallEnd {
+	now := j.env.Now()
+	if !j.consuming() || now < j.stallEnd {
 		return 0
 	}
-	return j.graph.Capacity(j.cpuShare()) * j.warm
+	return j.graph.Capacity(j.cpuShare()) * j.warm * j.drainShare(now)
+}
+
+// drainShare is the share of capacity left at t while in-flight buffers
+// drain ahead of a backpressured checkpoint's barriers.
+func (j *Job) drainShare(t float64) float64 {
+	if t < j.slowEnd {
+		return 1 - j.cfg.Checkpoint.InflightBlock
+	}
+	return 1
 }
 
 // advance integrates the fluid state from t0 to now under the rates in
@@ -368,14 +389,17 @@ func (j *Job) advance() {
 			if t0 < j.stallEnd {
 				end = math.Min(now, j.stallEnd)
 			} else {
-				mu = j.graph.Capacity(j.cpuShare()) * j.warm
+				mu = j.graph.Capacity(j.cpuShare()) * j.warm * j.drainShare(t0)
+				if t0 < j.slowEnd {
+					end = math.Min(now, j.slowEnd)
+				}
 			}
 		}
 		switch {
 		case mu == 0:
 		case lag > 0 && mu > j.lambda:
 			x = mu
-			end = math.Min(now, t0+lag/(mu-j.lambda))
+			end = math.Min(end, t0+lag/(mu-j.lambda))
 			if len(j.pending) > 0 {
 				if target := j.pending[0].preLag; lag > target {
 					end = math.Min(end, t0+(lag-target)/(mu-j.lambda))

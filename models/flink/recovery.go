@@ -104,6 +104,7 @@ func (j *Job) detected(cause string) {
 	j.env.After(delay, func() {
 		if epoch == j.epoch {
 			j.event(results.Event{Kind: results.KindRestart, DurationS: f64(delay), Reason: j.cfg.Restart.Strategy})
+			j.scheduleFirstCheckpoint() // Flink: RESTARTING → RUNNING starts the checkpoint scheduler
 			j.deployWhenSlots()
 		}
 	})
@@ -198,7 +199,6 @@ func (j *Job) resume() {
 	}
 	j.resumeKind = results.KindRunning
 	j.warmUp()
-	j.scheduleFirstCheckpoint()
 	if q := j.queued; q != nil {
 		j.queued = nil
 		j.Reconfigure(q.ci, q.par, q.reason)
@@ -207,21 +207,23 @@ func (j *Job) resume() {
 
 // warmupSteps is how finely the warm-up ramp is cut into constant-capacity
 // pieces: the fluid model stays exact per piece, and midpoint levels keep
-// the lost work at exactly Warmup/2 of full capacity.
+// the lost work at exactly Warmup·(1 − WarmupStart)/2 of full capacity.
 const warmupSteps = 8
 
-// warmUp ramps the restored job's capacity from zero to full over
-// cluster.warmup; a new failure or stop (epoch change) abandons the ramp.
+// warmUp ramps the restored job's capacity from cluster.warmup_start of
+// full to full over cluster.warmup; a new failure or stop (epoch change)
+// abandons the ramp.
 func (j *Job) warmUp() {
 	w := float64(j.cfg.Cluster.Warmup)
 	if w <= 0 {
 		j.warm = 1
 		return
 	}
-	j.warm = 0.5 / warmupSteps
+	w0 := j.cfg.Cluster.WarmupStart
+	j.warm = w0 + (1-w0)*0.5/warmupSteps
 	epoch := j.epoch
 	for k := 1; k <= warmupSteps; k++ {
-		level := math.Min(1, (float64(k)+0.5)/warmupSteps)
+		level := math.Min(1, w0+(1-w0)*(float64(k)+0.5)/warmupSteps)
 		j.env.After(w*float64(k)/warmupSteps, func() {
 			if epoch == j.epoch {
 				j.advance()
@@ -260,6 +262,10 @@ func (j *Job) Reconfigure(ci float64, par int, reason string) error {
 	if err != nil {
 		return err
 	}
+	if j.cfg.Rescale.Mode == RescaleCheckpoint && ci == j.ci && par != j.par {
+		j.rescaleFromCheckpoint(g, reason)
+		return nil
+	}
 	j.advance()
 	now := j.env.Now()
 	lag := math.Max(0, j.in.Arrived(now)-j.topic.Consumed)
@@ -286,6 +292,7 @@ func (j *Job) Reconfigure(ci float64, par int, reason string) error {
 		epoch := j.epoch
 		j.env.After(float64(j.cfg.Cluster.Submit), func() {
 			if epoch == j.epoch {
+				j.scheduleFirstCheckpoint() // the new job is RUNNING once it is scheduled
 				j.deployWhenSlots()
 			}
 		})
@@ -301,6 +308,64 @@ func (j *Job) Reconfigure(ci float64, par int, reason string) error {
 	c := j.triggerCheckpoint(true)
 	c.offset = j.topic.Consumed
 	return nil
+}
+
+// rescaleFromCheckpoint is the adaptive scheduler's rescale (reactive
+// mode, or a changed resource requirement), from the job's latest
+// completed checkpoint: the input since then is read again. A scale-up
+// keeps the job running while the new TaskManagers start and register
+// and for rescale.up_delay more (resource stabilisation), then restarts
+// it: deploy and restore, the state redistributed over the new subtasks.
+// A scale-down takes the job down at once (the leaving TaskManagers'
+// tasks are cancelled) and deploys after rescale.down_delay. A failure
+// meanwhile abandons the rescale.
+func (j *Job) rescaleFromCheckpoint(g *Graph, reason string) {
+	restart := func(deployAfter float64) {
+		j.advance()
+		now := j.env.Now()
+		lag := math.Max(0, j.in.Arrived(now)-j.topic.Consumed)
+		j.epoch++
+		j.abortCheckpoints("job restarting to rescale")
+		j.state = StateRestarting
+		j.stopStart, j.downSince = now, now
+		j.pending = append(j.pending, pendingRecovery{start: now, preLag: lag, reason: "reconfiguration: " + reason})
+		j.par, j.graph = g.Parallelism, g
+		j.tmDirty = true
+		if g.TaskManagers < len(j.tms) {
+			j.setTaskManagers(max(g.TaskManagers, j.cfg.Cluster.TaskManagers))
+		}
+		j.place() // the old placement refers to the old graph
+		j.resumeKind, j.resumeReason = results.KindReconfigured, reason
+		epoch := j.epoch
+		j.env.After(deployAfter, func() {
+			if epoch == j.epoch {
+				j.scheduleFirstCheckpoint() // the new execution graph is RUNNING once scheduled
+				j.deployWhenSlots()
+			}
+		})
+	}
+	if g.Parallelism < j.par {
+		restart(float64(j.cfg.Rescale.DownDelay))
+		return
+	}
+	wait := float64(j.cfg.Rescale.UpDelay)
+	if g.TaskManagers > len(j.tms) {
+		first := len(j.tms)
+		j.setTaskManagers(g.TaskManagers)
+		for tm := first; tm < len(j.tms); tm++ {
+			tm := tm
+			j.tms[tm].restart = j.env.After(float64(j.cfg.Cluster.RestartDelay), func() { j.taskManagerUp(tm) })
+		}
+		wait += float64(j.cfg.Cluster.RestartDelay)
+	}
+	epoch := j.epoch
+	j.env.After(wait, func() {
+		if epoch != j.epoch || j.state != StateRunning {
+			j.event(results.Event{Kind: results.KindPolicyDecision, Reason: "rescale abandoned: the job failed before the new TaskManagers were ready"})
+			return
+		}
+		restart(0)
+	})
 }
 
 // TriggerSavepoint takes a savepoint while the job keeps running.

@@ -64,3 +64,17 @@ func BenchmarkDay30k(b *testing.B) { benchRun(b, benchScenario("30000/s", 4)) }
 
 // BenchmarkDay1M is run (b): the same at 1,000,000 records/s, parallelism 64.
 func BenchmarkDay1M(b *testing.B) { benchRun(b, benchScenario("1000000/s", 64)) }
+
+// BenchmarkHPA6h is issue 21's HPA run: 6 h of a sine load (5k–150k/s,
+// 3 h period) on the YSB job, rescaled by the HPA at 80 % between 1 and
+// 18 TaskManagers of one slot (goal: under 0.3 s).
+func BenchmarkHPA6h(b *testing.B) {
+	benchRun(b, `
+name: bench-hpa
+duration: 6h
+workload: {shape: sine, min: 5000/s, peak: 150000/s, period: 3h}
+kafka: {partitions: 12}
+job: {template: ysb, parallelism: 4, cluster: {slots: 1}}
+policy: {name: hpa, target: 0.8}
+`)
+}

@@ -3,6 +3,7 @@ package twin
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -169,19 +170,33 @@ func TestHeartbeatDetectionPhase(t *testing.T) {
 	}
 }
 
-func TestWarmupCostsHalfItsLengthAtFullCapacity(t *testing.T) {
-	job := strings.Replace(handJob, "submit: 2s}", "submit: 2s, warmup: 16s}", 1)
-	m, _ := runYAML(t, "duration: 5m\nworkload: {shape: constant, rate: 50000/s}\n"+job+
-		"faults:\n  - {at: 125s, taskmanager: 0}\n")
-	// As in TestCrashBacklogAndRecoveryTime the job runs again at 138 s with
-	// a 900k backlog. The 16 s linear ramp consumes 100k·16/2 = 800k while
-	// 800k arrive, so the backlog is still 900k at 154 s and drains at
-	// 50k/s in 18 s more: recovered at 172 s, 47 s after the fault.
-	rec := one(t, m, results.KindRecovered)
-	near(t, "recovery time", *rec.DurationS, 13+16+900000.0/50000, 1e-6)
-	near(t, "throughput in the first ramp step", m.at(139).Throughput, 100000*0.5/8, 1e-6)
-	near(t, "throughput at full capacity", m.at(160).Throughput, 100000, 1e-6)
-	near(t, "lag at the end of the ramp", m.at(154).Lag, 900000, 1e-3)
+// TestWarmupRamp: as in TestCrashBacklogAndRecoveryTime the job runs
+// again at 138 s with a 900k backlog, and its capacity ramps linearly over
+// 16 s from warmup_start of the full 100k/s. From 0 the ramp consumes
+// 100k·16/2 = 800k while 800k arrive, so the backlog is still 900k at 154 s
+// and drains at 50k/s in 18 s more: recovered at 172 s, 47 s after the
+// fault. From 0.5 it consumes 100k·16·0.75 = 1.2M: 500k are left at 154 s,
+// drained by 164 s, 39 s after the fault. The first of the 8 ramp steps
+// runs at its midpoint level.
+func TestWarmupRamp(t *testing.T) {
+	for _, c := range []struct {
+		start               string
+		recovery, firstStep float64
+		lagAtRampEnd        float64
+	}{
+		{"0", 13 + 16 + 900000.0/50000, 100000 * 0.5 / 8, 900000},
+		{"0.5", 13 + 16 + 500000.0/50000, 100000 * (0.5 + 0.5*0.5/8), 500000},
+	} {
+		t.Run("from-"+c.start, func(t *testing.T) {
+			job := strings.Replace(handJob, "submit: 2s}", "submit: 2s, warmup: 16s, warmup_start: "+c.start+"}", 1)
+			m, _ := runYAML(t, "duration: 5m\nworkload: {shape: constant, rate: 50000/s}\n"+job+
+				"faults:\n  - {at: 125s, taskmanager: 0}\n")
+			near(t, "recovery time", *one(t, m, results.KindRecovered).DurationS, c.recovery, 1e-6)
+			near(t, "throughput in the first ramp step", m.at(139).Throughput, c.firstStep, 1e-6)
+			near(t, "throughput at full capacity", m.at(158).Throughput, 100000, 1e-6)
+			near(t, "lag at the end of the ramp", m.at(154).Lag, c.lagAtRampEnd, 1e-3)
+		})
+	}
 }
 
 func TestCheckpointIntervalChangeBySavepointAndResubmit(t *testing.T) {
@@ -202,7 +217,8 @@ func TestCheckpointIntervalChangeBySavepointAndResubmit(t *testing.T) {
 	near(t, "records processed", float64(sum.RecordsProcessed), 50000*300, 1) // nothing read twice
 	near(t, "CI before", m.at(99).CheckpointIntervalS, 10, 0)
 	near(t, "CI after", m.at(200).CheckpointIntervalS, 20, 0)
-	// the new job checkpoints every 20 s from its start at 105.5 s
+	// the new job checkpoints every 20 s from when it turns RUNNING, once
+	// submitted at 102.5 s (its tasks then deploy and restore until 105.5 s)
 	var after []float64
 	for _, e := range m.kind(results.KindCheckpointCompleted) {
 		if e.TimeS > 105.5 {
@@ -212,8 +228,42 @@ func TestCheckpointIntervalChangeBySavepointAndResubmit(t *testing.T) {
 	if len(after) < 2 {
 		t.Fatalf("no checkpoints after the resubmit")
 	}
-	near(t, "first checkpoint after resubmit", after[0], 105.5+20+0.5, 1e-6)
+	near(t, "first checkpoint after resubmit", after[0], 102.5+20+0.5, 1e-6)
 	near(t, "spacing", after[1]-after[0], 20, 1e-6)
+}
+
+// TestRescaleFromCheckpoint: the adaptive scheduler's rescale, by hand.
+// 50k/s into 2 partitions, 10 µs per record per subtask, one slot and core
+// per TaskManager: 100k/s at parallelism 1, 200k/s at 2. Checkpoints every
+// 10 s from the start (initial_delay: interval), 0.5 s each.
+// Up at 105 s: TaskManager 1 registers at 115 s, the scheduler waits 10 s
+// more (up_delay), the job goes down at 125 s and restarts from the
+// checkpoint of 120 s: deploy 2 s + restore 1 s, RUNNING at 128 s with
+// 50k·8 s = 400k to read, gone at the spare 150k/s after 2.667 s.
+// Down at 203 s: down at once, from the checkpoint the new job took at
+// 195 s (its schedule restarted at 125 s), RUNNING at 206 s with 550k,
+// read at the spare 50k/s in 11 s: 14 s after the decision.
+func TestRescaleFromCheckpoint(t *testing.T) {
+	job := strings.Replace(handJob, "partitions: 1", "partitions: 2", 1)
+	job = strings.Replace(job, "  restart:", "  rescale: {mode: checkpoint, up_delay: 10s}\n  restart:", 1)
+	m, sum := runYAML(t, "duration: 5m\nworkload: {shape: constant, rate: 50000/s}\n"+job+
+		"actions:\n  - {at: 105s, parallelism: 2}\n  - {at: 203s, parallelism: 1}\n")
+	rc := m.kind(results.KindReconfigured)
+	rec := m.kind(results.KindRecovered)
+	if len(rc) != 2 || len(rec) != 2 {
+		t.Fatalf("%d reconfigurations, %d recoveries; want 2 and 2", len(rc), len(rec))
+	}
+	near(t, "up: running at", rc[0].TimeS, 128, 1e-9)
+	near(t, "up: downtime", *rc[0].DurationS, 3, 1e-9)
+	near(t, "up: backlog", *rc[0].Value, 400000, 1e-3)
+	near(t, "up: recovered, from the restart", *rec[0].DurationS, 3+400000.0/150000, 1e-6)
+	near(t, "down: running at", rc[1].TimeS, 206, 1e-9)
+	near(t, "down: backlog", *rc[1].Value, 550000, 1e-3)
+	near(t, "down: recovered", *rec[1].DurationS, 14, 1e-6)
+	near(t, "parallelism in between", float64(m.at(150).Parallelism), 2, 0)
+	near(t, "parallelism after", float64(m.at(250).Parallelism), 1, 0)
+	// the 5 s since 120 s and the 8 s since 195 s are read twice
+	near(t, "records processed", float64(sum.RecordsProcessed), 50000*(300+5+8), 1)
 }
 
 func TestHotKeyMakesItsSubtaskTheBottleneck(t *testing.T) {
@@ -251,28 +301,41 @@ job:
 // sources read backlog waits for the backpressured in-flight buffers before
 // its barriers align (inflight_drain), and processing stalls meanwhile. The
 // fault at 123 s loses the 3 s since the checkpoint at 120 s (CI 5 s and
-// 10 s alike); detected 124 s, restart 126 s, TaskManager back 133 s, deploy
-// and restore 3 s: RUNNING at 136 s, down 13 s, with a backlog of 50k·16 s
-// that drains at 50k/s by 152 s. A stall of 1 s at full capacity leaves
-// 100k records unread, which take 2 s to drain at the spare 50k/s: each
-// backpressured checkpoint costs capacity/(capacity − input) = 2 s. The
-// first checkpoint comes one CI after the restart. CI 10 s: the one at
-// 146 s stalls, the one at 156 s finds no backlog: 13 + 16 + 2 = 31 s.
-// CI 5 s: 141, 146 and 151 s stall, so the drain ends at 158 s, after the
-// next at 156 s, which stalls too: 13 + 16 + 4·2 = 37 s. Without the drain:
-// 29 s. So the recovery grows as the CI shrinks and with the load.
+// 10 s alike); detected 124 s, restart delay 2.5 s, TaskManager back 133 s,
+// deploy and restore 3 s: RUNNING at 136 s, down 13 s, with a backlog of
+// 50k·16 s that drains at 50k/s by 152 s. The checkpoint scheduler restarts
+// when the restart delay ends (126.5 s), as Flink's does when the job turns
+// RUNNING again, and declines triggers until the tasks run. A stall of 1 s
+// at full capacity leaves 100k records unread, which take 2 s to drain at
+// the spare 50k/s: each backpressured checkpoint costs
+// capacity/(capacity − input) = 2 s. CI 10 s: 136.5 and 146.5 s stall, 156.5
+// s finds no backlog: 13 + 16 + 2·2 = 33 s. CI 5 s: 131.5 s is declined
+// (restoring); 136.5 … 161.5 s stall, as each pushes the drain past the next:
+// 13 + 16 + 6·2 = 41 s. Without the drain: 29 s. With inflight_block 0.5 the
+// second of draining runs at 50k/s, the input: 1 s each, 13 + 16 + 2 = 31 s.
+// So the recovery grows as the CI shrinks and with the load.
 func TestCheckpointsDuringCatchUpStall(t *testing.T) {
 	for _, c := range []struct {
-		ci, drain string
-		recovery  float64
-	}{{"10s", "1s", 31}, {"5s", "1s", 37}, {"5s", "0s", 29}} {
-		t.Run(c.ci+"-drain-"+c.drain, func(t *testing.T) {
-			job := strings.Replace(handJob, "inflight_drain: 0s", "inflight_drain: "+c.drain, 1)
+		ci, drain, block string
+		recovery         float64
+	}{{"10s", "1s", "1", 33}, {"5s", "1s", "1", 41}, {"5s", "0s", "1", 29}, {"10s", "1s", "0.5", 31}} {
+		t.Run(c.ci+"-drain-"+c.drain+"-block-"+c.block, func(t *testing.T) {
+			job := strings.Replace(handJob, "inflight_drain: 0s", "inflight_drain: "+c.drain+"\n    inflight_block: "+c.block, 1)
 			job = strings.Replace(job, "interval: 10s", "interval: "+c.ci, 1)
+			job = strings.Replace(job, "delay: 2s", "delay: 2.5s", 1)
 			m, _ := runYAML(t, "duration: 5m\nworkload: {shape: constant, rate: 50000/s}\n"+job+
 				"faults:\n  - {at: 123s, taskmanager: 0}\n")
 			near(t, "running at", one(t, m, results.KindRunning).TimeS, 136, 1e-9)
 			near(t, "recovery time", *one(t, m, results.KindRecovered).DurationS, c.recovery, 1e-6)
+			// the first checkpoint after the fault is the one triggered at
+			// 136.5 s, which takes the drain and the 0.5 s async phase
+			drain, _ := strconv.ParseFloat(strings.TrimSuffix(c.drain, "s"), 64)
+			for _, e := range m.kind(results.KindCheckpointCompleted) {
+				if e.TimeS > 123 {
+					near(t, "first checkpoint after the fault", e.TimeS, 136.5+drain+0.5, 1e-9)
+					break
+				}
+			}
 		})
 	}
 }
@@ -312,5 +375,22 @@ func TestWindowStateGrowsWithTheRate(t *testing.T) {
 				"faults:\n  - {at: 125s, taskmanager: 0}\n")
 			near(t, "running at", one(t, m, results.KindRunning).TimeS, c.running, 1e-6)
 		})
+	}
+}
+
+// TestHostLoadTakesCapacity: processes on the TaskManagers' hosts spend
+// 5 µs of CPU per input record. The job (10 µs per record on one core)
+// keeps 1 − 50k·5 µs = 75 % of its core at 50k/s: 75k/s of capacity; at
+// 100k/s it keeps half, 50k/s, and the lag grows by 50k every second.
+func TestHostLoadTakesCapacity(t *testing.T) {
+	job := strings.Replace(handJob, "submit: 2s}", "submit: 2s, host_cpu_per_record: 5us}", 1)
+	for _, c := range []struct {
+		rate      string
+		capacity  float64
+		lagGrowth float64
+	}{{"50000/s", 75000, 0}, {"100000/s", 50000, 50000}} {
+		m, _ := runYAML(t, "duration: 2m\nworkload: {shape: constant, rate: "+c.rate+"}\n"+job)
+		near(t, c.rate+": capacity", m.at(60).Capacity, c.capacity, 1e-6)
+		near(t, c.rate+": lag growth", m.at(61).Lag-m.at(60).Lag, c.lagGrowth, 1e-3)
 	}
 }
