@@ -124,7 +124,7 @@ calibration: build
 # the event-time p99.
 calibration-live: build
 	$(BIN) calibrate --scenario scenarios/live-traffic.yaml --measured scenarios/measured/live-traffic-failures.csv \
-		--fit cost_scale,warmup,host_cpu_per_record,latency_base --holdout 20s --cv ci --replications 10 --latency p99 \
+		--fit cost_scale,warmup,deploy,latency_base --holdout 20s --cv ci --replications 10 --latency p99 \
 		--out scenarios/live-traffic-calibrated.yaml
 
 # Live mode: the Java jobs, then the cluster's own test (its ports are

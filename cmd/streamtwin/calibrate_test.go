@@ -110,12 +110,12 @@ func TestCalibrateKhaosYSBLeaveIntervalsOut(t *testing.T) {
 // TestCalibrateLiveTrafficLeaveIntervalOut fits the project's own measured
 // job (make live-traffic-profile: the live traffic-monitoring job at 4 loads
 // × 3 kills per CI, the CIs interleaved) on CI 10 s and 40 s and predicts CI
-// 20 s, and leaves each CI out once, as make calibration-live does with one
-// seed. It asserts what holds: the twin beats Khaos's OLS held out and both
-// baselines across the folds, and predicts the event-time p99 within 25 %
-// (the windows' staleness sets it). On CI 20 s, between the fitted CIs, the
-// two-parameter closed form is better (10.5 % against 11.5 %); the test logs
-// it (docs/calibration.md).
+// 20 s, and leaves each CI out once, as make calibration-live does
+// (predictions are means over 10 seeds). The twin must beat the closed form
+// and Khaos's OLS held out and across the folds, and predict the
+// event-time p99 within 25 % (the windows' staleness sets it). The margin
+// over the closed form on CI 20 s is thin: 10.2 against 10.5 %, and 11.7 %
+// with one seed per point (docs/calibration.md).
 func TestCalibrateLiveTrafficLeaveIntervalOut(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a full fit; make test runs it")
@@ -123,8 +123,8 @@ func TestCalibrateLiveTrafficLeaveIntervalOut(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "cal.yaml")
 	stdout, stderr, code, _ := runCLI(t, "calibrate", "--scenario", "../../scenarios/live-traffic.yaml",
-		"--measured", "../../scenarios/measured/live-traffic-failures.csv", "--fit", "cost_scale,warmup,host_cpu_per_record,latency_base",
-		"--holdout", "20s", "--cv", "ci", "--latency", "p99", "--out", out)
+		"--measured", "../../scenarios/measured/live-traffic-failures.csv", "--fit", "cost_scale,warmup,deploy,latency_base",
+		"--holdout", "20s", "--cv", "ci", "--replications", "10", "--latency", "p99", "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
 	}
@@ -134,8 +134,9 @@ func TestCalibrateLiveTrafficLeaveIntervalOut(t *testing.T) {
 	h, cv := rep.HeldOut, rep.CV
 	t.Logf("held out: recovery MAPE twin %.1f %%, closed form %.1f %%, Khaos OLS %.1f %%", h.MAPE, h.ClosedForm, h.OLS)
 	t.Logf("leave-one-CI-out: twin %.1f %%, closed form %.1f %%, Khaos OLS %.1f %%", cv.Twin.Mean, cv.ClosedForm.Mean, cv.OLS.Mean)
-	if h.N != 12 || !(h.MAPE < h.OLS) {
-		t.Errorf("held out: %d points; twin %.1f %%, OLS %.1f %%; want 12, the twin below the OLS", h.N, h.MAPE, h.OLS)
+	if h.N != 12 || !(h.MAPE < h.ClosedForm && h.MAPE < h.OLS) {
+		t.Errorf("held out: %d points; twin %.1f %%, closed form %.1f %%, OLS %.1f %%; want 12, the twin below both",
+			h.N, h.MAPE, h.ClosedForm, h.OLS)
 	}
 	if !(cv.Twin.Mean < cv.ClosedForm.Mean && cv.Twin.Mean < cv.OLS.Mean) {
 		t.Errorf("leave-one-CI-out: twin %.1f %%, closed form %.1f %%, OLS %.1f %%; want the twin below both",
