@@ -266,14 +266,7 @@ func (j *Job) Reconfigure(ci float64, par int, reason string) error {
 		j.rescaleFromCheckpoint(g, reason)
 		return nil
 	}
-	j.advance()
-	now := j.env.Now()
-	lag := math.Max(0, j.in.Arrived(now)-j.topic.Consumed)
-	j.epoch++
-	j.abortCheckpoints("job stopping with savepoint")
-	j.state = StateStopping
-	j.stopStart, j.downSince = now, now
-	j.pending = append(j.pending, pendingRecovery{start: now, preLag: lag, reason: "reconfiguration: " + reason})
+	j.takeDown(StateStopping, "job stopping with savepoint", reason)
 	j.savepointReason = reason
 	j.onSavepoint = func(c *checkpoint) {
 		j.advance()
@@ -297,14 +290,7 @@ func (j *Job) Reconfigure(ci float64, par int, reason string) error {
 			}
 		})
 	}
-	if g.TaskManagers > len(j.tms) {
-		first := len(j.tms)
-		j.setTaskManagers(g.TaskManagers)
-		for tm := first; tm < len(j.tms); tm++ {
-			tm := tm
-			j.tms[tm].restart = j.env.After(float64(j.cfg.Cluster.RestartDelay), func() { j.taskManagerUp(tm) })
-		}
-	}
+	j.growTaskManagers(g.TaskManagers)
 	c := j.triggerCheckpoint(true)
 	c.offset = j.topic.Consumed
 	return nil
@@ -321,14 +307,7 @@ func (j *Job) Reconfigure(ci float64, par int, reason string) error {
 // meanwhile abandons the rescale.
 func (j *Job) rescaleFromCheckpoint(g *Graph, reason string) {
 	restart := func(deployAfter float64) {
-		j.advance()
-		now := j.env.Now()
-		lag := math.Max(0, j.in.Arrived(now)-j.topic.Consumed)
-		j.epoch++
-		j.abortCheckpoints("job restarting to rescale")
-		j.state = StateRestarting
-		j.stopStart, j.downSince = now, now
-		j.pending = append(j.pending, pendingRecovery{start: now, preLag: lag, reason: "reconfiguration: " + reason})
+		j.takeDown(StateRestarting, "job restarting to rescale", reason)
 		j.par, j.graph = g.Parallelism, g
 		j.tmDirty = true
 		if g.TaskManagers < len(j.tms) {
@@ -349,13 +328,7 @@ func (j *Job) rescaleFromCheckpoint(g *Graph, reason string) {
 		return
 	}
 	wait := float64(j.cfg.Rescale.UpDelay)
-	if g.TaskManagers > len(j.tms) {
-		first := len(j.tms)
-		j.setTaskManagers(g.TaskManagers)
-		for tm := first; tm < len(j.tms); tm++ {
-			tm := tm
-			j.tms[tm].restart = j.env.After(float64(j.cfg.Cluster.RestartDelay), func() { j.taskManagerUp(tm) })
-		}
+	if j.growTaskManagers(g.TaskManagers) {
 		wait += float64(j.cfg.Cluster.RestartDelay)
 	}
 	epoch := j.epoch
@@ -366,6 +339,33 @@ func (j *Job) rescaleFromCheckpoint(g *Graph, reason string) {
 		}
 		restart(0)
 	})
+}
+
+// takeDown stops the running job for a reconfiguration: its checkpoints
+// are aborted and a recovery starts that ends once the backlog is read.
+func (j *Job) takeDown(state, abortReason, reason string) {
+	j.advance()
+	now := j.env.Now()
+	lag := math.Max(0, j.in.Arrived(now)-j.topic.Consumed)
+	j.epoch++
+	j.abortCheckpoints(abortReason)
+	j.state = state
+	j.stopStart, j.downSince = now, now
+	j.pending = append(j.pending, pendingRecovery{start: now, preLag: lag, reason: "reconfiguration: " + reason})
+}
+
+// growTaskManagers starts TaskManagers up to n; they register after
+// cluster.restart_delay. It reports whether it started any.
+func (j *Job) growTaskManagers(n int) bool {
+	first := len(j.tms)
+	if n <= first {
+		return false
+	}
+	j.setTaskManagers(n)
+	for tm := first; tm < len(j.tms); tm++ {
+		j.tms[tm].restart = j.env.After(float64(j.cfg.Cluster.RestartDelay), func() { j.taskManagerUp(tm) })
+	}
+	return true
 }
 
 // TriggerSavepoint takes a savepoint while the job keeps running.
