@@ -34,6 +34,7 @@ type Graph struct {
 	tasks       []task
 	tmCost      []float64 // Σ task cost per TaskManager
 	tmCores     []float64
+	cores       float64 // Σ tmCores
 	outGain     float64 // sink output records per source record
 	capacity    float64 // max source records/s at full CPU
 	hops        []hop   // network edges, for buffer-timeout latency
@@ -166,6 +167,7 @@ func BuildGraph(cfg JobConfig, p int, sourceShares func(int) []float64) (*Graph,
 	for i := range g.tmCores {
 		g.tmCores[i] = cores
 	}
+	g.cores = cores * float64(len(g.tmCores))
 	scale := cfg.CostScale * cfg.Scaling.costFactor(p)
 	g.capacity = math.Inf(1)
 	for c, ops := range g.chains {
@@ -227,13 +229,7 @@ func (g *Graph) TaskManagerOfSlot(slot, slotsPerTM int) int {
 func (g *Graph) Capacity(cpu float64) float64 { return g.capacity * cpu }
 
 // Cores is the CPU cores of the TaskManagers the job needs.
-func (g *Graph) Cores() float64 {
-	var c float64
-	for _, x := range g.tmCores {
-		c += x
-	}
-	return c
-}
+func (g *Graph) Cores() float64 { return g.cores }
 
 // OutputGain is sink records per source record.
 func (g *Graph) OutputGain() float64 { return g.outGain }

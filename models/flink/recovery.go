@@ -273,22 +273,9 @@ func (j *Job) Reconfigure(ci float64, par int, reason string) error {
 		j.state = StateStopped
 		j.restoreAt = c.offset
 		j.topic.Committed = c.offset
-		j.ci, j.par, j.graph = ci, par, g
-		j.tmDirty = true
-		// grow the cluster first (new TaskManagers take restart_delay to
-		// register), shrink it once the old job is gone
-		if g.TaskManagers < len(j.tms) {
-			j.setTaskManagers(max(g.TaskManagers, j.cfg.Cluster.TaskManagers))
-		}
-		j.place() // the old placement refers to the old graph
-		j.resumeKind, j.resumeReason = results.KindReconfigured, reason
-		epoch := j.epoch
-		j.env.After(float64(j.cfg.Cluster.Submit), func() {
-			if epoch == j.epoch {
-				j.scheduleFirstCheckpoint() // the new job is RUNNING once it is scheduled
-				j.deployWhenSlots()
-			}
-		})
+		j.ci = ci
+		j.adopt(g)
+		j.runAgainAfter(float64(j.cfg.Cluster.Submit), reason) // the resubmitted job
 	}
 	j.growTaskManagers(g.TaskManagers)
 	c := j.triggerCheckpoint(true)
@@ -308,20 +295,8 @@ func (j *Job) Reconfigure(ci float64, par int, reason string) error {
 func (j *Job) rescaleFromCheckpoint(g *Graph, reason string) {
 	restart := func(deployAfter float64) {
 		j.takeDown(StateRestarting, "job restarting to rescale", reason)
-		j.par, j.graph = g.Parallelism, g
-		j.tmDirty = true
-		if g.TaskManagers < len(j.tms) {
-			j.setTaskManagers(max(g.TaskManagers, j.cfg.Cluster.TaskManagers))
-		}
-		j.place() // the old placement refers to the old graph
-		j.resumeKind, j.resumeReason = results.KindReconfigured, reason
-		epoch := j.epoch
-		j.env.After(deployAfter, func() {
-			if epoch == j.epoch {
-				j.scheduleFirstCheckpoint() // the new execution graph is RUNNING once scheduled
-				j.deployWhenSlots()
-			}
-		})
+		j.adopt(g)
+		j.runAgainAfter(deployAfter, reason) // the new execution graph
 	}
 	if g.Parallelism < j.par {
 		restart(float64(j.cfg.Rescale.DownDelay))
@@ -352,6 +327,32 @@ func (j *Job) takeDown(state, abortReason, reason string) {
 	j.state = state
 	j.stopStart, j.downSince = now, now
 	j.pending = append(j.pending, pendingRecovery{start: now, preLag: lag, reason: "reconfiguration: " + reason})
+}
+
+// adopt makes g the graph the job restarts with: the cluster shrinks to
+// what it needs (it grew before, as new TaskManagers take restart_delay to
+// register) and the subtasks are placed anew.
+func (j *Job) adopt(g *Graph) {
+	j.par, j.graph = g.Parallelism, g
+	j.tmDirty = true
+	if g.TaskManagers < len(j.tms) {
+		j.setTaskManagers(max(g.TaskManagers, j.cfg.Cluster.TaskManagers))
+	}
+	j.place() // the old placement refers to the old graph
+}
+
+// runAgainAfter turns the reconfigured job RUNNING after d: its checkpoint
+// scheduler starts then (Flink's job is RUNNING once scheduled) and its
+// tasks deploy as soon as slots are there. A failure meanwhile cancels it.
+func (j *Job) runAgainAfter(d float64, reason string) {
+	j.resumeKind, j.resumeReason = results.KindReconfigured, reason
+	epoch := j.epoch
+	j.env.After(d, func() {
+		if epoch == j.epoch {
+			j.scheduleFirstCheckpoint()
+			j.deployWhenSlots()
+		}
+	})
 }
 
 // growTaskManagers starts TaskManagers up to n; they register after
