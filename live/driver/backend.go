@@ -23,6 +23,8 @@ func Capabilities(ctx context.Context, env Env) (control.Capabilities, error) {
 	caps := control.Everything("this live cluster")
 	// the driver rescales by stop-with-savepoint and resubmission only
 	caps.RescaleFromCheckpoint = false
+	// the sampler reads job-level metrics only
+	caps.Detail = false
 	if env.Cluster == nil {
 		caps.Backend = "an external cluster"
 		caps.Faults, caps.NoFaultsWhy = false, "its TaskManagers are not ours to kill; use a local cluster (streamtwin live up, --dir)"
@@ -54,6 +56,10 @@ func (r *run) Fail(err error) {
 	}
 	r.stop()
 }
+
+// Detail is never called: Capabilities.Detail is false, so a policy that
+// reads per-TaskManager metrics is refused before the run.
+func (r *run) Detail() results.Detail { return results.Detail{} }
 
 // Status is the job as the last sample saw it.
 func (r *run) Status() policy.JobStatus {

@@ -27,11 +27,14 @@ type Capabilities struct {
 	// scheduler's way (job.rescale.mode: checkpoint), not only by
 	// stop-with-savepoint and resubmission.
 	RescaleFromCheckpoint bool
+	// Detail: the backend measures per-TaskManager and per-operator metrics
+	// (results.Detail) for a policy.DetailUser.
+	Detail bool
 }
 
 // Everything is the simulator's capabilities: every action and fault.
 func Everything(backend string) Capabilities {
-	return Capabilities{Backend: backend, Faults: true, RescaleFromCheckpoint: true, Actions: map[policy.ActionKind]bool{
+	return Capabilities{Backend: backend, Faults: true, RescaleFromCheckpoint: true, Detail: true, Actions: map[policy.ActionKind]bool{
 		policy.SetCheckpointInterval: true, policy.Rescale: true, policy.TriggerSavepoint: true}}
 }
 
@@ -81,6 +84,9 @@ func Check(sc scenario.Scenario, pol policy.Policy, caps Capabilities) map[strin
 				out["policy.name"] = fmt.Sprintf("policy %s needs to %s, which %s cannot", pol.Name(), describe(k), caps.Backend)
 			}
 		}
+	}
+	if d, ok := pol.(policy.DetailUser); ok && d.UsesDetail() && !caps.Detail {
+		out["policy.name"] = fmt.Sprintf("policy %s reads per-TaskManager and per-operator metrics, which %s does not measure", pol.Name(), caps.Backend)
 	}
 	if len(out) == 0 {
 		return nil

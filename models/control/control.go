@@ -45,6 +45,11 @@ type Backend interface {
 	Reconfigure(ci float64, par int, reason string) error
 	TriggerSavepoint(reason string) error
 
+	// Detail is the per-TaskManager and per-operator metrics of the latest
+	// sample; only called for a policy.DetailUser, on a backend whose
+	// Capabilities.Detail is true.
+	Detail() results.Detail
+
 	// Record writes an event of the run; Fail ends the run with err.
 	Record(results.Event)
 	Fail(err error)
@@ -66,6 +71,8 @@ type Controller struct {
 	// slides back, so the policy gets a contiguous slice without a copy per
 	// Step.
 	window    []results.Sample
+	detail    []results.Detail // parallel to window, for a policy.DetailUser
+	useDetail bool
 	windowLen int
 	aligned   []scenario.ScheduledFault // armed, waiting for a checkpoint to align to
 }
@@ -76,7 +83,11 @@ func New(b Backend, pol policy.Policy, sched *scenario.Schedule) *Controller {
 	if w, ok := pol.(policy.WindowUser); ok {
 		n = max(1, w.WindowSamples())
 	}
-	return &Controller{b: b, pol: pol, sched: sched, windowLen: n, window: make([]results.Sample, 0, 2*n)}
+	c := &Controller{b: b, pol: pol, sched: sched, windowLen: n, window: make([]results.Sample, 0, 2*n)}
+	if d, ok := pol.(policy.DetailUser); ok && d.UsesDetail() {
+		c.useDetail, c.detail = true, make([]results.Detail, 0, 2*n)
+	}
+	return c
 }
 
 // WindowLength is how many samples the policy sees.
@@ -97,14 +108,25 @@ func (c *Controller) Start() {
 func (c *Controller) Observe(s results.Sample) {
 	if len(c.window) == 2*c.windowLen {
 		c.window = c.window[:copy(c.window, c.window[c.windowLen:])]
+		if c.useDetail {
+			c.detail = c.detail[:copy(c.detail, c.detail[c.windowLen:])]
+		}
 	}
 	c.window = append(c.window, s)
+	if c.useDetail {
+		c.detail = append(c.detail, c.b.Detail())
+	}
 }
 
 // Observation is what the policy sees now. Window is only valid until the
 // next Observe.
 func (c *Controller) Observation() policy.Observation {
-	return policy.Observation{Window: c.window[max(0, len(c.window)-c.windowLen):], Job: c.b.Status()}
+	from := max(0, len(c.window)-c.windowLen)
+	o := policy.Observation{Window: c.window[from:], Job: c.b.Status()}
+	if c.useDetail {
+		o.Detail = c.detail[from:]
+	}
+	return o
 }
 
 func (c *Controller) step() {

@@ -30,7 +30,8 @@ type fake struct {
 	par     int
 	ops     []string
 	events  []results.Event
-	refuse  error // Reconfigure's answer
+	refuse  error          // Reconfigure's answer
+	detail  results.Detail // what Detail returns
 	failed  error
 	started bool
 }
@@ -57,6 +58,8 @@ func (f *fake) Start() {
 	f.started = true
 	f.Every(1, 1, func() { f.ctl.Observe(results.Sample{TimeS: f.now, Throughput: f.now}) })
 }
+func (f *fake) Detail() results.Detail { return f.detail }
+
 func (f *fake) Status() policy.JobStatus {
 	return policy.JobStatus{State: "RUNNING", Parallelism: f.par, CheckpointInterval: time.Duration(f.ci * float64(time.Second))}
 }
@@ -318,5 +321,40 @@ func TestCheckCapabilities(t *testing.T) {
 				t.Errorf("got  %v\nwant %v", got, c.want)
 			}
 		})
+	}
+}
+
+type detailed struct{ windowed }
+
+func (detailed) UsesDetail() bool { return true }
+
+// A policy that reads per-TaskManager metrics gets one Detail per sample,
+// aligned with its window across the window's slide, and is refused by a
+// backend that does not measure them.
+func TestDetailWindow(t *testing.T) {
+	f := &fake{due: math.NaN(), ci: 30, par: 2}
+	pol := detailed{windowed{&scripted{period: time.Hour, window: 3}}}
+	f.ctl = New(f, pol, &scenario.Schedule{})
+	for i := 1; i <= 8; i++ {
+		f.detail = results.Detail{TaskManagers: []results.TaskManagerSample{{Index: 0, CPUBusy: float64(i) / 10}}}
+		f.ctl.Observe(results.Sample{TimeS: float64(i)})
+	}
+	o := f.ctl.Observation()
+	if len(o.Detail) != len(o.Window) || len(o.Window) != 3 {
+		t.Fatalf("window %d samples, detail %d; want 3 and 3", len(o.Window), len(o.Detail))
+	}
+	for i, s := range o.Window {
+		if got := o.Detail[i].TaskManagers[0].CPUBusy; got != s.TimeS/10 {
+			t.Errorf("sample at %gs carries the detail of CPU %g, want %g", s.TimeS, got, s.TimeS/10)
+		}
+	}
+	if o := New(f, pol.scripted, &scenario.Schedule{}).Observation(); o.Detail != nil {
+		t.Errorf("a policy that is no DetailUser got detail %v", o.Detail)
+	}
+	caps := Everything("this live cluster")
+	caps.Detail = false
+	want := map[string]string{"policy.name": "policy scripted reads per-TaskManager and per-operator metrics, which this live cluster does not measure"}
+	if got := Check(scenario.Scenario{}, pol, caps); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("got  %v\nwant %v", got, want)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+
+	"github.com/streamtwin/streamtwin/results"
 )
 
 // task is one subtask of a chain: the unit that owns a thread.
@@ -39,6 +41,11 @@ type Graph struct {
 	capacity    float64 // max source records/s at full CPU
 	hops        []hop   // network edges, for buffer-timeout latency
 	distributed bool    // some network edge crosses TaskManagers
+	// For Detail: each task's TaskManager, and each TaskManager's share of
+	// the source throughput.
+	taskTM      []int
+	sourceShare []float64
+	keyGroups   int
 }
 
 type hop struct {
@@ -189,11 +196,60 @@ func BuildGraph(cfg JobConfig, p int, sourceShares func(int) []float64) (*Graph,
 			g.capacity = math.Min(g.capacity, g.tmCores[tm]/c)
 		}
 	}
+	g.detailRates(slots)
+	g.keyGroups = cfg.MaxParallelism
 	// A network edge crosses TaskManagers when its channels connect subtasks
 	// in different slots that live on different TaskManagers.
 	g.distributed = g.Hosting > 1 && len(g.hops) > 0 && g.anyAllToAll()
 	return g, nil
 }
+
+// detailRates fills sourceShare and each task's TaskManager, for Detail.
+func (g *Graph) detailRates(slots int) {
+	g.taskTM = make([]int, len(g.tasks))
+	g.sourceShare = make([]float64, g.TaskManagers)
+	for k, t := range g.tasks {
+		g.taskTM[k] = g.TaskManagerOfSlot(t.slot, slots)
+	}
+	for j, sh := range g.share[0] {
+		g.sourceShare[g.TaskManagerOfSlot(j, slots)] += sh
+	}
+}
+
+// OperatorDetail is the operators' metrics at mean source throughput x
+// (records/s). A subtask's thread counts as busy while it works or waits
+// for a core (Flink's busy time is what is neither idle nor
+// backpressured), and it gets what its TaskManager's other threads leave,
+// at most one core: busy = x·cost / min(1, cores − x·(TaskManager cost −
+// cost)). Without contention that is x·cost; once the TaskManager
+// saturates, every thread on it reads 1.
+func (g *Graph) OperatorDetail(x float64) []results.OperatorSample {
+	busy := make([]float64, len(g.ops))
+	for k, t := range g.tasks {
+		tm := g.taskTM[k]
+		b := 1.0
+		if free := math.Min(1, g.tmCores[tm]-x*(g.tmCost[tm]-t.cost)); x*t.cost < free {
+			b = x * t.cost / free
+		}
+		for _, o := range g.chains[t.chain] {
+			busy[o] = math.Max(busy[o], b)
+		}
+	}
+	out := make([]results.OperatorSample, len(g.ops))
+	for i, op := range g.ops {
+		in := x * g.gain[i]
+		out[i] = results.OperatorSample{Name: op.Name, Parallelism: g.par[i], Source: i == 0, InputRate: in,
+			OutputRate: in * op.Selectivity, BusyMax: busy[i]}
+		if op.Partitioning == Hash {
+			out[i].KeyGroups = g.keyGroups
+		}
+	}
+	return out
+}
+
+// SourceShare is the share of the source throughput that graph TaskManager
+// tm's source subtasks read.
+func (g *Graph) SourceShare(tm int) float64 { return g.sourceShare[tm] }
 
 // KeyGroups is how many of maxParallelism key groups each of p subtasks
 // owns: Flink's KeyGroupRangeAssignment gives subtask i the range

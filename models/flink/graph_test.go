@@ -118,3 +118,44 @@ func TestKeyGroupsAndSublinearScaling(t *testing.T) {
 		}
 	}
 }
+
+// Detail by hand: source 10 µs → sink 20 µs, p = 2 on two 1-core
+// TaskManagers, chaining off. Each TaskManager runs a source thread (½ ·
+// 10 = 5 µs per source record) and a sink thread (10 µs): 15 µs.
+func TestOperatorDetailByHand(t *testing.T) {
+	cfg := DefaultJob()
+	cfg.Chaining = false
+	cfg.Cluster.Slots, cfg.Cluster.Cores = 1, 1
+	cfg.Operators = []Operator{
+		{Name: "source", Cost: 10e-6, Selectivity: 1, Partitioning: Forward},
+		{Name: "sink", Cost: 20e-6, Selectivity: 0.5, Partitioning: Forward},
+	}
+	g, err := BuildGraph(cfg, 2, even)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		x, sourceBusy, sinkBusy float64
+	}{
+		// 20k/s: source 0.1 of a core, sink 0.2; each gets what the other leaves
+		{20000, 0.1 / (1 - 0.2), 0.2 / (1 - 0.1)},
+		// 1/15 µs: the TaskManagers saturate, every thread reads busy
+		{1 / 15e-6, 1, 1},
+		{0, 0, 0},
+	}
+	for _, c := range cases {
+		d := g.OperatorDetail(c.x)
+		if math.Abs(d[0].BusyMax-c.sourceBusy) > 1e-9 || math.Abs(d[1].BusyMax-c.sinkBusy) > 1e-9 {
+			t.Errorf("x %g: busy %g and %g, want %g and %g", c.x, d[0].BusyMax, d[1].BusyMax, c.sourceBusy, c.sinkBusy)
+		}
+		if d[0].InputRate != c.x || d[1].InputRate != c.x || d[1].OutputRate != c.x/2 || !d[0].Source || d[1].Source {
+			t.Errorf("x %g: rates %+v", c.x, d)
+		}
+	}
+	if g.SourceShare(0) != 0.5 || g.SourceShare(1) != 0.5 {
+		t.Errorf("source shares %g, %g; want ½ each", g.SourceShare(0), g.SourceShare(1))
+	}
+	if got := 20000 * g.TaskManagerBusy(0, 1); math.Abs(got-0.3) > 1e-12 {
+		t.Errorf("TaskManager CPU at 20k/s %g, want 0.3", got)
+	}
+}

@@ -167,6 +167,7 @@ type Job struct {
 	// interval accumulators
 	sStart, sArrived, sConsumed, sOutput, sBackpressure float64
 	sXdt, sOverheadDt                                   float64 // ∫x dt and ∫overhead dt over the interval
+	lastX, lastOverhead                                 float64 // their means over the last closed interval, for Detail
 	// live TaskManagers: count, how many host tasks, Σ and max of their
 	// CPU seconds per source record per core; refreshed when tmDirty
 	tmAlive, tmHosting   int
@@ -302,6 +303,28 @@ func (j *Job) Status() Status {
 	}
 	return Status{State: j.state, RunningSince: j.runningSince, Parallelism: j.par, CheckpointInterval: j.ci,
 		NextCheckpointDue: due, LastCheckpoint: j.lastCkpt, Restarts: j.restarts, Faults: j.faults, TaskManagers: alive}
+}
+
+// Detail is the per-TaskManager and per-operator metrics of the last closed
+// metric interval (the one of the latest Sample), on the same model as the
+// Sample's CPU columns.
+func (j *Job) Detail() results.Detail {
+	var d results.Detail
+	for tm := range j.tms {
+		if !j.tms[tm].alive {
+			continue
+		}
+		ts := results.TaskManagerSample{Index: tm}
+		if g := j.tms[tm].hosts; g >= 0 && j.graph != nil {
+			ts.CPUBusy = math.Min(1, j.lastX*j.graph.TaskManagerBusy(g, 1)+j.lastOverhead)
+			ts.SourceThroughput = j.lastX * j.graph.SourceShare(g)
+		}
+		d.TaskManagers = append(d.TaskManagers, ts)
+	}
+	if j.graph != nil {
+		d.Operators = j.graph.OperatorDetail(j.lastX)
+	}
+	return d
 }
 
 // refreshTaskManagers recomputes the live-TaskManager sums sample uses.
@@ -525,6 +548,7 @@ func (j *Job) sample() {
 	if j.tmHosting > 0 {
 		s.CPUBusyMax = math.Min(1, (j.sXdt*j.tmCostMax+j.sOverheadDt)/dt)
 	}
+	j.lastX, j.lastOverhead = j.sXdt/dt, j.sOverheadDt/dt
 	j.sXdt, j.sOverheadDt = 0, 0
 	j.rec.Sample(s)
 	j.sStart, j.sArrived, j.sConsumed, j.sOutput, j.sBackpressure = now, arrived, 0, 0, 0

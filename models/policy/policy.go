@@ -27,7 +27,18 @@ type Policy interface {
 // the Step call: a policy that keeps history copies what it needs.
 type Observation struct {
 	Window []results.Sample
+	// Detail holds the per-TaskManager and per-operator metrics of each
+	// sample of Window (Detail[i] goes with Window[i]); nil unless the policy
+	// is a DetailUser.
+	Detail []results.Detail
 	Job    JobStatus
+}
+
+// DetailUser is implemented by a policy that reads per-TaskManager or
+// per-operator metrics (Observation.Detail). A backend that cannot measure
+// them refuses the policy before the run starts.
+type DetailUser interface {
+	UsesDetail() bool
 }
 
 // JobStatus is the controller's view of the job.

@@ -192,6 +192,8 @@ func (b *backend) Fail(err error) {
 	}
 }
 
+func (b *backend) Detail() results.Detail { return b.job.Detail() }
+
 func (b *backend) Status() policy.JobStatus {
 	st := b.job.Status()
 	js := policy.JobStatus{State: st.State, Parallelism: st.Parallelism, CheckpointInterval: dur(st.CheckpointInterval),
