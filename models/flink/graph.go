@@ -217,19 +217,21 @@ func (g *Graph) detailRates(slots int) {
 }
 
 // OperatorDetail is the operators' metrics at mean source throughput x
-// (records/s). A subtask's thread counts as busy while it works or waits
+// (records/s) while the tasks are busy with the work of source rate busyX
+// (x, unless a checkpoint stalled the sources while the tasks drained
+// in-flight records). A subtask's thread counts as busy while it works or waits
 // for a core (Flink's busy time is what is neither idle nor
 // backpressured), and it gets what its TaskManager's other threads leave,
 // at most one core: busy = x·cost / min(1, cores − x·(TaskManager cost −
 // cost)). Without contention that is x·cost; once the TaskManager
 // saturates, every thread on it reads 1.
-func (g *Graph) OperatorDetail(x float64) []results.OperatorSample {
+func (g *Graph) OperatorDetail(x, busyX float64) []results.OperatorSample {
 	busy := make([]float64, len(g.ops))
 	for k, t := range g.tasks {
 		tm := g.taskTM[k]
 		b := 1.0
-		if free := math.Min(1, g.tmCores[tm]-x*(g.tmCost[tm]-t.cost)); x*t.cost < free {
-			b = x * t.cost / free
+		if free := math.Min(1, g.tmCores[tm]-busyX*(g.tmCost[tm]-t.cost)); busyX*t.cost < free {
+			b = busyX * t.cost / free
 		}
 		for _, o := range g.chains[t.chain] {
 			busy[o] = math.Max(busy[o], b)

@@ -144,7 +144,7 @@ func TestOperatorDetailByHand(t *testing.T) {
 		{0, 0, 0},
 	}
 	for _, c := range cases {
-		d := g.OperatorDetail(c.x)
+		d := g.OperatorDetail(c.x, c.x)
 		if math.Abs(d[0].BusyMax-c.sourceBusy) > 1e-9 || math.Abs(d[1].BusyMax-c.sinkBusy) > 1e-9 {
 			t.Errorf("x %g: busy %g and %g, want %g and %g", c.x, d[0].BusyMax, d[1].BusyMax, c.sourceBusy, c.sinkBusy)
 		}

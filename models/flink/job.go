@@ -125,9 +125,10 @@ type Job struct {
 	// fluid state
 	t0        float64
 	lambda    float64
-	stallEnd  float64 // processing stops until then (alignment, sync snapshot)
-	slowEnd   float64 // after stallEnd, runs at 1 − InflightBlock until then
-	warm      float64 // fraction of capacity reached since the last restore (1: warm)
+	scaleUp   *scaleUp // a rescale from a checkpoint waiting for TaskManagers
+	stallEnd  float64  // processing stops until then (alignment, sync snapshot)
+	slowEnd   float64  // after stallEnd, runs at 1 − InflightBlock until then
+	warm      float64  // fraction of capacity reached since the last restore (1: warm)
 	asyncOn   int
 	processed float64
 	replayed  float64 // records read again after restores (rewinds to a checkpoint)
@@ -166,8 +167,11 @@ type Job struct {
 
 	// interval accumulators
 	sStart, sArrived, sConsumed, sOutput, sBackpressure float64
-	sXdt, sOverheadDt                                   float64 // ∫x dt and ∫overhead dt over the interval
-	lastX, lastOverhead                                 float64 // their means over the last closed interval, for Detail
+	// ∫ dt over the interval of the source rate the tasks are busy with (x,
+	// or the capacity while a backpressured checkpoint stalls the sources)
+	// and of the checkpoint overhead
+	sBusyXdt, sOverheadDt          float64
+	lastX, lastBusyX, lastOverhead float64 // the last closed interval's mean x, busy rate and overhead, for Detail
 	// live TaskManagers: count, how many host tasks, Σ and max of their
 	// CPU seconds per source record per core; refreshed when tmDirty
 	tmAlive, tmHosting   int
@@ -316,13 +320,14 @@ func (j *Job) Detail() results.Detail {
 		}
 		ts := results.TaskManagerSample{Index: tm}
 		if g := j.tms[tm].hosts; g >= 0 && j.graph != nil {
-			ts.CPUBusy = math.Min(1, j.lastX*j.graph.TaskManagerBusy(g, 1)+j.lastOverhead)
+			ts.CPUBusy = math.Min(1, j.lastBusyX*j.graph.TaskManagerBusy(g, 1)+j.lastOverhead)
 			ts.SourceThroughput = j.lastX * j.graph.SourceShare(g)
 		}
 		d.TaskManagers = append(d.TaskManagers, ts)
 	}
 	if j.graph != nil {
-		d.Operators = j.graph.OperatorDetail(j.lastX)
+		d.Operators = j.graph.OperatorDetail(j.lastX, j.lastBusyX)
+		d.Operators[0].Partitions = len(j.topic.Shares)
 	}
 	return d
 }
@@ -406,15 +411,23 @@ func (j *Job) advance() {
 		if lag < lagEpsilon(arrived) {
 			lag = 0
 		}
-		mu := 0.0
+		mu, stallBusy := 0.0, 0.0
 		x, end := 0.0, now
 		if j.consuming() {
 			if t0 < j.stallEnd {
 				end = math.Min(now, j.stallEnd)
+				if lag > 0 {
+					// backpressured: the sources wait, but the tasks stay
+					// busy with the in-flight records ahead of the barriers
+					stallBusy = j.graph.Capacity(j.cpuShare()) * j.warm
+				}
 			} else {
 				mu = j.graph.Capacity(j.cpuShare()) * j.warm * j.drainShare(t0)
 				if t0 < j.slowEnd {
 					end = math.Min(now, j.slowEnd)
+					if lag > 0 { // the blocked share drains in-flight records
+						stallBusy = j.graph.Capacity(j.cpuShare()) * j.warm * j.cfg.Checkpoint.InflightBlock
+					}
 				}
 			}
 		}
@@ -442,6 +455,7 @@ func (j *Job) advance() {
 			}
 		}
 		j.segment(t0, end, x, mu, lag > 0 || j.lambda > mu && x == mu)
+		j.sBusyXdt += stallBusy * (end - t0)
 		j.t0 = end
 		if len(j.pending) > 0 && j.consuming() {
 			arrivedEnd := j.in.Arrived(end)
@@ -474,7 +488,7 @@ func (j *Job) segment(a, b, x, mu float64, throttled bool) {
 	// Busy time is linear in x (x never exceeds the capacity, so no
 	// TaskManager passes 100 %): integrate x and the checkpoint overhead once
 	// and split them over TaskManagers when the interval closes.
-	j.sXdt += x * dt
+	j.sBusyXdt += x * dt
 	if j.asyncOn > 0 && x > 0 {
 		j.sOverheadDt += j.cfg.Checkpoint.CPUOverhead * dt
 	}
@@ -543,13 +557,13 @@ func (j *Job) sample() {
 	if j.tmAlive > 0 {
 		// busy is linear in ∫x dt (see segment), so the sums over live
 		// TaskManagers are kept per graph instead of looping every second
-		s.CPUBusyMean = math.Min(1, (j.sXdt*j.tmCostSum+float64(j.tmHosting)*j.sOverheadDt)/dt/float64(j.tmAlive))
+		s.CPUBusyMean = math.Min(1, (j.sBusyXdt*j.tmCostSum+float64(j.tmHosting)*j.sOverheadDt)/dt/float64(j.tmAlive))
 	}
 	if j.tmHosting > 0 {
-		s.CPUBusyMax = math.Min(1, (j.sXdt*j.tmCostMax+j.sOverheadDt)/dt)
+		s.CPUBusyMax = math.Min(1, (j.sBusyXdt*j.tmCostMax+j.sOverheadDt)/dt)
 	}
-	j.lastX, j.lastOverhead = j.sXdt/dt, j.sOverheadDt/dt
-	j.sXdt, j.sOverheadDt = 0, 0
+	j.lastX, j.lastBusyX, j.lastOverhead = j.sConsumed/dt, j.sBusyXdt/dt, j.sOverheadDt/dt
+	j.sBusyXdt, j.sOverheadDt = 0, 0
 	j.rec.Sample(s)
 	j.sStart, j.sArrived, j.sConsumed, j.sOutput, j.sBackpressure = now, arrived, 0, 0, 0
 	j.segs = j.segs[:0]

@@ -262,7 +262,7 @@ func (j *Job) Reconfigure(ci float64, par int, reason string) error {
 	if err != nil {
 		return err
 	}
-	if j.cfg.Rescale.Mode == RescaleCheckpoint && ci == j.ci && par != j.par {
+	if j.cfg.Rescale.Mode == RescaleCheckpoint && ci == j.ci && (par != j.par || j.scaleUp != nil) {
 		j.rescaleFromCheckpoint(g, reason)
 		return nil
 	}
@@ -291,29 +291,50 @@ func (j *Job) Reconfigure(ci float64, par int, reason string) error {
 // it: deploy and restore, the state redistributed over the new subtasks.
 // A scale-down takes the job down at once (the leaving TaskManagers'
 // tasks are cancelled) and deploys after rescale.down_delay. A failure
-// meanwhile abandons the rescale.
+// meanwhile abandons the rescale. A new requirement while a scale-up waits
+// replaces its target, as the adaptive scheduler acts on the latest one.
 func (j *Job) rescaleFromCheckpoint(g *Graph, reason string) {
-	restart := func(deployAfter float64) {
+	restart := func(g *Graph, deployAfter float64, reason string) {
 		j.takeDown(StateRestarting, "job restarting to rescale", reason)
 		j.adopt(g)
 		j.runAgainAfter(deployAfter, reason) // the new execution graph
 	}
-	if g.Parallelism < j.par {
-		restart(float64(j.cfg.Rescale.DownDelay))
+	if g.Parallelism < j.par || j.scaleUp != nil && g.Parallelism == j.par {
+		j.scaleUp = nil
+		if g.Parallelism < j.par {
+			restart(g, float64(j.cfg.Rescale.DownDelay), reason)
+		}
+		return
+	}
+	if j.scaleUp != nil {
+		j.growTaskManagers(g.TaskManagers)
+		j.scaleUp.g, j.scaleUp.reason = g, reason
 		return
 	}
 	wait := float64(j.cfg.Rescale.UpDelay)
 	if j.growTaskManagers(g.TaskManagers) {
 		wait += float64(j.cfg.Cluster.RestartDelay)
 	}
+	up := &scaleUp{g: g, reason: reason}
+	j.scaleUp = up
 	epoch := j.epoch
 	j.env.After(wait, func() {
+		if j.scaleUp != up {
+			return // replaced by a scale-down or cancelled
+		}
+		j.scaleUp = nil
 		if epoch != j.epoch || j.state != StateRunning {
 			j.event(results.Event{Kind: results.KindPolicyDecision, Reason: "rescale abandoned: the job failed before the new TaskManagers were ready"})
 			return
 		}
-		restart(0)
+		restart(up.g, 0, up.reason)
 	})
+}
+
+// scaleUp is a scale-up from a checkpoint waiting for its TaskManagers.
+type scaleUp struct {
+	g      *Graph
+	reason string
 }
 
 // takeDown stops the running job for a reconfiguration: its checkpoints

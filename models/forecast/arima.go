@@ -128,6 +128,33 @@ func (m *ARIMA) Forecast(h int) []float64 {
 	return f
 }
 
+// Extend appends observations y to the series the model forecasts from,
+// keeping its parameters: each is differenced d times and its residual
+// filtered through the fitted ARMA, so Forecast continues from the latest
+// observation (statsmodels' append without refit).
+func (m *ARIMA) Extend(y ...float64) {
+	for _, v := range y {
+		for k := range m.D {
+			v, m.tails[k] = v-m.tails[k], v
+		}
+		t := len(m.w)
+		m.w = append(m.w, v)
+		e := 0.0
+		if t >= m.P {
+			e = v
+			for i, a := range m.AR {
+				e -= a * m.w[t-1-i]
+			}
+			for j, b := range m.MA {
+				if t-1-j >= 0 {
+					e -= b * m.resid[t-1-j]
+				}
+			}
+		}
+		m.resid = append(m.resid, e)
+	}
+}
+
 // css fills e with the conditional residuals of w under (ar, ma) and returns
 // their sum of squares; e_t = 0 for t < p and for the pre-sample MA lags.
 func css(w, ar, ma, e []float64) float64 {

@@ -238,3 +238,29 @@ func TestTransformRoundTrip(t *testing.T) {
 		t.Error("encode accepted the non-invertible MA (1−z)²")
 	}
 }
+
+// Extending a model is the same as having fitted its parameters to the
+// whole series: the same differences, residuals and forecast.
+func TestExtendContinuesTheSeries(t *testing.T) {
+	y := make([]float64, 300)
+	for i := range y {
+		y[i] = 1000 + 3*float64(i) + 50*math.Sin(float64(i)/7) + 10*math.Cos(float64(i*i)/13)
+	}
+	m, err := FitARIMA(y[:200], 2, 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Extend(y[200:]...)
+	whole := &ARIMA{P: 2, D: 1, Q: 1, AR: m.AR, MA: m.MA, tails: []float64{y[299]}}
+	for i := 1; i < len(y); i++ {
+		whole.w = append(whole.w, y[i]-y[i-1])
+	}
+	whole.resid = make([]float64, len(whole.w))
+	css(whole.w, whole.AR, whole.MA, whole.resid)
+	a, b := m.Forecast(30), whole.Forecast(30)
+	for k := range a {
+		if math.Abs(a[k]-b[k]) > 1e-9*math.Abs(b[k]) {
+			t.Fatalf("step %d: extended %v, whole %v", k, a[k], b[k])
+		}
+	}
+}

@@ -246,8 +246,15 @@ func TestCheckpointIntervalChangeBySavepointAndResubmit(t *testing.T) {
 func TestRescaleFromCheckpoint(t *testing.T) {
 	job := strings.Replace(handJob, "partitions: 1", "partitions: 2", 1)
 	job = strings.Replace(job, "  restart:", "  rescale: {mode: checkpoint, up_delay: 10s}\n  restart:", 1)
+	for _, twice := range []string{"", "  - {at: 110s, parallelism: 2}\n"} {
+		// asking again while the scale-up waits for its TaskManagers changes nothing
+		rescaleFromCheckpoint(t, job, twice)
+	}
+}
+
+func rescaleFromCheckpoint(t *testing.T, job, extra string) {
 	m, sum := runYAML(t, "duration: 5m\nworkload: {shape: constant, rate: 50000/s}\n"+job+
-		"actions:\n  - {at: 105s, parallelism: 2}\n  - {at: 203s, parallelism: 1}\n")
+		"actions:\n  - {at: 105s, parallelism: 2}\n"+extra+"  - {at: 203s, parallelism: 1}\n")
 	rc := m.kind(results.KindReconfigured)
 	rec := m.kind(results.KindRecovered)
 	if len(rc) != 2 || len(rec) != 2 {
@@ -327,6 +334,9 @@ func TestCheckpointsDuringCatchUpStall(t *testing.T) {
 				"faults:\n  - {at: 123s, taskmanager: 0}\n")
 			near(t, "running at", one(t, m, results.KindRunning).TimeS, 136, 1e-9)
 			near(t, "recovery time", *one(t, m, results.KindRecovered).DurationS, c.recovery, 1e-6)
+			// while a checkpoint stalls the catch-up the tasks drain in-flight
+			// records: the CPU stays where the catch-up keeps it
+			near(t, "CPU in a stalled second", m.at(137).CPUBusyMax, m.at(141).CPUBusyMax, 1e-9)
 			// the first checkpoint after the fault is the one triggered at
 			// 136.5 s, which takes the drain and the 0.5 s async phase
 			drain, _ := strconv.ParseFloat(strings.TrimSuffix(c.drain, "s"), 64)

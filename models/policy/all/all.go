@@ -1,6 +1,7 @@
 package all
 
 import (
+	_ "github.com/streamtwin/streamtwin/models/policy/daedalus"
 	_ "github.com/streamtwin/streamtwin/models/policy/hpa"
 	_ "github.com/streamtwin/streamtwin/models/policy/khaos"
 	_ "github.com/streamtwin/streamtwin/models/policy/optimal"
