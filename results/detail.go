@@ -31,9 +31,10 @@ type OperatorSample struct {
 	// BusyMax is the busiest subtask's busy fraction, 0..1
 	// (busyTimeMsPerSecond / 1000, aggregated by MAX as the autoscaler does).
 	BusyMax float64
+	// Keyed: the operator's input is hash-partitioned over its
+	// MaxParallelism key groups.
+	Keyed          bool
+	MaxParallelism int
 	// Partitions is the Kafka partitions a source reads; 0 for others.
 	Partitions int
-	// KeyGroups is the key groups (max parallelism) a hashed vertex spreads
-	// its keys over; 0 for others.
-	KeyGroups int
 }

@@ -43,9 +43,9 @@ type Graph struct {
 	distributed bool    // some network edge crosses TaskManagers
 	// For Detail: each task's TaskManager, and each TaskManager's share of
 	// the source throughput.
-	taskTM      []int
-	sourceShare []float64
-	keyGroups   int
+	taskTM         []int
+	sourceShare    []float64
+	maxParallelism int
 }
 
 type hop struct {
@@ -197,7 +197,7 @@ func BuildGraph(cfg JobConfig, p int, sourceShares func(int) []float64) (*Graph,
 		}
 	}
 	g.detailRates(slots)
-	g.keyGroups = cfg.MaxParallelism
+	g.maxParallelism = cfg.MaxParallelism
 	// A network edge crosses TaskManagers when its channels connect subtasks
 	// in different slots that live on different TaskManagers.
 	g.distributed = g.Hosting > 1 && len(g.hops) > 0 && g.anyAllToAll()
@@ -241,10 +241,7 @@ func (g *Graph) OperatorDetail(x, busyX float64) []results.OperatorSample {
 	for i, op := range g.ops {
 		in := x * g.gain[i]
 		out[i] = results.OperatorSample{Name: op.Name, Parallelism: g.par[i], Source: i == 0, InputRate: in,
-			OutputRate: in * op.Selectivity, BusyMax: busy[i]}
-		if op.Partitioning == Hash {
-			out[i].KeyGroups = g.keyGroups
-		}
+			OutputRate: in * op.Selectivity, BusyMax: busy[i], Keyed: op.Partitioning == Hash, MaxParallelism: g.maxParallelism}
 	}
 	return out
 }

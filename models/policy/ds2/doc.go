@@ -1,12 +1,8 @@
 // Package ds2 is DS2 (Kalavri et al., OSDI 2018; reference/autoscaling.md
-// §5): the optimal parallelism of every operator from its true processing
-// rate (records per unit of useful time), walking the dataflow in
-// topological order and propagating the rates the new parallelisms would
-// output.
-//
-// So far it holds the decision as a pure function; it is not yet a
-// registered policy: that needs per-operator true rates in the observation
-// (issue 21).
-//
-// It imports nothing of streamtwin.
+// §5), registered as the policy `ds2`: the optimal parallelism of every
+// operator from its true processing rate (records per unit of useful time,
+// measured as busy time, as the Flink autoscaler approximates it), walking
+// the dataflow in topological order and propagating the rates the new
+// parallelisms would output. The job runs the largest of them (one
+// parallelism for all operators, as Flink's reactive mode gives).
 package ds2

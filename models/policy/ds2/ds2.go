@@ -19,10 +19,14 @@ type Operator struct {
 }
 
 // Parallelisms is DS2's scaling policy: in topological order (inputs
-// before an operator), π_i = ⌈(1 + factor) · Σ_{j ∈ inputs(i)} λ̂_o[j] /
-// (λ_p[i] / p_i)⌉, a source's input being its TargetRate, and λ̂_o[i] =
-// λ_o[i] · π_i / p_i (linear, no skew). factor is scaling_factor (0 by
-// default).
+// before an operator), π*_i = (1 + factor) · Σ_{j ∈ inputs(i)} λ̂_o[j] /
+// (λ_p[i] / p_i) and π_i = ⌈π*_i⌉, a source's input being its TargetRate,
+// and λ̂_o[i] = λ_o[i] · π*_i / p_i (linear, no skew). The output
+// propagates the optimum before rounding up: λ_o/λ_p is the operator's
+// selectivity, so λ̂_o is its input times its selectivity, where the
+// rounded π_i would pass each operator's spare capacity downstream as if it
+// were load (at low load every operator would look saturated). factor is
+// scaling_factor (0 by default).
 func Parallelisms(ops []Operator, factor float64) ([]int, error) {
 	out := make([]int, len(ops))
 	optOut := make([]float64, len(ops))
@@ -41,8 +45,9 @@ func Parallelisms(ops []Operator, factor float64) ([]int, error) {
 			}
 		}
 		perInstance := op.TrueProcessingRate / float64(op.Parallelism)
-		out[i] = max(1, int(math.Ceil((1+factor)*in/perInstance-1e-9)))
-		optOut[i] = op.TrueOutputRate * float64(out[i]) / float64(op.Parallelism)
+		opt := (1 + factor) * in / perInstance
+		out[i] = max(1, int(math.Ceil(opt-1e-9)))
+		optOut[i] = op.TrueOutputRate * opt / float64(op.Parallelism)
 	}
 	return out, nil
 }

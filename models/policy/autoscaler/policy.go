@@ -1,0 +1,260 @@
+package autoscaler
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"github.com/goccy/go-yaml/ast"
+
+	"github.com/streamtwin/streamtwin/models/policy"
+	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/sim"
+)
+
+// Name is the policy's scenario name.
+const Name = "flink-autoscaler"
+
+// Settings is the policy section: every job.autoscaler.* key of
+// reference/autoscaling.md §4.4 that shapes a scaling decision, in
+// snake_case, with the operator's default.
+type Settings struct {
+	Name string `yaml:"name"`
+	// Interval is the operator's reconcile loop
+	// (kubernetes.operator.reconcile.interval, 60 s; the standalone
+	// autoscaler's control-loop.interval is 10 s).
+	Interval                  sim.Duration `yaml:"interval"`
+	StabilizationInterval     sim.Duration `yaml:"stabilization_interval"`      // 5 min: metrics ignored after a (re)start
+	MetricsWindow             sim.Duration `yaml:"metrics_window"`              // 15 min: collected before any scaling
+	TargetUtilization         float64      `yaml:"target_utilization"`          // 0.7
+	TargetUtilizationBoundary float64      `yaml:"target_utilization_boundary"` // 0.3
+	ScaleDownInterval         sim.Duration `yaml:"scale_down_interval"`         // 1 h
+	ScaleDownMaxFactor        float64      `yaml:"scale_down_max_factor"`       // 0.6
+	ScaleUpMaxFactor          float64      `yaml:"scale_up_max_factor"`         // 100000
+	VertexMinParallelism      int          `yaml:"vertex_min_parallelism"`      // 1
+	VertexMaxParallelism      int          `yaml:"vertex_max_parallelism"`      // 200
+	CatchUpDuration           sim.Duration `yaml:"catch_up_duration"`           // 30 min (0: no backlog-based scaling)
+	RestartTime               sim.Duration `yaml:"restart_time"`                // 5 min
+	RestartTimeTracking       bool         `yaml:"restart_time_tracking"`       // false: restart.time-tracking.enabled
+	RestartTimeTrackingLimit  sim.Duration `yaml:"restart_time_tracking_limit"` // 15 min
+	BacklogLagThreshold       sim.Duration `yaml:"backlog_lag_threshold"`       // 5 min: backlog-processing.lag-threshold
+	// observed-true-processing-rate.lag-threshold, .switch-threshold and
+	// .min-observations: 30 s, 0.15, 2.
+	ObservedTPRLagThreshold    sim.Duration `yaml:"observed_tpr_lag_threshold"`
+	ObservedTPRSwitchThreshold float64      `yaml:"observed_tpr_switch_threshold"`
+	ObservedTPRMinObservations int          `yaml:"observed_tpr_min_observations"`
+	Alignment                  string       `yaml:"alignment"` // evenly_spread (1.11–1.12) or off
+}
+
+// DefaultSettings are the operator's defaults (main, 1.12).
+func DefaultSettings() Settings {
+	d := Defaults()
+	return Settings{Name: Name, Interval: 60, StabilizationInterval: 300, MetricsWindow: 900,
+		TargetUtilization: d.TargetUtilization, TargetUtilizationBoundary: d.UtilizationBoundary,
+		ScaleDownInterval: sec(d.ScaleDownInterval), ScaleDownMaxFactor: d.ScaleDownMaxFactor, ScaleUpMaxFactor: d.ScaleUpMaxFactor,
+		VertexMinParallelism: d.VertexMinParallel, VertexMaxParallelism: d.VertexMaxParallel,
+		CatchUpDuration: sec(d.CatchUpDuration), RestartTime: sec(d.RestartTime), RestartTimeTrackingLimit: 900,
+		BacklogLagThreshold: sec(d.BacklogLagThreshold), ObservedTPRLagThreshold: 30, ObservedTPRSwitchThreshold: 0.15,
+		ObservedTPRMinObservations: 2, Alignment: "evenly_spread"}
+}
+
+// Policy is the operator's autoscaler for one job. The twin and the live
+// job have one parallelism for all vertices (Flink's reactive and adaptive
+// schedulers give every vertex the slots), so each vertex's recommendation
+// is computed as the operator does and the job takes the largest.
+type Policy struct {
+	s         Settings
+	downs     ScaleDowns
+	rescaleAt float64 // s, the last rescale; NaN when none waits for its restart to be measured
+	restart   float64 // s, the longest restart measured (restart-time tracking)
+}
+
+func init() {
+	policy.Register(Name, func(node ast.Node, _ *rand.Rand) (policy.Policy, error) {
+		s := DefaultSettings()
+		if err := policy.Decode(node, &s); err != nil {
+			return nil, err
+		}
+		return New(s)
+	})
+}
+
+// New validates s and returns the policy.
+func New(s Settings) (*Policy, error) {
+	switch {
+	case s.Interval < 1:
+		return nil, fmt.Errorf("policy.interval must be at least 1s, got %v", s.Interval)
+	case s.MetricsWindow < 2 || s.StabilizationInterval < 0:
+		return nil, fmt.Errorf("policy.metrics_window must be at least 2s and stabilization_interval ≥ 0s")
+	case !(s.TargetUtilization > 0 && s.TargetUtilization <= 1):
+		return nil, fmt.Errorf("policy.target_utilization must be in (0, 1], got %g", s.TargetUtilization)
+	case !(s.TargetUtilizationBoundary >= 0 && s.TargetUtilizationBoundary < 1):
+		return nil, fmt.Errorf("policy.target_utilization_boundary must be in [0, 1), got %g", s.TargetUtilizationBoundary)
+	case !(s.ScaleDownMaxFactor >= 0 && s.ScaleDownMaxFactor <= 1) || s.ScaleUpMaxFactor < 0:
+		return nil, fmt.Errorf("policy.scale_down_max_factor must be in [0, 1] and scale_up_max_factor ≥ 0")
+	case s.VertexMinParallelism < 1 || s.VertexMaxParallelism < s.VertexMinParallelism:
+		return nil, fmt.Errorf("policy.vertex_min_parallelism must be ≥ 1 and vertex_max_parallelism ≥ it, got %d and %d", s.VertexMinParallelism, s.VertexMaxParallelism)
+	case s.CatchUpDuration < 0 || s.RestartTime < 0 || s.ScaleDownInterval < 0 || s.BacklogLagThreshold < 0:
+		return nil, fmt.Errorf("policy durations must be ≥ 0s")
+	case s.Alignment != "evenly_spread" && s.Alignment != "off":
+		return nil, fmt.Errorf("policy.alignment must be evenly_spread or off, got %q", s.Alignment)
+	}
+	return &Policy{s: s, rescaleAt: math.NaN()}, nil
+}
+
+func (p *Policy) Name() string            { return Name }
+func (p *Policy) Interval() time.Duration { return dur(p.s.Interval) }
+func (p *Policy) WindowSamples() int      { return int(math.Ceil(float64(p.s.MetricsWindow))) }
+func (p *Policy) UsesDetail() bool        { return true }
+
+// Requires: the autoscaler rescales.
+func (p *Policy) Requires() []policy.ActionKind { return []policy.ActionKind{policy.Rescale} }
+
+// config is the scaling decision's view of the settings, with the restart
+// time tracked when enabled.
+func (p *Policy) config() Config {
+	restart := float64(p.s.RestartTime)
+	if p.s.RestartTimeTracking && p.restart > 0 {
+		restart = math.Min(p.restart, float64(p.s.RestartTimeTrackingLimit))
+	}
+	return Config{TargetUtilization: p.s.TargetUtilization, UtilizationBoundary: p.s.TargetUtilizationBoundary,
+		ScaleDownMaxFactor: p.s.ScaleDownMaxFactor, ScaleUpMaxFactor: p.s.ScaleUpMaxFactor,
+		VertexMinParallel: p.s.VertexMinParallelism, VertexMaxParallel: p.s.VertexMaxParallelism,
+		CatchUpDuration: dur(p.s.CatchUpDuration), RestartTime: time.Duration(restart * float64(time.Second)),
+		BacklogLagThreshold: dur(p.s.BacklogLagThreshold), ScaleDownInterval: dur(p.s.ScaleDownInterval)}
+}
+
+// Step is one reconcile: once the job has run the stabilisation interval
+// and a full metric window since its last (re)start, evaluate every vertex
+// and rescale when one is out of its utilisation bounds.
+func (p *Policy) Step(now time.Duration, obs policy.Observation) []policy.Action {
+	t := now.Seconds()
+	if obs.Job.State != "RUNNING" || len(obs.Window) == 0 || len(obs.Detail) != len(obs.Window) {
+		return nil
+	}
+	started := t - obs.Job.Uptime.Seconds()
+	if !math.IsNaN(p.rescaleAt) && started > p.rescaleAt {
+		p.restart = math.Max(p.restart, started-p.rescaleAt)
+		p.rescaleAt = math.NaN()
+	}
+	from := started + float64(p.s.StabilizationInterval)
+	if t-from < float64(p.s.MetricsWindow) {
+		return nil // still stabilising or collecting
+	}
+	rates, err := p.Evaluate(obs.Window, obs.Detail, t-float64(p.s.MetricsWindow))
+	if err != nil {
+		return nil
+	}
+	cur := obs.Job.Parallelism
+	cfg := p.config()
+	want, out, why := 0, false, ""
+	for _, v := range rates {
+		if !cfg.OutOfBounds(v.Rates) {
+			want = max(want, cur) // in bounds: the vertex keeps its parallelism
+			continue
+		}
+		out = true
+		np := cfg.Parallelism(v.Rates, cur, v.MaxParallelism)
+		if p.s.Alignment == "evenly_spread" {
+			n := v.MaxParallelism
+			if v.Partitions > 0 {
+				n = v.Partitions
+			}
+			if v.Partitions > 0 || v.Keyed {
+				np, _ = Align(np, n, min(cur, p.s.VertexMinParallelism), min(v.MaxParallelism, max(cur, p.s.VertexMaxParallelism)))
+			}
+		}
+		if np > want || why == "" {
+			why = fmt.Sprintf("%s: true rate %.0f/s against target %.0f/s", v.Name, v.TrueProcessingRate, v.TargetDataRate)
+		}
+		want = max(want, np)
+	}
+	if !out {
+		p.downs.Decide(now, cur, cur, cfg.ScaleDownInterval)
+		return nil
+	}
+	next := p.downs.Decide(now, cur, want, cfg.ScaleDownInterval)
+	if next == cur {
+		return nil
+	}
+	p.rescaleAt = t
+	return []policy.Action{{Kind: policy.Rescale, Parallelism: next,
+		Reason: fmt.Sprintf("flink-autoscaler: %d → %d (%s; restart time %.0f s)", cur, next, why, cfg.RestartTime.Seconds())}}
+}
+
+// VertexRates is one vertex's evaluation.
+type VertexRates struct {
+	Rates
+	Name           string
+	Keyed          bool
+	MaxParallelism int
+	Partitions     int
+}
+
+// Evaluate is ScalingMetricEvaluator over the samples after from: per
+// vertex, the mean input rate over the mean busy fraction (MAX over
+// subtasks) as its true processing rate, for a source the observed rate
+// instead when it is backlogged and the busy-time rate exceeds it by the
+// switch threshold; the target data rate of a source is the mean arrival
+// rate at Kafka (its input plus the lag's growth), of any other vertex the
+// source's target times its measured share of the source's records.
+func (p *Policy) Evaluate(w []results.Sample, d []results.Detail, from float64) ([]VertexRates, error) {
+	var n, arrival, thr, bp, lagObs float64
+	var in, busy []float64
+	var ops []results.OperatorSample
+	for i, s := range w {
+		if s.TimeS <= from || s.JobState != "RUNNING" || len(d[i].Operators) == 0 {
+			continue
+		}
+		if ops == nil {
+			ops = d[i].Operators
+			in, busy = make([]float64, len(ops)), make([]float64, len(ops))
+		}
+		if len(d[i].Operators) != len(ops) {
+			continue
+		}
+		n++
+		arrival += s.InputRate
+		thr += s.Throughput
+		bp += s.Backpressure
+		if s.Lag >= float64(p.s.ObservedTPRLagThreshold)*s.InputRate && s.Lag > 0 {
+			lagObs++
+		}
+		for k, o := range d[i].Operators {
+			in[k] += o.InputRate
+			busy[k] += o.BusyMax
+		}
+	}
+	if n < 2 {
+		return nil, fmt.Errorf("autoscaler: %g samples in the metric window, need 2", n)
+	}
+	last := w[len(w)-1]
+	out := make([]VertexRates, len(ops))
+	srcIn := in[0] / n
+	for k, o := range ops {
+		v := VertexRates{Name: o.Name, Keyed: o.Keyed, MaxParallelism: o.MaxParallelism, Partitions: o.Partitions}
+		rate, b := in[k]/n, busy[k]/n
+		v.InputRate = rate
+		v.TrueProcessingRate = math.Inf(1)
+		if b > 0 {
+			v.TrueProcessingRate = rate / b
+		}
+		if o.Source {
+			v.Lag = last.Lag
+			v.TargetDataRate = arrival / n
+			if lagObs >= float64(p.s.ObservedTPRMinObservations) && bp/n < 1 {
+				if obsTPR := thr / n / (1 - bp/n); v.TrueProcessingRate > obsTPR*(1+p.s.ObservedTPRSwitchThreshold) {
+					v.TrueProcessingRate = obsTPR
+				}
+			}
+		} else if srcIn > 0 {
+			v.TargetDataRate = arrival / n * rate / srcIn
+		}
+		out[k] = v
+	}
+	return out, nil
+}
+
+func dur(d sim.Duration) time.Duration { return time.Duration(float64(d) * float64(time.Second)) }
+func sec(d time.Duration) sim.Duration { return sim.Duration(d.Seconds()) }
