@@ -34,7 +34,11 @@ type ARIMA struct {
 // stationary and invertible; it uses BFGS with a central finite-difference
 // gradient from a Hannan–Rissanen start and from the zero start and keeps the
 // better optimum. It needs at least d+p+q+10 finite points.
-func FitARIMA(y []float64, p, d, q int) (*ARIMA, error) {
+func FitARIMA(y []float64, p, d, q int) (*ARIMA, error) { return fitARIMA(y, p, d, q, 0) }
+
+// fitARIMA is FitARIMA with at most maxIter BFGS iterations per start (0:
+// until it converges or its line search fails).
+func fitARIMA(y []float64, p, d, q, maxIter int) (*ARIMA, error) {
 	if p < 0 || d < 0 || q < 0 {
 		return nil, fmt.Errorf("forecast: negative ARIMA order (%d,%d,%d)", p, d, q)
 	}
@@ -78,7 +82,7 @@ func FitARIMA(y []float64, p, d, q int) (*ARIMA, error) {
 		}
 		bestF := math.Inf(1)
 		for _, x0 := range starts {
-			x, f := minimise(obj, x0)
+			x, f := minimise(obj, x0, maxIter)
 			if f < bestF {
 				best, bestF = x, f
 			}
@@ -308,18 +312,22 @@ func ols(w []float64, p int, e []float64, q, t0 int) ([]float64, bool) {
 // minimise runs BFGS with a central-difference gradient and falls back to
 // Nelder–Mead if BFGS stops on an error (e.g. a failed line search on a flat
 // surface); it returns the best point seen, never worse than x0.
-func minimise(f func([]float64) float64, x0 []float64) ([]float64, float64) {
+func minimise(f func([]float64) float64, x0 []float64, maxIter int) ([]float64, float64) {
 	grad := func(g, x []float64) { fd.Gradient(g, f, x, &fd.Settings{Formula: fd.Central}) }
 	best, bestF := append([]float64(nil), x0...), f(x0)
-	try := func(prob optimize.Problem, method optimize.Method) error {
-		res, err := optimize.Minimize(prob, best, nil, method)
+	try := func(prob optimize.Problem, settings *optimize.Settings, method optimize.Method) error {
+		res, err := optimize.Minimize(prob, best, settings, method)
 		if res != nil && res.F < bestF && !math.IsNaN(res.F) {
 			best, bestF = res.X, res.F
 		}
 		return err
 	}
-	if err := try(optimize.Problem{Func: f, Grad: grad}, &optimize.BFGS{}); err != nil {
-		_ = try(optimize.Problem{Func: f}, &optimize.NelderMead{})
+	var bfgs *optimize.Settings
+	if maxIter > 0 {
+		bfgs = &optimize.Settings{MajorIterations: maxIter}
+	}
+	if err := try(optimize.Problem{Func: f, Grad: grad}, bfgs, &optimize.BFGS{}); err != nil && maxIter == 0 {
+		_ = try(optimize.Problem{Func: f}, nil, &optimize.NelderMead{})
 	}
 	return best, bestF
 }

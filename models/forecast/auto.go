@@ -180,7 +180,7 @@ func AutoARIMA(y []float64, maxP, maxQ int) (*ARIMA, error) {
 		}
 		tried[[2]int{p, q}] = true
 		fits++
-		m, err := FitARIMA(y, p, d, q)
+		m, err := fitARIMA(y, p, d, q, pmdarimaMaxIter)
 		if err != nil {
 			return false
 		}
@@ -208,3 +208,6 @@ func AutoARIMA(y []float64, maxP, maxQ int) (*ARIMA, error) {
 	}
 	return best, nil
 }
+
+// pmdarimaMaxIter is pmdarima's ARIMA(maxiter=50).
+const pmdarimaMaxIter = 50

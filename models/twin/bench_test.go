@@ -2,6 +2,7 @@ package twin
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -77,4 +78,15 @@ kafka: {partitions: 12}
 job: {template: ysb, parallelism: 4, cluster: {slots: 1}}
 policy: {name: hpa, target: 0.8}
 `)
+}
+
+// BenchmarkDaedalus6h is issue 21's Daedalus run: its 6 h traffic-monitoring
+// scenario (the noisiest of the three workloads, so the most ARIMA
+// retrains), goal under 2 s.
+func BenchmarkDaedalus6h(b *testing.B) {
+	src, err := os.ReadFile("../../scenarios/daedalus/traffic.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchRun(b, string(src)) // its first variant is daedalus
 }

@@ -227,11 +227,11 @@ func (p *Policy) forecast(fresh []float64, w []results.Sample) []float64 {
 	if p.cfg.Forecast == "arima" {
 		switch {
 		case p.model == nil:
-			p.fit(p.history)
+			p.fit(window) // trained on the first window
 		case len(fresh) > 0:
 			if p.prevF != nil && p.acc.Score(fresh, p.prevF) {
 				p.acc.Bad = 0
-				p.fit(p.history)
+				p.fit(p.history) // on the whole history
 			} else {
 				p.model.Extend(fresh...)
 			}
