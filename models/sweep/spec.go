@@ -147,10 +147,36 @@ func Load(path string) (*Spec, error) {
 		return nil, fail(line("parameters"), "parameters", "give at least one parameter, e.g. job.checkpoint.interval: [10s, 30s]")
 	}
 	random := false
+	probeVariant := s.Variant
+	for _, kv := range params.Values {
+		if kv.Key.String() != VariantParam {
+			continue
+		}
+		p, err := parseParam(kv)
+		switch {
+		case err == nil && p.Random != nil:
+			err = errors.New("variants are a list of names, e.g. [daedalus, hpa-80]")
+		case err == nil && s.Variant != "":
+			err = fmt.Errorf("the sweep already fixes variant: %s; drop one of the two", s.Variant)
+		}
+		if err != nil {
+			return nil, fail(kv.Key.GetToken().Position.Line, "parameters."+VariantParam, "%v", err)
+		}
+		for _, v := range p.Values {
+			if _, err := scenario.ParseRun(s.Scenario, s.scenarioData, v, nil); err != nil {
+				return nil, fail(p.line, "parameters."+VariantParam, "%v", err)
+			}
+		}
+		probeVariant = p.Values[0]
+	}
 	for _, kv := range params.Values {
 		p, err := parseParam(kv)
 		if err != nil {
 			return nil, fail(kv.Key.GetToken().Position.Line, "parameters."+kv.Key.String(), "%v", err)
+		}
+		if p.Path == VariantParam {
+			s.Params = append(s.Params, p)
+			continue
 		}
 		// try the parameter on the scenario now: an unknown path or a value
 		// the scenario rejects is an error of this line
@@ -159,7 +185,7 @@ func Load(path string) (*Spec, error) {
 			probe = []string{p.format(p.Random[0]), p.format(p.Random[1])}
 		}
 		for _, v := range probe {
-			if _, err := scenario.ParseRun(s.Scenario, s.scenarioData, s.Variant, []scenario.Set{{Path: p.Path, Value: v}}); err != nil {
+			if _, err := scenario.ParseRun(s.Scenario, s.scenarioData, probeVariant, []scenario.Set{{Path: p.Path, Value: v}}); err != nil {
 				var se *scenario.SetError
 				if errors.As(err, &se) { // the path or value of this line
 					return nil, fail(p.line, "parameters."+p.Path, "%v", se.Err)
@@ -324,6 +350,11 @@ func Value(text string) (float64, bool) {
 	return 0, false
 }
 
+// VariantParam is the parameter that sweeps a scenario's variants (a list
+// of their names): `parameters: {variant: [daedalus, hpa-80]}` runs each
+// variant, with the other parameters applied on top.
+const VariantParam = "variant"
+
 // Run is one run of the sweep.
 type Run struct {
 	Index       int
@@ -390,11 +421,16 @@ func (s *Spec) Runs() []Run {
 
 // RunScenario resolves the scenario of one run.
 func (s *Spec) RunScenario(r Run) (scenario.Scenario, error) {
-	sets := make([]scenario.Set, len(r.Params))
-	for i, p := range r.Params {
-		sets[i] = scenario.Set{Path: p.Name, Value: p.Text}
+	variant := s.Variant
+	var sets []scenario.Set
+	for _, p := range r.Params {
+		if p.Name == VariantParam {
+			variant = p.Text
+			continue
+		}
+		sets = append(sets, scenario.Set{Path: p.Name, Value: p.Text})
 	}
-	sc, err := scenario.ParseRun(s.Scenario, s.scenarioData, s.Variant, sets)
+	sc, err := scenario.ParseRun(s.Scenario, s.scenarioData, variant, sets)
 	if err != nil {
 		return sc, err
 	}

@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +16,33 @@ job:
   checkpoint:
     interval: 30s
 `
+
+const variants = "variants:\n  - {name: a}\n  - {name: b, job: {parallelism: 4}}\n"
+
+// TestVariantParameter: a sweep over variants runs each of them, with the
+// other parameters on top, replications fastest.
+func TestVariantParameter(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "base.yaml"), []byte(goodBase+variants), 0o644)
+	path := filepath.Join(dir, "sweep.yaml")
+	os.WriteFile(path, []byte("scenario: base.yaml\nreplications: 2\nparameters:\n  variant: [a, b]\n  job.checkpoint.interval: [10s]\n"), 0o644)
+	s, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range s.Runs() {
+		sc, err := s.RunScenario(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, fmt.Sprintf("%s p%d ci%g seed%d", r.Params[0].Text, sc.Job.Parallelism, float64(sc.Job.Checkpoint.Interval), sc.Seed))
+	}
+	want := "[a p2 ci10 seed1 a p2 ci10 seed2 b p4 ci10 seed1 b p4 ci10 seed2]"
+	if fmt.Sprint(got) != want {
+		t.Errorf("runs %v\nwant %s", got, want)
+	}
+}
 
 // TestLoadProblems: what is wrong in a sweep, in its base scenario or in
 // what a parameter sets is named by file, line and field, with the nearest
@@ -43,6 +71,10 @@ func TestLoadProblems(t *testing.T) {
 			`sweep.yaml:2: replicatons: unknown field "replicatons"; did you mean "replications"?`},
 		{"typo in a grid", "scenario: base.yaml\nparameters:\n  job.parallelism: {from: 1, to: 4, stpes: 4}\n", goodBase,
 			`sweep.yaml:3: parameters.job.parallelism: a parameter is a list [a, b, …], a grid {from, to, steps} or {random: [lo, hi]}: unknown field "stpes"; did you mean "steps"?`},
+		{"unknown variant", "scenario: base.yaml\nparameters:\n  variant: [a, c]\n", goodBase + variants,
+			`sweep.yaml:3: parameters.variant: DIR/base.yaml has no variant "c" (variants: [a b])`},
+		{"variant twice", "scenario: base.yaml\nvariant: a\nparameters:\n  variant: [a, b]\n", goodBase + variants,
+			"sweep.yaml:4: parameters.variant: the sweep already fixes variant: a; drop one of the two"},
 		{"missing base", "scenario: nope.yaml\nparameters:\n  job.parallelism: [1]\n", goodBase,
 			"sweep.yaml:1: scenario: file nope.yaml not found: no DIR/nope.yaml (paths are relative to the sweep file's folder)"},
 	}
