@@ -23,11 +23,17 @@ func (r *Regression) Add(xs, ys []float64) {
 	}
 }
 
-// Predict is m·x + b with m = cov(x, y)/var(x), b = ȳ − m·x̄; NaN until
-// the CPU has varied.
+// Predict is m·x + b with m = cov(x, y)/var(x), b = ȳ − m·x̄. Until the
+// CPU has varied the slope is undefined (the authors' code divides by
+// zero): Predict then assumes throughput proportional to CPU, ȳ/x̄ · x, so
+// a job that starts saturated at 100 % CPU still gets a capacity; NaN
+// without data.
 func (r *Regression) Predict(x float64) float64 {
-	if r.n < 2 || r.m2X == 0 {
+	if r.n == 0 || r.n < 2 && r.meanX == 0 || r.m2X == 0 && r.meanX == 0 {
 		return math.NaN()
+	}
+	if r.n < 2 || r.m2X == 0 {
+		return r.meanY / r.meanX * x
 	}
 	m := r.cXY / r.m2X
 	return m*x + r.meanY - m*r.meanX

@@ -6,7 +6,8 @@ import (
 )
 
 // TestRegression: y = 2000 + 50,000·x exactly, fed in two windows, is
-// recovered; a flat CPU gives no model.
+// recovered; a flat CPU gives throughput proportional to CPU (0.5 → 1.5
+// records/s, so 3 at 100 %), and no CPU at all no model.
 func TestRegression(t *testing.T) {
 	var r Regression
 	r.Add([]float64{0.2, 0.4}, []float64{12000, 22000})
@@ -16,8 +17,13 @@ func TestRegression(t *testing.T) {
 	}
 	var flat Regression
 	flat.Add([]float64{0.5, 0.5}, []float64{1, 2})
-	if !math.IsNaN(flat.Predict(1)) {
-		t.Errorf("flat CPU: %g, want NaN", flat.Predict(1))
+	if got := flat.Predict(1); got != 3 {
+		t.Errorf("flat CPU: %g, want 3", got)
+	}
+	var none Regression
+	none.Add([]float64{0, 0}, []float64{0, 0})
+	if !math.IsNaN(none.Predict(1)) {
+		t.Errorf("no CPU: %g, want NaN", none.Predict(1))
 	}
 }
 

@@ -1,0 +1,321 @@
+package evaluation
+
+import (
+	"cmp"
+	"encoding/csv"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/figures"
+)
+
+// The autoscaling comparison (issue 21): resource usage, latency, lag and
+// rescalings per variant, with 95 % intervals over the seeds.
+
+// Files an autoscaling evaluation writes.
+const (
+	ScalingMarkdown = "scaling.md"
+	ScalingCSV      = "scaling.csv"      // one row per variant and figure
+	ScalingRunsCSV  = "scaling-runs.csv" // one row per run
+)
+
+// ScalingLatencyColumn is the latency an autoscaling comparison reads: the
+// per-second event-time p99, the nearest column to the per-second p95 of
+// Flink's latency histogram that Daedalus plotted.
+const ScalingLatencyColumn = "latency_p99_ms"
+
+// ScalingRun is one run (one variant, one seed).
+type ScalingRun struct {
+	Variant string
+	Seed    uint64
+	Dir     string
+	// MeanParallelism is the time-weighted parallelism; Usage is it over
+	// the baseline's run of the same seed (NaN without one).
+	MeanParallelism, Usage float64
+	WorkerSeconds          float64
+	Rescalings             int
+	// LatencyP50Ms and LatencyP95Ms are the median and 95th percentile of
+	// the per-second ScalingLatencyColumn (seconds without output
+	// skipped).
+	LatencyP50Ms, LatencyP95Ms float64
+	LagMean, LagMax            float64 // records
+}
+
+// ScalingStat is a mean over seeds and its 95 % confidence interval
+// (results.MeanCI; Low clamped at 0).
+type ScalingStat struct {
+	N               int
+	Mean, Low, High float64
+}
+
+// ScalingVariant is one policy over its seeds.
+type ScalingVariant struct {
+	Name string
+	Runs []ScalingRun
+	// Stats by figure name (ScalingFigures).
+	Stats map[string]ScalingStat
+}
+
+// ScalingFigures are the figures of the comparison, in table order.
+var ScalingFigures = []string{"usage", "mean_parallelism", "worker_seconds", "rescalings", "latency_p50_ms", "latency_p95_ms", "lag_mean", "lag_max"}
+
+// Scaling is the comparison.
+type Scaling struct {
+	Scenario string
+	Baseline string // the variant usage is normalised to ("" if absent)
+	Variants []ScalingVariant
+}
+
+// ScalingRunDirs finds the run folders of a comparison: a sweep's
+// runs/<id>/ or a variants folder's <variant>/ (one seed).
+func ScalingRunDirs(dir string) ([]string, error) {
+	var out []string
+	for _, pattern := range []string{filepath.Join(dir, "runs", "*", results.SummaryFile), filepath.Join(dir, "*", results.SummaryFile)} {
+		m, err := filepath.Glob(pattern)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range m {
+			out = append(out, filepath.Dir(f))
+		}
+		if len(out) > 0 {
+			break
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: %w", dir, ErrNoRunFolders)
+	}
+	return out, nil
+}
+
+// EvaluateScaling reads the runs, groups them by variant (in the order the
+// scenario lists them, else first seen) and computes every figure with
+// its interval. baseline names the variant usage is normalised to
+// (static-12 in the Daedalus evaluation).
+func EvaluateScaling(runDirs []string, baseline string) (*Scaling, error) {
+	s := &Scaling{}
+	byName := map[string]int{}
+	base := map[uint64]float64{}
+	var runs []ScalingRun
+	for _, d := range runDirs {
+		r, scen, err := scalingRun(d)
+		if err != nil {
+			return nil, err
+		}
+		s.Scenario = cmp.Or(s.Scenario, scen)
+		runs = append(runs, r)
+		if r.Variant == baseline {
+			base[r.Seed] = r.MeanParallelism
+			s.Baseline = baseline
+		}
+	}
+	for _, r := range runs {
+		r.Usage = math.NaN()
+		if b, ok := base[r.Seed]; ok && b > 0 {
+			r.Usage = r.MeanParallelism / b
+		}
+		i, ok := byName[r.Variant]
+		if !ok {
+			i = len(s.Variants)
+			byName[r.Variant] = i
+			s.Variants = append(s.Variants, ScalingVariant{Name: r.Variant})
+		}
+		s.Variants[i].Runs = append(s.Variants[i].Runs, r)
+	}
+	for i := range s.Variants {
+		v := &s.Variants[i]
+		slices.SortFunc(v.Runs, func(a, b ScalingRun) int { return cmp.Compare(a.Seed, b.Seed) })
+		v.Stats = map[string]ScalingStat{}
+		for _, name := range ScalingFigures {
+			var xs []float64
+			for _, r := range v.Runs {
+				xs = results.AppendFinite(xs, r.figure(name))
+			}
+			st := ScalingStat{N: len(xs), Mean: math.NaN(), Low: math.NaN(), High: math.NaN()}
+			if len(xs) > 0 {
+				var half float64
+				st.Mean, half, _ = results.MeanCI(xs)
+				if len(xs) > 1 {
+					st.Low, st.High = results.CIBounds(st.Mean, half, true)
+				}
+			}
+			v.Stats[name] = st
+		}
+	}
+	return s, nil
+}
+
+func (r ScalingRun) figure(name string) float64 {
+	switch name {
+	case "usage":
+		return r.Usage
+	case "mean_parallelism":
+		return r.MeanParallelism
+	case "worker_seconds":
+		return r.WorkerSeconds
+	case "rescalings":
+		return float64(r.Rescalings)
+	case "latency_p50_ms":
+		return r.LatencyP50Ms
+	case "latency_p95_ms":
+		return r.LatencyP95Ms
+	case "lag_mean":
+		return r.LagMean
+	case "lag_max":
+		return r.LagMax
+	}
+	return math.NaN()
+}
+
+func scalingRun(dir string) (ScalingRun, string, error) {
+	sum, err := results.ReadSummary(dir)
+	if err != nil {
+		return ScalingRun{}, "", err
+	}
+	cols, err := results.ReadRunColumns(dir, "parallelism", ScalingLatencyColumn, "lag")
+	if err != nil {
+		return ScalingRun{}, "", err
+	}
+	r := ScalingRun{Variant: cmp.Or(sum.Variant, filepath.Base(dir)), Seed: sum.Seed, Dir: dir,
+		WorkerSeconds: sum.WorkerSeconds, Rescalings: sum.Reconfigurations,
+		MeanParallelism: results.FiniteMean(cols[0]), LagMean: results.FiniteMean(cols[2])}
+	lat := results.FiniteValues(cols[1])
+	r.LatencyP50Ms, r.LatencyP95Ms = math.NaN(), math.NaN()
+	if len(lat) > 0 {
+		r.LatencyP50Ms = results.Quantile(lat, 0.5)
+		r.LatencyP95Ms = results.Quantile(lat, 0.95)
+	}
+	r.LagMax = math.NaN()
+	if lag := results.FiniteValues(cols[2]); len(lag) > 0 {
+		r.LagMax = slices.Max(lag)
+	}
+	return r, sum.Scenario, nil
+}
+
+// WriteScaling writes scaling.md, scaling.csv, scaling-runs.csv and the
+// figures (scaling-summary, scaling-latency: the latency ECDFs of the
+// first seed, scaling-timeline: parallelism and lag against the load of
+// the first seed) into out, and returns the files written.
+func WriteScaling(s *Scaling, out string) ([]string, error) {
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return nil, err
+	}
+	var files []string
+	write := func(name, text string) error {
+		p := filepath.Join(out, name)
+		files = append(files, p)
+		return results.WriteFileAtomic(p, []byte(text))
+	}
+	if err := write(ScalingMarkdown, s.Markdown()); err != nil {
+		return nil, err
+	}
+	var b strings.Builder
+	cw := csv.NewWriter(&b)
+	cw.Write([]string{"variant", "figure", "n", "mean", "ci_low", "ci_high"})
+	for _, v := range s.Variants {
+		for _, f := range ScalingFigures {
+			st := v.Stats[f]
+			cw.Write([]string{v.Name, f, strconv.Itoa(st.N), csvNum(st.Mean), csvNum(st.Low), csvNum(st.High)})
+		}
+	}
+	cw.Flush()
+	if err := write(ScalingCSV, b.String()); err != nil {
+		return nil, err
+	}
+	b.Reset()
+	cw = csv.NewWriter(&b)
+	cw.Write([]string{"variant", "seed", "run_dir", "mean_parallelism", "usage", "worker_seconds", "rescalings", "latency_p50_ms", "latency_p95_ms", "lag_mean", "lag_max"})
+	for _, v := range s.Variants {
+		for _, r := range v.Runs {
+			cw.Write([]string{v.Name, strconv.FormatUint(r.Seed, 10), r.Dir, csvNum(r.MeanParallelism), csvNum(r.Usage), csvNum(r.WorkerSeconds),
+				strconv.Itoa(r.Rescalings), csvNum(r.LatencyP50Ms), csvNum(r.LatencyP95Ms), csvNum(r.LagMean), csvNum(r.LagMax)})
+		}
+	}
+	cw.Flush()
+	if err := write(ScalingRunsCSV, b.String()); err != nil {
+		return nil, err
+	}
+
+	names := make([]string, len(s.Variants))
+	var firstDirs []string
+	for i, v := range s.Variants {
+		names[i] = v.Name
+		firstDirs = append(firstDirs, v.Runs[0].Dir)
+	}
+	metric := func(fig, label string, log bool, ref float64) figures.ScalingMetric {
+		m := figures.ScalingMetric{Label: label, Log: log, Reference: ref}
+		for _, v := range s.Variants {
+			st := v.Stats[fig]
+			m.Mean, m.Low, m.High = append(m.Mean, st.Mean), append(m.Low, st.Low), append(m.High, st.High)
+		}
+		return m
+	}
+	usage := metric("usage", "resource usage (÷ "+s.Baseline+")", false, 1)
+	if s.Baseline == "" {
+		usage = metric("mean_parallelism", "mean parallelism", false, math.NaN())
+	}
+	title := cmp.Or(s.Scenario, "autoscaling") + ": mean and 95 % CI over seeds"
+	for _, f := range []func() ([]string, error){
+		func() ([]string, error) {
+			return figures.PlotScalingSummary(filepath.Join(out, "scaling-summary"), title, names, []figures.ScalingMetric{
+				usage, metric("latency_p95_ms", "latency p95 (ms)", true, math.NaN()),
+				metric("lag_mean", "mean consumer lag (records)", true, math.NaN()), metric("rescalings", "rescalings", false, math.NaN())})
+		},
+		func() ([]string, error) {
+			return figures.PlotLatencyDistributions(firstDirs, names, filepath.Join(out, "scaling-latency"), "cdf",
+				figures.WithLatencyColumn(ScalingLatencyColumn))
+		},
+		func() ([]string, error) {
+			return figures.PlotScalingTimeline(filepath.Join(out, "scaling-timeline"),
+				fmt.Sprintf("%s, seed %d: parallelism and lag against the load", cmp.Or(s.Scenario, "autoscaling"), s.Variants[0].Runs[0].Seed), firstDirs, names)
+		},
+	} {
+		p, err := f()
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, p...)
+	}
+	return files, nil
+}
+
+// Markdown is the comparison's table: every figure as mean [95 % CI] per
+// variant.
+func (s *Scaling) Markdown() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Autoscaling comparison: %s\n\n", cmp.Or(s.Scenario, "runs"))
+	n := 0
+	for _, v := range s.Variants {
+		n = max(n, len(v.Runs))
+	}
+	fmt.Fprintf(&b, "Mean over %d seed(s) with the 95 %% confidence interval of the mean (Student t).", n)
+	if s.Baseline != "" {
+		fmt.Fprintf(&b, " Usage is the mean parallelism over the run divided by %s's of the same seed (the Daedalus paper's \"total resource usage (normalized)\").", s.Baseline)
+	}
+	fmt.Fprintf(&b, " Latency is the median and 95th percentile over the run of the per-second event-time p99 (`%s`). Rescalings count completed reconfigurations.\n\n", ScalingLatencyColumn)
+	b.WriteString("| variant | usage | worker-hours | rescalings | latency p50 (s) | latency p95 (s) | mean lag (k records) | max lag (k records) |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|\n")
+	for _, v := range s.Variants {
+		cell := func(fig string, scale float64, digits int) string {
+			st := v.Stats[fig]
+			if math.IsNaN(st.Mean) {
+				return "–"
+			}
+			f := func(x float64) string { return strconv.FormatFloat(x/scale, 'f', digits, 64) }
+			if math.IsNaN(st.Low) {
+				return f(st.Mean)
+			}
+			return f(st.Mean) + " [" + f(st.Low) + ", " + f(st.High) + "]"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", v.Name, cell("usage", 1, 2), cell("worker_seconds", 3600, 1),
+			cell("rescalings", 1, 1), cell("latency_p50_ms", 1000, 1), cell("latency_p95_ms", 1000, 1), cell("lag_mean", 1000, 0), cell("lag_max", 1000, 0))
+	}
+	b.WriteString("\nFigures: `scaling-summary` (the table's usage, latency p95, lag and rescalings with their intervals), `scaling-latency` (latency ECDFs, first seed), `scaling-timeline` (parallelism and lag against the load, first seed).\n")
+	return b.String()
+}
