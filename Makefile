@@ -4,7 +4,7 @@ VENV    := .venv
 PYTHON  := $(VENV)/bin/python
 BIN     := bin/streamtwin
 
-.PHONY: demo test unit figures bench build vet clean reference calibration calibration-live live-jobs live-test live-khaos-profile live-khaos-reference live-traffic-profile live-soak fuzz slurm-test
+.PHONY: demo test unit figures daedalus autoscaler-tuning bench build vet clean reference calibration calibration-live live-jobs live-test live-khaos-profile live-khaos-reference live-traffic-profile live-soak fuzz slurm-test
 
 build:
 	$(GO) build -o $(BIN) ./cmd/streamtwin
@@ -66,6 +66,33 @@ figures: build
 	cp $(FIGURES)/demo/figure-fault1.png docs/figures/demo-fault1.png
 	for set in ci-variants khaos-ysb; do for f in panels faults latency recovery; do \
 		cp $(FIGURES)/$$set/evaluation-$$f.png docs/figures/$$set-$$f.png; done; done
+
+# Issue 21's autoscaling comparison: the Daedalus evaluation's three
+# workloads, every policy on one schedule, 5 seeds each (3 × 30 runs of 6 h,
+# about 10 s), evaluated into runs/daedalus-*/scaling.md and its figures,
+# copied to docs/figures/.
+daedalus: build
+	mkdir -p docs/figures
+	for w in ysb traffic wordcount; do \
+		rm -rf runs/daedalus-$$w && \
+		$(BIN) sweep scenarios/sweeps/daedalus-$$w.yaml --out runs/daedalus-$$w && \
+		$(BIN) evaluate runs/daedalus-$$w && \
+		for f in summary timeline latency; do cp runs/daedalus-$$w/scaling-$$f.png docs/figures/daedalus-$$w-$$f.png; done || exit 1; done
+
+# Tuning the Flink operator autoscaler offline on the traffic day (90 runs,
+# a few seconds): rescalings, worker-seconds and the largest lag against
+# the target utilisation, per scale-down interval and per restart time.
+autoscaler-tuning: build
+	rm -rf runs/autoscaler-tuning
+	$(BIN) sweep scenarios/sweeps/autoscaler-tuning.yaml --out runs/autoscaler-tuning
+	$(BIN) plot lines runs/autoscaler-tuning -x policy.target_utilization -y reconfigurations --lines policy.scale_down_interval \
+		--title "rescalings (flapping) by scale-down interval" --out runs/autoscaler-tuning/tuning-rescalings
+	$(BIN) plot lines runs/autoscaler-tuning -x policy.target_utilization -y worker_seconds --lines policy.restart_time \
+		--title "worker-seconds by assumed restart time" --out runs/autoscaler-tuning/tuning-worker-seconds
+	$(BIN) plot lines runs/autoscaler-tuning -x policy.target_utilization -y lag_max --lines policy.restart_time \
+		--title "largest consumer lag by assumed restart time" --out runs/autoscaler-tuning/tuning-lag
+	mkdir -p docs/figures
+	for f in rescalings worker-seconds lag; do cp runs/autoscaler-tuning/tuning-$$f.png docs/figures/autoscaler-tuning-$$f.png; done
 
 # Native Go fuzzing of the decoders, one target after the other, each for
 # $(FUZZTIME) (make fuzz FUZZTIME=10m). New crashers land in the package's

@@ -145,3 +145,37 @@ func TestEvaluateMeasuredTable(t *testing.T) {
 		}
 	}
 }
+
+// TestEvaluateScaling: a sweep over two variants and two seeds of the
+// Daedalus WordCount scenario, cut to 40 min, evaluated as an autoscaling
+// comparison. Static-12 is the baseline (usage 1) and holds 12 workers
+// for 2,400 s: 8.0 worker-hours in every seed, so an interval of zero
+// width.
+func TestEvaluateScaling(t *testing.T) {
+	dir := t.TempDir()
+	sweep := filepath.Join(dir, "sweep.yaml")
+	scen, _ := filepath.Abs("../../scenarios/daedalus/wordcount.yaml")
+	os.WriteFile(sweep, []byte("scenario: "+scen+"\nreplications: 2\nparameters:\n  variant: [hpa-80, static-12]\n  duration: [40m]\n"), 0o644)
+	out := filepath.Join(dir, "out")
+	if _, stderr, code, _ := runCLI(t, "sweep", sweep, "--out", out); code != 0 {
+		t.Fatalf("sweep: exit %d: %s", code, stderr)
+	}
+	stdout, stderr, code, _ := runCLI(t, "evaluate", out)
+	if code != 0 {
+		t.Fatalf("evaluate: exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"| static-12 | 1.00 [1.00, 1.00] | 8.0 [8.0, 8.0] | 0.0 [0.0, 0.0] |", "| hpa-80 | 0.", "over 2 seed(s)"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("table lacks %q:\n%s", want, stdout)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(out, "scaling.csv"))
+	if err != nil || strings.Count(string(b), "\n") != 1+2*8 {
+		t.Errorf("scaling.csv: %v\n%s", err, b)
+	}
+	for _, f := range []string{"scaling-summary.png", "scaling-latency.pdf", "scaling-timeline.svg", "scaling-runs.csv", "scaling.md"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Error(err)
+		}
+	}
+}
