@@ -4,7 +4,7 @@ VENV    := .venv
 PYTHON  := $(VENV)/bin/python
 BIN     := bin/streamtwin
 
-.PHONY: demo test unit figures daedalus autoscaler-tuning bench build vet clean reference calibration calibration-live live-jobs live-test live-khaos-profile live-khaos-reference live-traffic-profile live-soak fuzz slurm-test
+.PHONY: demo test unit figures daedalus autoscaler-tuning live-rescale-profile bench build vet clean reference calibration calibration-live live-jobs live-test live-khaos-profile live-khaos-reference live-traffic-profile live-soak fuzz slurm-test
 
 build:
 	$(GO) build -o $(BIN) ./cmd/streamtwin
@@ -94,6 +94,21 @@ autoscaler-tuning: build
 	mkdir -p docs/figures
 	for f in rescalings worker-seconds lag; do cp runs/autoscaler-tuning/tuning-$$f.png docs/figures/autoscaler-tuning-$$f.png; done
 
+# The live rescale profile (about 12 min): scenarios/live-rescale-profile.yaml
+# on three one-slot TaskManagers with the adaptive scheduler, 12 rescales
+# from checkpoints at three loads; their delays and downtimes become
+# scenarios/measured/live-rescales.csv, and the twin's rescales of the same
+# schedule (scenarios/live-rescale-calibrated.yaml) are printed beside them.
+RESCALE_DIR := runs/live-rescale-cluster
+live-rescale-profile: build live-jobs
+	$(BIN) live up --taskmanagers 3 --slots 1 --scheduler adaptive --dir $(RESCALE_DIR)
+	$(BIN) live run scenarios/live-rescale-profile.yaml --dir $(RESCALE_DIR) --out runs/live-rescale-profile; \
+		rc=$$?; $(BIN) live down --dir $(RESCALE_DIR); exit $$rc
+	$(BIN) results rescales runs/live-rescale-profile > scenarios/measured/live-rescales.csv
+	$(BIN) run scenarios/live-rescale-calibrated.yaml --out runs/sim-rescale-profile
+	@echo "measured (live):"; cat scenarios/measured/live-rescales.csv
+	@echo "twin (scenarios/live-rescale-calibrated.yaml):"; $(BIN) results rescales runs/sim-rescale-profile
+
 # Native Go fuzzing of the decoders, one target after the other, each for
 # $(FUZZTIME) (make fuzz FUZZTIME=10m). New crashers land in the package's
 # testdata/fuzz/FuzzXxx/; plain `go test ./...` (and make test) already
@@ -167,7 +182,7 @@ live-test: build live-jobs
 	STREAMTWIN_LIVE=1 $(GO) test -count=1 -timeout 10m ./live/cluster/
 	STREAMTWIN_LIVE=1 STREAMTWIN_LIVE_DIR=$(CURDIR)/$(LIVE_DIR) STREAMTWIN_LIVE_OUT=$(CURDIR)/runs/test/live \
 		STREAMTWIN_LIVE_KHAOS_OUT=$(CURDIR)/runs/test/live-khaos \
-		$(GO) test -count=1 -timeout 20m -run 'TestLiveEndToEnd|TestLiveKhaos$$' -v ./cmd/streamtwin/; \
+		$(GO) test -count=1 -timeout 30m -run 'TestLiveEndToEnd|TestLiveKhaos$$|TestLiveRescale$$' -v ./cmd/streamtwin/; \
 		rc=$$?; $(BIN) live down --dir $(LIVE_DIR) >/dev/null 2>&1; exit $$rc
 	@echo "sim (calibrated for this machine, 30 seeds) vs this live run of the same schedule — a report, not a test:"
 	@$(BIN) sweep scenarios/sweeps/live-traffic-seeds.yaml --out runs/test/live-sim >/dev/null

@@ -67,6 +67,7 @@ func liveUpCommand() *cli.Command {
 			&cli.IntFlag{Name: "controller-port", Value: def.Ports.KafkaController, Usage: "Kafka KRaft controller port"},
 			&cli.StringFlag{Name: "tm-memory", Value: def.TaskManagerMemory, Usage: "taskmanager.memory.process.size of each TaskManager"},
 			&cli.StringFlag{Name: "state-backend", Value: def.StateBackend, Usage: "hashmap or rocksdb"},
+			&cli.StringFlag{Name: "scheduler", Value: "default", Usage: "default, or adaptive: rescales from a checkpoint (job.rescale.mode: checkpoint), the TaskManagers started and stopped as the parallelism needs"},
 			&cli.DurationFlag{Name: "timeout", Value: def.StartTimeout, Usage: "how long to wait for a healthy cluster"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only the endpoints"},
 		},
@@ -97,6 +98,13 @@ func liveUpCommand() *cli.Command {
 			}
 			if c.Duration("timeout") <= 0 {
 				return badInput(fmt.Errorf("--timeout must be positive"))
+			}
+			switch c.String("scheduler") {
+			case "default":
+			case "adaptive":
+				cfg.FlinkConfig = cluster.AdaptiveScheduler()
+			default:
+				return badInput(fmt.Errorf("--scheduler must be default or adaptive, got %q", c.String("scheduler")))
 			}
 			if err := cfg.Validate(); err != nil {
 				return badInput(err)

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/streamtwin/streamtwin/results"
 	"github.com/urfave/cli/v2"
@@ -12,7 +13,7 @@ func resultsCommand() *cli.Command {
 	return &cli.Command{
 		Name:        "results",
 		Usage:       "inspect result files",
-		Subcommands: []*cli.Command{mergeCommand(), summarizeCommand(), catCommand()},
+		Subcommands: []*cli.Command{mergeCommand(), summarizeCommand(), catCommand(), rescalesCommand()},
 	}
 }
 
@@ -49,6 +50,32 @@ func catCommand() *cli.Command {
 				return badInput(fmt.Errorf("--all prints every row: give it without --head/--tail"))
 			}
 			return results.Cat(os.Stdout, path, opt)
+		},
+	}
+}
+
+func rescalesCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "rescales",
+		Usage:     "one row per rescale of a run: decision, parallelism, input rate, delay, downtime, recovery",
+		ArgsUsage: "RUN_DIR",
+		Description: "The same table for a simulated and a live run: at_s (the decision), from, to, input_rate\n" +
+			"(records/s), delay_s (decision → restart, the job running meanwhile), downtime_s (restart →\n" +
+			"running) and recovery_s (restart → backlog read; empty if never). CSV on stdout.",
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return badInput(fmt.Errorf("results rescales needs one run folder, e.g. runs/live-rescale-profile"))
+			}
+			dir := c.Args().First()
+			samples, err := results.ReadSamples(filepath.Join(dir, results.TimeseriesFile))
+			if err != nil {
+				return badInput(err)
+			}
+			events, err := results.ReadEvents(filepath.Join(dir, results.EventsFile))
+			if err != nil {
+				return badInput(err)
+			}
+			return results.WriteRescalesCSV(os.Stdout, results.Rescales(samples, events))
 		},
 	}
 }

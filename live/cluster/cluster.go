@@ -664,6 +664,49 @@ func (c *Cluster) KillTaskManager(i int) error {
 	return writeState(c.layout.pidsFile(), c.state)
 }
 
+// StopTaskManager shuts TaskManager i down gracefully (SIGTERM: it
+// deregisters from the JobManager; SIGKILL after the stop grace), as a
+// scale-down of a Kubernetes Deployment does. RestartTaskManager starts it
+// again.
+func (c *Cluster) StopTaskManager(i int) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	j, err := c.taskManager(i)
+	if err != nil {
+		return err
+	}
+	p := &c.state.Processes[j]
+	m := marker(c.layout.Dir, p.Name)
+	if !alive(p.PID, m) {
+		return fmt.Errorf("%s is not running", p.Name)
+	}
+	signalGroup(p.PID, sigterm)
+	grace := c.grace
+	if grace == 0 {
+		grace = DefaultConfig().StopGrace
+	}
+	if left := waitDead(map[int]string{p.PID: m}, grace); len(left) > 0 {
+		signalGroup(p.PID, sigkill)
+		if left = waitDead(left, 5*time.Second); len(left) > 0 {
+			return fmt.Errorf("%s (pid %d) survives SIGKILL", p.Name, p.PID)
+		}
+	}
+	p.PID = 0
+	return writeState(c.layout.pidsFile(), c.state)
+}
+
+// Running reports whether TaskManager i's process is alive.
+func (c *Cluster) Running(i int) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	j, err := c.taskManager(i)
+	if err != nil {
+		return false
+	}
+	p := c.state.Processes[j]
+	return alive(p.PID, marker(c.layout.Dir, p.Name))
+}
+
 // RestartTaskManager starts TaskManager i again with the same command line,
 // hence the same resource id; its log is appended to. It does not wait for
 // the registration: see WaitTaskManagers.

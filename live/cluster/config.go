@@ -448,3 +448,14 @@ var javaModuleFlags = func() []string {
 	}
 	return f
 }()
+
+// AdaptiveScheduler is the Flink configuration of a cluster that rescales
+// jobs in place: the adaptive scheduler, which restarts a job from its
+// latest checkpoint when its resource requirements change (PUT
+// /jobs/{id}/resource-requirements) or slots come and go, as reactive mode
+// does. Its pacing keys keep Flink 2.2's defaults (cooldown 30 s after a
+// rescale, resource stabilisation 60 s while executing), so what live runs
+// measure is what a deployment gets.
+func AdaptiveScheduler() map[string]string {
+	return map[string]string{"jobmanager.scheduler": "adaptive"}
+}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/streamtwin/streamtwin/models/control"
+	"github.com/streamtwin/streamtwin/models/flink"
 	"github.com/streamtwin/streamtwin/models/policy"
 	"github.com/streamtwin/streamtwin/results"
 )
@@ -21,7 +22,8 @@ import (
 // answer (err), so a scenario's own problems can be told first.
 func Capabilities(ctx context.Context, env Env) (control.Capabilities, error) {
 	caps := control.Everything("this live cluster")
-	// the driver rescales by stop-with-savepoint and resubmission only
+	// rescaling from a checkpoint needs the adaptive scheduler and
+	// TaskManagers the driver can start and stop (checked below)
 	caps.RescaleFromCheckpoint = false
 	// the sampler reads job-level metrics only
 	caps.Detail = false
@@ -36,6 +38,13 @@ func Capabilities(ctx context.Context, env Env) (control.Capabilities, error) {
 		return caps, err
 	}
 	caps.MaxParallelism = o.SlotsTotal
+	if env.Cluster != nil && o.TaskManagers > 0 {
+		if cfg, err := env.REST.JobManagerConfig(ctx); err == nil && cfg["jobmanager.scheduler"] == "adaptive" {
+			caps.RescaleFromCheckpoint = true
+			// every TaskManager of the cluster can be started
+			caps.MaxParallelism = env.Cluster.TaskManagers() * (o.SlotsTotal / o.TaskManagers)
+		}
+	}
 	return caps, nil
 }
 
@@ -189,10 +198,15 @@ func (r *run) Reconfigure(ci float64, par int, reason string) error {
 	ctx, cancel := context.WithTimeout(r.ctx, 5*time.Second)
 	o, err := r.env.REST.Overview(ctx)
 	cancel()
-	// The local cluster does not grow: refuse a parallelism its slots cannot
-	// host before stopping a job that could then not come back.
-	if err == nil && par > o.SlotsTotal {
-		return fmt.Errorf("parallelism %d needs %d slots, the cluster has %d (start it with more: streamtwin live up --taskmanagers/--slots)", par, par, o.SlotsTotal)
+	// The local cluster grows only by the TaskManagers a rescale from a
+	// checkpoint starts: refuse a parallelism its slots cannot host before
+	// stopping a job that could then not come back.
+	slots := o.SlotsTotal
+	if err == nil && r.sc.Job.Rescale.Mode == flink.RescaleCheckpoint && o.TaskManagers > 0 && r.env.Cluster != nil {
+		slots = r.env.Cluster.TaskManagers() * (o.SlotsTotal / o.TaskManagers)
+	}
+	if err == nil && par > slots {
+		return fmt.Errorf("parallelism %d needs %d slots, the cluster has %d (start it with more: streamtwin live up --taskmanagers/--slots)", par, par, slots)
 	}
 	r.mu.Lock()
 	r.queued = &reconfig{ci: ci, par: par, reason: reason}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/streamtwin/streamtwin/live/rest"
 	"github.com/streamtwin/streamtwin/models/control"
+	"github.com/streamtwin/streamtwin/models/flink"
 	"github.com/streamtwin/streamtwin/models/policy"
 	"github.com/streamtwin/streamtwin/models/scenario"
 	"github.com/streamtwin/streamtwin/results"
@@ -26,13 +27,15 @@ import (
 	"github.com/streamtwin/streamtwin/workloads/ysb"
 )
 
-// Cluster is what fault injection needs of the cluster: a local one
-// (live/cluster) can kill and restart its TaskManager processes, numbered
-// from 1 like their resource ids tm-1, tm-2, ….
+// Cluster is what fault injection and rescaling need of the cluster: a
+// local one (live/cluster) can kill, stop and restart its TaskManager
+// processes, numbered from 1 like their resource ids tm-1, tm-2, ….
 type Cluster interface {
 	TaskManagers() int
 	KillTaskManager(i int) error
+	StopTaskManager(i int) error
 	RestartTaskManager(i int) error
+	Running(i int) bool
 }
 
 // Env is where a run happens.
@@ -101,6 +104,12 @@ type run struct {
 	staleSamples int
 	// reconfiguring: a goroutine is carrying out the queued ones
 	reconfiguring bool
+	// rescaling: the adaptive scheduler is restarting the job to rescale
+	// it; its restart is no failure
+	rescaling bool
+	// stopped are the TaskManagers (1-based) the run stopped; cleanup
+	// starts them again
+	stopped map[int]bool
 
 	// the controller's side: its clock loop, and what it registered
 	clock *clock
@@ -250,7 +259,20 @@ func (r *run) setup(ctx context.Context) error {
 	}
 	r.jobID = id
 	r.logf("job %s submitted (%s, parallelism %d, CI %gs); input topic %s", id, r.entry, r.par, r.ci, r.in)
-	return r.waitRunning(ctx, id)
+	if err := r.waitRunning(ctx, id); err != nil {
+		return err
+	}
+	if r.sc.Job.Rescale.Mode == flink.RescaleCheckpoint {
+		// the cluster starts with the TaskManagers the job needs, as a
+		// Deployment with its initial replicas
+		o, err := r.env.REST.Overview(ctx)
+		if err != nil || o.TaskManagers == 0 {
+			return fmt.Errorf("reading the cluster's slots: %v", err)
+		}
+		slots := o.SlotsTotal / o.TaskManagers
+		return r.stopIdleTaskManagers(ctx, (r.par+slots-1)/slots)
+	}
+	return nil
 }
 
 func (r *run) mappingPath() string { return filepath.Join(r.env.StateDir, "ysb-mapping.txt") }
@@ -339,6 +361,14 @@ func (r *run) cleanup() {
 	}
 	if r.adm != nil {
 		_, _ = r.adm.DeleteTopics(ctx, r.in, r.out)
+	}
+	r.mu.Lock()
+	stopped := r.stopped
+	r.mu.Unlock()
+	for i := range stopped { // the cluster as the run found it
+		if err := r.env.Cluster.RestartTaskManager(i); err != nil {
+			r.logf("starting TaskManager tm-%d again: %v", i, err)
+		}
 	}
 }
 

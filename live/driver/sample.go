@@ -14,6 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamtwin/streamtwin/live/rest"
+	"github.com/streamtwin/streamtwin/models/flink"
 	"github.com/streamtwin/streamtwin/results"
 )
 
@@ -507,6 +508,12 @@ func (r *run) trackState(j rest.Job, seen float64) {
 	prev := r.state
 	r.state = j.State
 	r.mu.Unlock()
+	r.mu.Lock()
+	rescaling := r.rescaling
+	r.mu.Unlock()
+	if rescaling {
+		return // rescaleFromCheckpoint books this restart
+	}
 	if prev == "RUNNING" && (j.State == "RESTARTING" || j.State == "FAILING") && r.newRestart(j, j.State) {
 		r.mu.Lock()
 		r.restarts++
@@ -547,7 +554,7 @@ func (r *run) countRestarts(ctx context.Context, j rest.Job) {
 		return
 	}
 	r.mu.Lock()
-	ahead := n > r.restarts
+	ahead := n > r.restarts && !r.rescaling
 	r.mu.Unlock()
 	ts := j.Timestamps["RESTARTING"]
 	if !ahead || ts <= r.start.UnixMilli() || ts > j.Timestamps["RUNNING"] || !r.newRestart(j, "RESTARTING") {
@@ -643,6 +650,12 @@ func checkpointEnd(h rest.CheckpointStat) int64 {
 // reconfigure is a stop-with-savepoint and a resubmission from it with CI
 // ci and parallelism par, as Khaos does.
 func (r *run) reconfigure(ctx context.Context, ci float64, par int, why string) error {
+	r.mu.Lock()
+	fromCheckpoint := r.sc.Job.Rescale.Mode == flink.RescaleCheckpoint && ci == r.ci && par != r.par
+	r.mu.Unlock()
+	if fromCheckpoint {
+		return r.rescaleFromCheckpoint(ctx, par, why)
+	}
 	start := r.now()
 	old := r.currentJob()
 	loc, err := r.env.REST.StopWithSavepoint(ctx, old, fileURI(r.env.StateDir+"/savepoints"), false)

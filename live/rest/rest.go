@@ -407,3 +407,43 @@ func IsNotFound(err error) bool {
 	var ae *APIError
 	return errors.As(err, &ae) && ae.Status == http.StatusNotFound
 }
+
+// SetParallelism is the adaptive scheduler's declarative rescale (FLIP-291):
+// it reads GET /jobs/{id}/resource-requirements and PUTs every vertex back
+// with parallelism bounds [1, par]. The scheduler then restarts the job
+// from its latest completed checkpoint at the parallelism its slots allow,
+// up to par. It needs jobmanager.scheduler: adaptive.
+func (c *Client) SetParallelism(ctx context.Context, jobID string, par int) error {
+	path := fmt.Sprintf("/jobs/%s/resource-requirements", url.PathEscape(jobID))
+	var req map[string]struct {
+		Parallelism struct {
+			LowerBound int `json:"lowerBound"`
+			UpperBound int `json:"upperBound"`
+		} `json:"parallelism"`
+	}
+	if err := c.getJSON(ctx, path, &req); err != nil {
+		return err
+	}
+	for id, v := range req {
+		v.Parallelism.LowerBound, v.Parallelism.UpperBound = 1, par
+		req[id] = v
+	}
+	return c.sendJSON(ctx, http.MethodPut, path, req, nil)
+}
+
+// JobManagerConfig is GET /jobmanager/config: the cluster's configuration
+// as the JobManager read it.
+func (c *Client) JobManagerConfig(ctx context.Context) (map[string]string, error) {
+	var r []struct {
+		Key   string `json:"key"`
+		Value string `json:"value"`
+	}
+	if err := c.getJSON(ctx, "/jobmanager/config", &r); err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(r))
+	for _, kv := range r {
+		out[kv.Key] = kv.Value
+	}
+	return out, nil
+}

@@ -73,7 +73,7 @@ func Check(sc scenario.Scenario, pol policy.Policy, caps Capabilities) map[strin
 		}
 	}
 	if sc.Job.Rescale.Mode == flink.RescaleCheckpoint && !caps.RescaleFromCheckpoint {
-		out["job.rescale.mode"] = fmt.Sprintf("%s cannot rescale from a checkpoint (the adaptive scheduler's way); use mode %s", caps.Backend, flink.RescaleSavepoint)
+		out["job.rescale.mode"] = fmt.Sprintf("%s cannot rescale from a checkpoint (the adaptive scheduler's way); use mode %s, or a local cluster with the adaptive scheduler (streamtwin live up --scheduler adaptive)", caps.Backend, flink.RescaleSavepoint)
 	}
 	if caps.MaxParallelism > 0 && sc.Job.Parallelism > caps.MaxParallelism {
 		out["job.parallelism"] = fmt.Sprintf("%d is beyond %s's %d slots (allowed 1..%d)", sc.Job.Parallelism, caps.Backend, caps.MaxParallelism, caps.MaxParallelism)

@@ -313,7 +313,7 @@ func TestCheckCapabilities(t *testing.T) {
 	}{
 		{"the simulator rescales from a checkpoint", Everything("the simulator"), nil},
 		{"savepoint-only backend", savepointOnly, map[string]string{
-			"job.rescale.mode": "this live cluster cannot rescale from a checkpoint (the adaptive scheduler's way); use mode savepoint"}},
+			"job.rescale.mode": "this live cluster cannot rescale from a checkpoint (the adaptive scheduler's way); use mode savepoint, or a local cluster with the adaptive scheduler (streamtwin live up --scheduler adaptive)"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got := Check(sc, pol, c.caps)

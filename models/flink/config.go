@@ -240,13 +240,18 @@ type RescaleConfig struct {
 	// restarts the job at the new parallelism from its latest completed
 	// checkpoint, so the input since then is read again.
 	Mode string `yaml:"mode"`
-	// UpDelay is, in checkpoint mode, how long after new TaskManagers have
-	// registered the scheduler waits before it restarts the job
-	// (jobmanager.adaptive-scheduler.resource-stabilization-timeout,
-	// Flink's default 10 s); DownDelay is how long after a scale-down is
-	// decided the restart begins (TaskManagers leave; 0 s default).
-	UpDelay   sim.Duration `yaml:"up_delay"`
-	DownDelay sim.Duration `yaml:"down_delay"`
+	// In checkpoint mode: UpDelay is how long a scale-up waits from the
+	// request to the restart, the job running meanwhile: the new
+	// TaskManagers start and register within it, and the scheduler waits
+	// for resources to settle and for a checkpoint to restart from;
+	// DownDelay the same for a scale-down. UpDeploy and DownDeploy are how
+	// long the restarted job takes to deploy its tasks, in place of
+	// cluster.deploy; the state restore (restore_base, restore_bandwidth)
+	// follows.
+	UpDelay    sim.Duration `yaml:"up_delay"`
+	DownDelay  sim.Duration `yaml:"down_delay"`
+	UpDeploy   sim.Duration `yaml:"up_deploy"`
+	DownDeploy sim.Duration `yaml:"down_deploy"`
 }
 
 // Rescale modes.
@@ -290,7 +295,7 @@ func DefaultJob() JobConfig {
 			AsyncBase: 0.5, UploadBandwidth: 100 << 20,
 			CPUOverhead: 0.05,
 		},
-		Rescale: RescaleConfig{Mode: RescaleSavepoint, UpDelay: 10, DownDelay: 0},
+		Rescale: RescaleConfig{Mode: RescaleSavepoint, UpDelay: 10, DownDelay: 0, UpDeploy: 2, DownDeploy: 2},
 		Restart: RestartConfig{
 			Strategy:       "exponential-delay",
 			InitialBackoff: 1, MaxBackoff: 60, BackoffMultiplier: 1.5, JitterFactor: 0.1,
@@ -327,8 +332,8 @@ func (c JobConfig) Validate() map[string]string {
 	if m := c.Rescale.Mode; m != RescaleSavepoint && m != RescaleCheckpoint {
 		e["rescale.mode"] = fmt.Sprintf("must be %s or %s, got %q", RescaleSavepoint, RescaleCheckpoint, m)
 	}
-	if c.Rescale.UpDelay < 0 || c.Rescale.DownDelay < 0 {
-		e["rescale"] = "up_delay and down_delay must be ≥ 0s"
+	if c.Rescale.UpDelay < 0 || c.Rescale.DownDelay < 0 || c.Rescale.UpDeploy < 0 || c.Rescale.DownDeploy < 0 {
+		e["rescale"] = "up_delay, down_delay, up_deploy and down_deploy must be ≥ 0s"
 	}
 	if sc := c.Scaling; !(sc.Contention >= 0 && sc.Contention <= 1) || !(sc.Coherency >= 0 && sc.Coherency <= 1) {
 		e["scaling"] = fmt.Sprintf("contention and coherency must be in [0, 1] (the Universal Scalability Law's σ and κ), got %g and %g", sc.Contention, sc.Coherency)

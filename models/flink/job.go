@@ -123,16 +123,19 @@ type Job struct {
 	tms   []taskManager
 
 	// fluid state
-	t0        float64
-	lambda    float64
-	scaleUp   *scaleUp // a rescale from a checkpoint waiting for TaskManagers
-	stallEnd  float64  // processing stops until then (alignment, sync snapshot)
-	slowEnd   float64  // after stallEnd, runs at 1 − InflightBlock until then
-	warm      float64  // fraction of capacity reached since the last restore (1: warm)
-	asyncOn   int
-	processed float64
-	replayed  float64 // records read again after restores (rewinds to a checkpoint)
-	restoreAt float64 // source offset a restart resumes from
+	t0      float64
+	lambda  float64
+	scaleUp *scaleUp // a rescale from a checkpoint waiting to restart
+	// deployTime is the next deployment's time when a rescale sets it
+	// (rescale.up_deploy, down_deploy); −1: cluster.deploy
+	deployTime float64
+	stallEnd   float64 // processing stops until then (alignment, sync snapshot)
+	slowEnd    float64 // after stallEnd, runs at 1 − InflightBlock until then
+	warm       float64 // fraction of capacity reached since the last restore (1: warm)
+	asyncOn    int
+	processed  float64
+	replayed   float64 // records read again after restores (rewinds to a checkpoint)
+	restoreAt  float64 // source offset a restart resumes from
 
 	// checkpoints
 	nextID       int64
@@ -192,7 +195,7 @@ func NewJob(env *sim.Env, cfg JobConfig, topicCfg kafka.Config, in Arrivals, see
 	opt = opt.withDefaults()
 	j := &Job{env: env, cfg: cfg, opt: opt, topic: kafka.New(topicCfg), in: in, rec: rec,
 		rng: seeds.Stream("flink.restart-jitter"), par: cfg.Parallelism, ci: float64(cfg.Checkpoint.Interval),
-		state: StateRunning, warm: 1, processedAtTrigger: map[int64]float64{}}
+		state: StateRunning, warm: 1, deployTime: -1, processedAtTrigger: map[int64]float64{}}
 	g, err := BuildGraph(cfg, j.par, j.topic.SourceShares)
 	if err != nil {
 		return nil, err

@@ -41,6 +41,7 @@ func (j *Job) Crash(tm int, reason string) error {
 
 // fail takes the job down and starts failure detection.
 func (j *Job) fail(now float64, cause string) {
+	j.deployTime = -1 // a rescale's deployment is lost with it
 	lag := math.Max(0, j.in.Arrived(now)-j.topic.Consumed)
 	if j.state == StateRunning {
 		j.downSince = now
@@ -158,8 +159,12 @@ func (j *Job) deployWhenSlots() {
 	j.advance()
 	j.state = StateRestoring
 	c := j.cfg.Cluster
+	deploy := float64(c.Deploy)
+	if j.deployTime >= 0 { // a rescale's
+		deploy, j.deployTime = j.deployTime, -1
+	}
 	// the restored state is the checkpoint's, taken at about today's rate
-	d := float64(c.Deploy) + float64(c.RestoreBase) + j.graph.StateSize(j.lambda)/float64(c.RestoreBandwidth)
+	d := deploy + float64(c.RestoreBase) + j.graph.StateSize(j.lambda)/float64(c.RestoreBandwidth)
 	epoch := j.epoch
 	j.env.After(d, func() {
 		if epoch == j.epoch {
@@ -277,7 +282,7 @@ func (j *Job) Reconfigure(ci float64, par int, reason string) error {
 		j.adopt(g)
 		j.runAgainAfter(float64(j.cfg.Cluster.Submit), reason) // the resubmitted job
 	}
-	j.growTaskManagers(g.TaskManagers)
+	j.growTaskManagers(g.TaskManagers, float64(j.cfg.Cluster.RestartDelay))
 	c := j.triggerCheckpoint(true)
 	c.offset = j.topic.Consumed
 	return nil
@@ -285,53 +290,52 @@ func (j *Job) Reconfigure(ci float64, par int, reason string) error {
 
 // rescaleFromCheckpoint is the adaptive scheduler's rescale (reactive
 // mode, or a changed resource requirement), from the job's latest
-// completed checkpoint: the input since then is read again. A scale-up
-// keeps the job running while the new TaskManagers start and register
-// and for rescale.up_delay more (resource stabilisation), then restarts
-// it: deploy and restore, the state redistributed over the new subtasks.
-// A scale-down takes the job down at once (the leaving TaskManagers'
-// tasks are cancelled) and deploys after rescale.down_delay. A failure
-// meanwhile abandons the rescale. A new requirement while a scale-up waits
-// replaces its target, as the adaptive scheduler acts on the latest one.
+// completed checkpoint: the input since then is read again. The job keeps
+// running for rescale.up_delay (a scale-up: its new TaskManagers start and
+// register within it) or rescale.down_delay, then restarts: its tasks
+// deploy in rescale.up_deploy or down_deploy and restore the state,
+// redistributed over the new subtasks. A failure meanwhile abandons the
+// rescale. A new requirement while one waits replaces its target, as the
+// adaptive scheduler acts on the latest one.
 func (j *Job) rescaleFromCheckpoint(g *Graph, reason string) {
-	restart := func(g *Graph, deployAfter float64, reason string) {
-		j.takeDown(StateRestarting, "job restarting to rescale", reason)
-		j.adopt(g)
-		j.runAgainAfter(deployAfter, reason) // the new execution graph
-	}
-	if g.Parallelism < j.par || j.scaleUp != nil && g.Parallelism == j.par {
-		j.scaleUp = nil
-		if g.Parallelism < j.par {
-			restart(g, float64(j.cfg.Rescale.DownDelay), reason)
-		}
-		return
-	}
 	if j.scaleUp != nil {
-		j.growTaskManagers(g.TaskManagers)
+		if g.Parallelism == j.par {
+			j.scaleUp = nil // back to where the job runs: nothing to do
+			return
+		}
+		j.growTaskManagers(g.TaskManagers, float64(j.cfg.Rescale.UpDelay))
 		j.scaleUp.g, j.scaleUp.reason = g, reason
 		return
 	}
-	wait := float64(j.cfg.Rescale.UpDelay)
-	if j.growTaskManagers(g.TaskManagers) {
-		wait += float64(j.cfg.Cluster.RestartDelay)
+	wait := float64(j.cfg.Rescale.DownDelay)
+	if g.Parallelism > j.par {
+		wait = float64(j.cfg.Rescale.UpDelay)
+		j.growTaskManagers(g.TaskManagers, wait)
 	}
 	up := &scaleUp{g: g, reason: reason}
 	j.scaleUp = up
 	epoch := j.epoch
 	j.env.After(wait, func() {
 		if j.scaleUp != up {
-			return // replaced by a scale-down or cancelled
+			return // replaced or cancelled
 		}
 		j.scaleUp = nil
 		if epoch != j.epoch || j.state != StateRunning {
-			j.event(results.Event{Kind: results.KindPolicyDecision, Reason: "rescale abandoned: the job failed before the new TaskManagers were ready"})
+			j.event(results.Event{Kind: results.KindPolicyDecision, Reason: "rescale abandoned: the job failed before it could restart"})
 			return
 		}
-		restart(up.g, 0, up.reason)
+		deploy := j.cfg.Rescale.DownDeploy
+		if up.g.Parallelism > j.par {
+			deploy = j.cfg.Rescale.UpDeploy
+		}
+		j.takeDown(StateRestarting, "job restarting to rescale", up.reason)
+		j.adopt(up.g)
+		j.deployTime = float64(deploy)
+		j.runAgainAfter(0, up.reason) // the new execution graph
 	})
 }
 
-// scaleUp is a scale-up from a checkpoint waiting for its TaskManagers.
+// scaleUp is a rescale from a checkpoint waiting to restart.
 type scaleUp struct {
 	g      *Graph
 	reason string
@@ -377,15 +381,15 @@ func (j *Job) runAgainAfter(d float64, reason string) {
 }
 
 // growTaskManagers starts TaskManagers up to n; they register after
-// cluster.restart_delay. It reports whether it started any.
-func (j *Job) growTaskManagers(n int) bool {
+// startS. It reports whether it started any.
+func (j *Job) growTaskManagers(n int, startS float64) bool {
 	first := len(j.tms)
 	if n <= first {
 		return false
 	}
 	j.setTaskManagers(n)
 	for tm := first; tm < len(j.tms); tm++ {
-		j.tms[tm].restart = j.env.After(float64(j.cfg.Cluster.RestartDelay), func() { j.taskManagerUp(tm) })
+		j.tms[tm].restart = j.env.After(startS, func() { j.taskManagerUp(tm) })
 	}
 	return true
 }

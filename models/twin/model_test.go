@@ -236,13 +236,14 @@ func TestCheckpointIntervalChangeBySavepointAndResubmit(t *testing.T) {
 // 50k/s into 2 partitions, 10 µs per record per subtask, one slot and core
 // per TaskManager: 100k/s at parallelism 1, 200k/s at 2. Checkpoints every
 // 10 s from the start (initial_delay: interval), 0.5 s each.
-// Up at 105 s: TaskManager 1 registers at 115 s, the scheduler waits 10 s
-// more (up_delay), the job goes down at 125 s and restarts from the
-// checkpoint of 120 s: deploy 2 s + restore 1 s, RUNNING at 128 s with
-// 50k·8 s = 400k to read, gone at the spare 150k/s after 2.667 s.
-// Down at 203 s: down at once, from the checkpoint the new job took at
-// 195 s (its schedule restarted at 125 s), RUNNING at 206 s with 550k,
-// read at the spare 50k/s in 11 s: 14 s after the decision.
+// Up at 105 s: TaskManager 1 starts and registers within up_delay (10 s),
+// the job goes down at 115 s and restarts from the checkpoint of 110 s:
+// up_deploy 2 s + restore 1 s, RUNNING at 118 s with 50k·8 s = 400k to
+// read, gone at the spare 150k/s after 2.667 s. Down at 203 s: down at
+// once (down_delay 0 s), from the checkpoint the new job took at 195 s
+// (its schedule restarted at 115 s), down_deploy 2 s + restore 1 s,
+// RUNNING at 206 s with 550k, read at the spare 50k/s in 11 s: 14 s after
+// the decision.
 func TestRescaleFromCheckpoint(t *testing.T) {
 	job := strings.Replace(handJob, "partitions: 1", "partitions: 2", 1)
 	job = strings.Replace(job, "  restart:", "  rescale: {mode: checkpoint, up_delay: 10s}\n  restart:", 1)
@@ -260,7 +261,7 @@ func rescaleFromCheckpoint(t *testing.T, job, extra string) {
 	if len(rc) != 2 || len(rec) != 2 {
 		t.Fatalf("%d reconfigurations, %d recoveries; want 2 and 2", len(rc), len(rec))
 	}
-	near(t, "up: running at", rc[0].TimeS, 128, 1e-9)
+	near(t, "up: running at", rc[0].TimeS, 118, 1e-9)
 	near(t, "up: downtime", *rc[0].DurationS, 3, 1e-9)
 	near(t, "up: backlog", *rc[0].Value, 400000, 1e-3)
 	near(t, "up: recovered, from the restart", *rec[0].DurationS, 3+400000.0/150000, 1e-6)

@@ -1,0 +1,213 @@
+package driver
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/streamtwin/streamtwin/live/rest"
+	"github.com/streamtwin/streamtwin/results"
+)
+
+// rescaleFromCheckpoint is the adaptive scheduler's rescale on the local
+// cluster, the way Daedalus drives Flink's reactive mode on Kubernetes: a
+// scale-up starts stopped TaskManager processes and waits for them to
+// register; then the job's resource requirements are set to the new
+// parallelism (PUT /jobs/{id}/resource-requirements) and Flink restarts it
+// from its latest completed checkpoint; after a scale-down the
+// TaskManagers left without tasks are stopped. The reconfigured event is
+// written when the job runs again at the new parallelism, with the time it
+// was not running as its duration.
+func (r *run) rescaleFromCheckpoint(ctx context.Context, par int, why string) error {
+	cl := r.env.Cluster
+	o, err := r.env.REST.Overview(ctx)
+	if err != nil || o.TaskManagers == 0 {
+		return fmt.Errorf("reading the cluster's slots: %v", err)
+	}
+	slots := o.SlotsTotal / o.TaskManagers
+	need := (par + slots - 1) / slots
+	alive := 0
+	for i := 1; i <= cl.TaskManagers(); i++ {
+		if cl.Running(i) {
+			alive++
+		}
+	}
+	for i := 1; i <= cl.TaskManagers() && alive < need; i++ {
+		if !cl.Running(i) {
+			if err := cl.RestartTaskManager(i); err != nil {
+				return err
+			}
+			r.mu.Lock()
+			delete(r.stopped, i)
+			r.mu.Unlock()
+			alive++
+			t := r.now()
+			tm := int32(i - 1)
+			r.event(results.Event{TimeS: t, Kind: results.KindTaskManagerUp, TaskManager: &tm, Reason: "started to rescale: " + why})
+		}
+	}
+	if alive < need {
+		return fmt.Errorf("parallelism %d needs %d TaskManagers of %d slots, the cluster has %d", par, need, slots, cl.TaskManagers())
+	}
+	if err := r.waitSlots(ctx, alive*slots); err != nil {
+		return err
+	}
+	id := r.currentJob()
+	r.mu.Lock()
+	r.rescaling = true
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		r.rescaling = false
+		r.mu.Unlock()
+	}()
+	asked := r.now()
+	if err := r.env.REST.SetParallelism(ctx, id, par); err != nil {
+		return err
+	}
+	left, back, err := r.waitParallelism(ctx, id, par, asked)
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	r.par = par
+	r.runningAt = time.Now()
+	r.mu.Unlock()
+	r.forgetRestart(ctx, id)
+	down := back - left
+	r.event(results.Event{TimeS: back, Kind: results.KindReconfigured, DurationS: &down, Reason: why})
+	r.logf("rescaled to %d from a checkpoint: asked at %.1f s, down %.1f–%.1f s", par, asked, left, back)
+	return r.stopIdleTaskManagers(ctx, need)
+}
+
+// waitSlots waits until the cluster offers n slots.
+func (r *run) waitSlots(ctx context.Context, n int) error {
+	deadline := time.Now().Add(2 * time.Minute)
+	for time.Now().Before(deadline) {
+		if o, err := r.env.REST.Overview(ctx); err == nil && o.SlotsTotal >= n {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	return fmt.Errorf("the cluster did not offer %d slots within 2 min", n)
+}
+
+// waitParallelism polls the job until all its tasks run at parallelism
+// par, and returns when it stopped running (the restart; asked if it was
+// never seen down) and when it ran again, in run time.
+func (r *run) waitParallelism(ctx context.Context, id string, par int, asked float64) (left, back float64, err error) {
+	left = -1
+	deadline := time.Now().Add(5 * time.Minute)
+	for time.Now().Before(deadline) {
+		j, err := r.env.REST.Job(ctx, id)
+		if err == nil {
+			running := j.State == "RUNNING" && allRunning(j)
+			if left < 0 && !running {
+				left = r.now()
+			}
+			if running && atParallelism(j, par) {
+				if left < 0 {
+					left = asked
+				}
+				return left, r.now(), nil
+			}
+			if j.State == "FAILED" || j.State == "CANCELED" {
+				return 0, 0, fmt.Errorf("job %s is %s while rescaling to %d", id, j.State, par)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return 0, 0, ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	return 0, 0, fmt.Errorf("job %s did not run at parallelism %d within 5 min", id, par)
+}
+
+// atParallelism: every vertex runs par subtasks.
+func atParallelism(j rest.Job, par int) bool {
+	for _, v := range j.Vertices {
+		if v.Parallelism != par {
+			return false
+		}
+	}
+	return len(j.Vertices) > 0
+}
+
+// forgetRestart books the rescale's restart as seen, so the sampler does
+// not take it for a failure.
+func (r *run) forgetRestart(ctx context.Context, id string) {
+	j, err := r.env.REST.Job(ctx, id)
+	if err != nil {
+		return
+	}
+	n := 0.0
+	if v, err := r.env.REST.JobMetrics(ctx, id, "numRestarts"); err == nil {
+		n = v["numRestarts"]
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.restartSeen = max(r.restartSeen, j.Timestamps["RESTARTING"], j.Timestamps["FAILING"])
+	r.restarts = max(r.restarts, n)
+	r.down = false
+}
+
+// stopIdleTaskManagers stops running TaskManagers beyond keep whose slots
+// are all free, as a Deployment scaled down removes pods. Slots are freed
+// a moment after the tasks left them: it waits up to 30 s for them.
+func (r *run) stopIdleTaskManagers(ctx context.Context, keep int) error {
+	cl := r.env.Cluster
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		alive := 0
+		for i := 1; i <= cl.TaskManagers(); i++ {
+			if cl.Running(i) {
+				alive++
+			}
+		}
+		if alive <= keep {
+			return nil
+		}
+		tms, err := r.env.REST.TaskManagers(ctx)
+		if err != nil {
+			return err
+		}
+		idle := map[string]bool{}
+		for _, tm := range tms {
+			if tm.FreeSlots == tm.Slots {
+				idle[tm.ID] = true
+			}
+		}
+		for i := cl.TaskManagers(); i >= 1 && alive > keep; i-- {
+			if !cl.Running(i) || !idle[fmt.Sprintf("tm-%d", i)] {
+				continue
+			}
+			if err := cl.StopTaskManager(i); err != nil {
+				return err
+			}
+			r.mu.Lock()
+			if r.stopped == nil {
+				r.stopped = map[int]bool{}
+			}
+			r.stopped[i] = true
+			r.mu.Unlock()
+			alive--
+			r.logf("stopped idle TaskManager tm-%d", i)
+		}
+		if alive <= keep {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%d TaskManagers still hold tasks 30 s after the rescale to %d of them", alive, keep)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
