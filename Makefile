@@ -4,7 +4,7 @@ VENV    := .venv
 PYTHON  := $(VENV)/bin/python
 BIN     := bin/streamtwin
 
-.PHONY: demo test unit figures daedalus autoscaler-tuning live-rescale-profile bench build vet clean reference calibration calibration-live live-jobs live-test live-khaos-profile live-khaos-reference live-traffic-profile live-soak fuzz slurm-test
+.PHONY: demo test unit figures daedalus autoscaler-tuning live-rescale-profile live-daedalus bench build vet clean reference calibration calibration-live live-jobs live-test live-khaos-profile live-khaos-reference live-traffic-profile live-soak fuzz slurm-test
 
 build:
 	$(GO) build -o $(BIN) ./cmd/streamtwin
@@ -108,6 +108,20 @@ live-rescale-profile: build live-jobs
 	$(BIN) run scenarios/live-rescale-calibrated.yaml --out runs/sim-rescale-profile
 	@echo "measured (live):"; cat scenarios/measured/live-rescales.csv
 	@echo "twin (scenarios/live-rescale-calibrated.yaml):"; $(BIN) results rescales runs/sim-rescale-profile
+
+# Daedalus live (about 33 min): scenarios/live-daedalus.yaml on three
+# quarter-core one-slot TaskManagers with the adaptive scheduler, its twin
+# on the same schedule, and the two compared decision by decision; the
+# summaries and events land in results/reference/live/.
+live-daedalus: build live-jobs
+	$(BIN) live up --taskmanagers 3 --slots 1 --scheduler adaptive --tm-cpu 0.25 --dir $(RESCALE_DIR)
+	rm -rf runs/live-daedalus; $(BIN) live run scenarios/live-daedalus.yaml --dir $(RESCALE_DIR) --out runs/live-daedalus; \
+		rc=$$?; $(BIN) live down --dir $(RESCALE_DIR); exit $$rc
+	rm -rf runs/sim-daedalus; $(BIN) run scenarios/live-daedalus.yaml --out runs/sim-daedalus
+	mkdir -p results/reference/live/daedalus-live results/reference/live/daedalus-sim
+	for k in live sim; do cp runs/$$k-daedalus/summary.json runs/$$k-daedalus/events.parquet runs/$$k-daedalus/timeseries.parquet runs/$$k-daedalus/scenario.yaml \
+		results/reference/live/daedalus-$$k/; $(BIN) results rescales runs/$$k-daedalus > results/reference/live/daedalus-$$k/rescales.csv; done
+	$(BIN) compare runs/sim-daedalus runs/live-daedalus --faults --decisions | tee results/reference/live/daedalus-compare.txt
 
 # Native Go fuzzing of the decoders, one target after the other, each for
 # $(FUZZTIME) (make fuzz FUZZTIME=10m). New crashers land in the package's

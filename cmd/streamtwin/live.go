@@ -67,6 +67,7 @@ func liveUpCommand() *cli.Command {
 			&cli.IntFlag{Name: "controller-port", Value: def.Ports.KafkaController, Usage: "Kafka KRaft controller port"},
 			&cli.StringFlag{Name: "tm-memory", Value: def.TaskManagerMemory, Usage: "taskmanager.memory.process.size of each TaskManager"},
 			&cli.StringFlag{Name: "state-backend", Value: def.StateBackend, Usage: "hashmap or rocksdb"},
+			&cli.Float64Flag{Name: "tm-cpu", Usage: "limit each TaskManager to this many cores (a cgroup CPU quota, like a pod's CPU limit; needs root), e.g. 0.5; 0: no limit"},
 			&cli.StringFlag{Name: "scheduler", Value: "default", Usage: "default, or adaptive: rescales from a checkpoint (job.rescale.mode: checkpoint), the TaskManagers started and stopped as the parallelism needs"},
 			&cli.DurationFlag{Name: "timeout", Value: def.StartTimeout, Usage: "how long to wait for a healthy cluster"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only the endpoints"},
@@ -87,6 +88,7 @@ func liveUpCommand() *cli.Command {
 					KafkaController: c.Int("controller-port"),
 				},
 				TaskManagerMemory: c.String("tm-memory"),
+				TaskManagerCPU:    c.Float64("tm-cpu"),
 				StateBackend:      c.String("state-backend"),
 				StartTimeout:      c.Duration("timeout"),
 			}

@@ -466,7 +466,7 @@ func TestLiveRescale(t *testing.T) {
 	}
 	// the TaskManagers follow the parallelism (one slot each)
 	for _, c := range []struct {
-		at          float64
+		at           float64
 		par, workers int32
 	}{{30, 1, 1}, {100, 2, 2}, {180, 3, 3}, {260, 1, 1}} {
 		s := samples[sort.Search(len(samples), func(i int) bool { return samples[i].TimeS >= c.at })]

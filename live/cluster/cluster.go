@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/streamtwin/streamtwin/live"
@@ -124,7 +125,7 @@ func Up(ctx context.Context, cfg Config) (*Cluster, error) {
 		http:   &http.Client{Timeout: 3 * time.Second},
 		state: State{
 			Dir: l.Dir, Flink: jars.Versions.Flink, Kafka: jars.Versions.Kafka,
-			Ports: cfg.Ports, TaskManagers: cfg.TaskManagers, Slots: cfg.Slots,
+			Ports: cfg.Ports, TaskManagers: cfg.TaskManagers, Slots: cfg.Slots, TaskManagerCPU: cfg.TaskManagerCPU,
 			Created: time.Now().UTC(),
 		},
 	}
@@ -244,6 +245,9 @@ func (c *Cluster) boot(ctx context.Context, cfg Config, java, javaVersion string
 		if err := c.launch(name, tm, env, tmFiles); err != nil {
 			return err
 		}
+		if err := c.limit(name); err != nil {
+			return err
+		}
 	}
 
 	ctx, cancel := context.WithTimeout(ctx, cfg.StartTimeout)
@@ -271,6 +275,19 @@ func (c *Cluster) launch(name string, argv, env []string, cds cdsFiles) error {
 		CDSDump: cds.dump, CDSArchive: cds.archive,
 	})
 	return writeState(c.layout.pidsFile(), c.state)
+}
+
+// limit applies the TaskManagers' CPU limit to process name, if any.
+func (c *Cluster) limit(name string) error {
+	if c.state.TaskManagerCPU <= 0 {
+		return nil
+	}
+	for _, p := range c.state.Processes {
+		if p.Name == name && p.PID > 0 {
+			return limitCPU(c.layout.Dir, name, p.PID, c.state.TaskManagerCPU)
+		}
+	}
+	return nil
 }
 
 // runShort runs a short-lived command with its output in logPath.
@@ -619,6 +636,13 @@ func (c *Cluster) Down(ctx context.Context) error {
 		}
 		c.state.Processes[i].PID = 0
 	}
+	if c.state.TaskManagerCPU > 0 {
+		var names []string
+		for i := 1; i <= c.state.TaskManagers; i++ {
+			names = append(names, TaskManagerID(i))
+		}
+		removeCPULimits(c.layout.Dir, names)
+	}
 	if err := os.Remove(c.layout.pidsFile()); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
@@ -644,31 +668,23 @@ func (c *Cluster) taskManager(i int) (int, error) {
 // KillTaskManager SIGKILLs TaskManager i (1-based, resource id tm-<i>) and
 // its process group, as a crash: no shutdown hooks, the kernel closes its
 // sockets. It returns once the process is gone.
-func (c *Cluster) KillTaskManager(i int) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	j, err := c.taskManager(i)
-	if err != nil {
-		return err
-	}
-	p := &c.state.Processes[j]
-	m := marker(c.layout.Dir, p.Name)
-	if !alive(p.PID, m) {
-		return fmt.Errorf("%s is not running", p.Name)
-	}
-	signalGroup(p.PID, sigkill)
-	if left := waitDead(map[int]string{p.PID: m}, 5*time.Second); len(left) > 0 {
-		return fmt.Errorf("%s (pid %d) survives SIGKILL", p.Name, p.PID)
-	}
-	p.PID = 0
-	return writeState(c.layout.pidsFile(), c.state)
-}
+func (c *Cluster) KillTaskManager(i int) error { return c.endTaskManager(i, sigkill, 5*time.Second) }
 
 // StopTaskManager shuts TaskManager i down gracefully (SIGTERM: it
 // deregisters from the JobManager; SIGKILL after the stop grace), as a
 // scale-down of a Kubernetes Deployment does. RestartTaskManager starts it
 // again.
 func (c *Cluster) StopTaskManager(i int) error {
+	grace := c.grace
+	if grace == 0 {
+		grace = DefaultConfig().StopGrace
+	}
+	return c.endTaskManager(i, sigterm, grace)
+}
+
+// endTaskManager sends sig to TaskManager i's process group, waits up to
+// grace for it to die, then SIGKILLs it.
+func (c *Cluster) endTaskManager(i int, sig syscall.Signal, grace time.Duration) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	j, err := c.taskManager(i)
@@ -680,16 +696,14 @@ func (c *Cluster) StopTaskManager(i int) error {
 	if !alive(p.PID, m) {
 		return fmt.Errorf("%s is not running", p.Name)
 	}
-	signalGroup(p.PID, sigterm)
-	grace := c.grace
-	if grace == 0 {
-		grace = DefaultConfig().StopGrace
-	}
-	if left := waitDead(map[int]string{p.PID: m}, grace); len(left) > 0 {
+	signalGroup(p.PID, sig)
+	left := waitDead(map[int]string{p.PID: m}, grace)
+	if len(left) > 0 && sig != sigkill {
 		signalGroup(p.PID, sigkill)
-		if left = waitDead(left, 5*time.Second); len(left) > 0 {
-			return fmt.Errorf("%s (pid %d) survives SIGKILL", p.Name, p.PID)
-		}
+		left = waitDead(left, 5*time.Second)
+	}
+	if len(left) > 0 {
+		return fmt.Errorf("%s (pid %d) survives SIGKILL", p.Name, p.PID)
 	}
 	p.PID = 0
 	return writeState(c.layout.pidsFile(), c.state)
@@ -726,5 +740,10 @@ func (c *Cluster) RestartTaskManager(i int) error {
 		return fmt.Errorf("restarting %s: %w", p.Name, err)
 	}
 	p.PID, p.Started = pid, time.Now().UTC()
+	if c.state.TaskManagerCPU > 0 {
+		if err := limitCPU(c.layout.Dir, p.Name, pid, c.state.TaskManagerCPU); err != nil {
+			return err
+		}
+	}
 	return writeState(c.layout.pidsFile(), c.state)
 }

@@ -49,8 +49,11 @@ type Config struct {
 	Dir string
 
 	TaskManagers int // number of TaskManager processes, default 2
-	Slots        int // taskmanager.numberOfTaskSlots, default 2
-	Ports        Ports
+	// TaskManagerCPU limits each TaskManager process to this many cores
+	// (a cgroup CFS quota, as a pod's resources.limits.cpu); 0: no limit.
+	TaskManagerCPU float64
+	Slots          int // taskmanager.numberOfTaskSlots, default 2
+	Ports          Ports
 
 	// TaskManagerMemory is taskmanager.memory.process.size of each
 	// TaskManager JVM (default "1024m"); BashJavaUtils derives -Xmx etc.
@@ -174,6 +177,9 @@ func (c Config) Validate() error {
 	var errs []error
 	if c.TaskManagers < 1 || c.TaskManagers > 16 {
 		errs = append(errs, configErr("taskmanagers must be in 1..16, got %d", c.TaskManagers))
+	}
+	if !(c.TaskManagerCPU >= 0 && c.TaskManagerCPU <= 64) {
+		errs = append(errs, configErr("tm-cpu must be in 0..64 cores (0: no limit), got %g", c.TaskManagerCPU))
 	}
 	if c.Slots < 1 || c.Slots > 64 {
 		errs = append(errs, configErr("slots must be in 1..64, got %d", c.Slots))

@@ -31,14 +31,16 @@ type Process struct {
 
 // State is the content of pids.json.
 type State struct {
-	Dir          string    `json:"dir"`
-	Flink        string    `json:"flinkVersion"`
-	Kafka        string    `json:"kafkaVersion"`
-	Ports        Ports     `json:"ports"`
-	TaskManagers int       `json:"taskManagers"`
-	Slots        int       `json:"slots"`
-	Processes    []Process `json:"processes"` // kafka, jobmanager, tm-1 … tm-N
-	Created      time.Time `json:"created"`
+	Dir          string `json:"dir"`
+	Flink        string `json:"flinkVersion"`
+	Kafka        string `json:"kafkaVersion"`
+	Ports        Ports  `json:"ports"`
+	TaskManagers int    `json:"taskManagers"`
+	// TaskManagerCPU is each TaskManager's CPU limit in cores (0: none)
+	TaskManagerCPU float64   `json:"taskManagerCPU,omitempty"`
+	Slots          int       `json:"slots"`
+	Processes      []Process `json:"processes"` // kafka, jobmanager, tm-1 … tm-N
+	Created        time.Time `json:"created"`
 }
 
 func readState(path string) (State, error) {

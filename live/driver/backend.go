@@ -25,8 +25,9 @@ func Capabilities(ctx context.Context, env Env) (control.Capabilities, error) {
 	// rescaling from a checkpoint needs the adaptive scheduler and
 	// TaskManagers the driver can start and stop (checked below)
 	caps.RescaleFromCheckpoint = false
-	// the sampler reads job-level metrics only
-	caps.Detail = false
+	// per-TaskManager metrics map subtasks to the local cluster's
+	// TaskManager processes
+	caps.Detail = env.Cluster != nil
 	if env.Cluster == nil {
 		caps.Backend = "an external cluster"
 		caps.Faults, caps.NoFaultsWhy = false, "its TaskManagers are not ours to kill; use a local cluster (streamtwin live up, --dir)"
@@ -66,9 +67,9 @@ func (r *run) Fail(err error) {
 	r.stop()
 }
 
-// Detail is never called: Capabilities.Detail is false, so a policy that
-// reads per-TaskManager metrics is refused before the run.
-func (r *run) Detail() results.Detail { return results.Detail{} }
+// Detail is the per-TaskManager and per-operator metrics of the sample
+// just observed (detail.go); the clock loop sets it with the sample.
+func (r *run) Detail() results.Detail { return r.detail }
 
 // Status is the job as the last sample saw it.
 func (r *run) Status() policy.JobStatus {

@@ -110,6 +110,11 @@ type run struct {
 	// stopped are the TaskManagers (1-based) the run stopped; cleanup
 	// starts them again
 	stopped map[int]bool
+	// useDetail: the policy reads per-TaskManager and per-operator metrics;
+	// det measures them in the sampler, detail is the latest (clock loop)
+	useDetail bool
+	det       detailer
+	detail    results.Detail
 
 	// the controller's side: its clock loop, and what it registered
 	clock *clock
@@ -183,6 +188,9 @@ func Run(ctx context.Context, sc scenario.Scenario, sched *scenario.Schedule, en
 	r.start = time.Now()
 	r.runningAt = r.start
 	r.clock = newClock(r.start)
+	if d, ok := pol.(policy.DetailUser); ok && d.UsesDetail() {
+		r.useDetail = true
+	}
 	r.ctl = control.New(r, pol, sched)
 	r.ctl.Start()
 	for _, f := range []func(context.Context) error{r.produce, r.consumeLatency, r.sample, r.clock.run} {

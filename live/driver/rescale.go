@@ -156,9 +156,11 @@ func (r *run) forgetRestart(ctx context.Context, id string) {
 	r.down = false
 }
 
-// stopIdleTaskManagers stops running TaskManagers beyond keep whose slots
-// are all free, as a Deployment scaled down removes pods. Slots are freed
-// a moment after the tasks left them: it waits up to 30 s for them.
+// stopIdleTaskManagers stops running TaskManagers beyond keep that run no
+// subtask of the job, as a Deployment scaled down removes pods. (Flink
+// keeps a slot it no longer uses reserved until slot.idle.timeout, so a
+// free slot is not the test.) The job's subtasks move a moment after a
+// rescale: it waits up to 30 s for them.
 func (r *run) stopIdleTaskManagers(ctx context.Context, keep int) error {
 	cl := r.env.Cluster
 	deadline := time.Now().Add(30 * time.Second)
@@ -172,18 +174,12 @@ func (r *run) stopIdleTaskManagers(ctx context.Context, keep int) error {
 		if alive <= keep {
 			return nil
 		}
-		tms, err := r.env.REST.TaskManagers(ctx)
+		used, err := r.usedTaskManagers(ctx)
 		if err != nil {
 			return err
 		}
-		idle := map[string]bool{}
-		for _, tm := range tms {
-			if tm.FreeSlots == tm.Slots {
-				idle[tm.ID] = true
-			}
-		}
 		for i := cl.TaskManagers(); i >= 1 && alive > keep; i-- {
-			if !cl.Running(i) || !idle[fmt.Sprintf("tm-%d", i)] {
+			if !cl.Running(i) || used[fmt.Sprintf("tm-%d", i)] {
 				continue
 			}
 			if err := cl.StopTaskManager(i); err != nil {
@@ -202,7 +198,7 @@ func (r *run) stopIdleTaskManagers(ctx context.Context, keep int) error {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("%d TaskManagers still hold tasks 30 s after the rescale to %d of them", alive, keep)
+			return fmt.Errorf("%d TaskManagers still run tasks 30 s after the rescale to %d of them", alive, keep)
 		}
 		select {
 		case <-ctx.Done():
@@ -210,4 +206,27 @@ func (r *run) stopIdleTaskManagers(ctx context.Context, keep int) error {
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
+}
+
+// usedTaskManagers are the TaskManagers running (or deploying) a subtask
+// of the current job.
+func (r *run) usedTaskManagers(ctx context.Context) (map[string]bool, error) {
+	id := r.currentJob()
+	j, err := r.env.REST.Job(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	used := map[string]bool{}
+	for _, v := range j.Vertices {
+		io, err := r.env.REST.VertexIO(ctx, id, v.ID)
+		if err != nil {
+			return nil, err
+		}
+		for _, st := range io.Subtasks {
+			if st.Status != "FINISHED" && st.Status != "CANCELED" && st.Status != "FAILED" {
+				used[st.TaskManager] = true
+			}
+		}
+	}
+	return used, nil
 }

@@ -283,10 +283,14 @@ func (r *run) sample(ctx context.Context) error {
 		prev.t, prev.end, prev.consumed, prev.out, prev.pos, prev.ok = t, s.EndOffset, consumed, out, pos, true
 		prev.estimated = estimated
 		r.checkpoints(ctx, job)
+		var d results.Detail
+		if r.useDetail && names != nil && st.State == "RUNNING" {
+			d = r.det.measure(ctx, r, names)
+		}
 		r.mu.Lock()
 		r.samples = append(r.samples, s)
 		r.mu.Unlock()
-		r.clock.post(func() { r.ctl.Observe(s) })
+		r.clock.post(func() { r.detail = d; r.ctl.Observe(s) })
 	}
 }
 

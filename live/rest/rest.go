@@ -447,3 +447,33 @@ func (c *Client) JobManagerConfig(ctx context.Context) (map[string]string, error
 	}
 	return out, nil
 }
+
+// SubtaskIO is one subtask of GET /jobs/{id}/vertices/{vid}: where it
+// runs and its accumulated I/O and busy time since it (its attempt)
+// started.
+type SubtaskIO struct {
+	Subtask     int    `json:"subtask"`
+	Attempt     int    `json:"attempt"`
+	Status      string `json:"status"`
+	TaskManager string `json:"taskmanager-id"`
+	Metrics     struct {
+		ReadRecords  float64 `json:"read-records"`
+		WriteRecords float64 `json:"write-records"`
+		BusyMs       float64 `json:"accumulated-busy-time"`
+	} `json:"metrics"`
+}
+
+// VertexIO is GET /jobs/{id}/vertices/{vid}: a vertex's subtasks and the
+// JobManager's clock (Unix ms) when it answered.
+type VertexIO struct {
+	Name           string      `json:"name"`
+	Parallelism    int         `json:"parallelism"`
+	MaxParallelism int         `json:"maxParallelism"`
+	Now            int64       `json:"now"`
+	Subtasks       []SubtaskIO `json:"subtasks"`
+}
+
+func (c *Client) VertexIO(ctx context.Context, jobID, vertexID string) (VertexIO, error) {
+	var v VertexIO
+	return v, c.getJSON(ctx, fmt.Sprintf("/jobs/%s/vertices/%s", url.PathEscape(jobID), url.PathEscape(vertexID)), &v)
+}

@@ -166,6 +166,10 @@ func (j *Job) finishCheckpoint(c *checkpoint, ok bool, reason string) {
 	j.lastCkpt = &CheckpointInfo{ID: c.id, TriggeredAt: c.trigger, CompletedAt: now, Duration: c.duration, Size: c.size}
 	j.event(results.Event{Kind: results.KindCheckpointCompleted, CheckpointID: i64(c.id), DurationS: f64(c.duration), SizeBytes: f64(c.size)})
 	j.releaseHeldTrigger()
+	if fn := j.afterCheckpoint; fn != nil { // a rescale waiting for it
+		j.afterCheckpoint = nil
+		fn()
+	}
 }
 
 // releaseHeldTrigger fires a trigger that waited for a slot, honouring

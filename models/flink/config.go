@@ -252,6 +252,12 @@ type RescaleConfig struct {
 	DownDelay  sim.Duration `yaml:"down_delay"`
 	UpDeploy   sim.Duration `yaml:"up_deploy"`
 	DownDeploy sim.Duration `yaml:"down_deploy"`
+	// OnCheckpoint: after its delay the restart waits for the next
+	// completed checkpoint, so little is read twice (Flink ≥ 2.0's rescale
+	// trigger, FLIP-461), or at most three checkpoint intervals
+	// (rescale-trigger.max-delay with 2 tolerated checkpoint failures).
+	// Default true; false is Flink 1.x's reactive mode.
+	OnCheckpoint bool `yaml:"on_checkpoint"`
 }
 
 // Rescale modes.
@@ -295,7 +301,7 @@ func DefaultJob() JobConfig {
 			AsyncBase: 0.5, UploadBandwidth: 100 << 20,
 			CPUOverhead: 0.05,
 		},
-		Rescale: RescaleConfig{Mode: RescaleSavepoint, UpDelay: 10, DownDelay: 0, UpDeploy: 2, DownDeploy: 2},
+		Rescale: RescaleConfig{Mode: RescaleSavepoint, UpDelay: 10, DownDelay: 0, UpDeploy: 2, DownDeploy: 2, OnCheckpoint: true},
 		Restart: RestartConfig{
 			Strategy:       "exponential-delay",
 			InitialBackoff: 1, MaxBackoff: 60, BackoffMultiplier: 1.5, JitterFactor: 0.1,

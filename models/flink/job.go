@@ -126,6 +126,9 @@ type Job struct {
 	t0      float64
 	lambda  float64
 	scaleUp *scaleUp // a rescale from a checkpoint waiting to restart
+	// afterCheckpoint runs once after the next completed checkpoint (a
+	// rescale's restart, rescale.on_checkpoint)
+	afterCheckpoint func()
 	// deployTime is the next deployment's time when a rescale sets it
 	// (rescale.up_deploy, down_deploy); −1: cluster.deploy
 	deployTime float64

@@ -315,11 +315,11 @@ func (j *Job) rescaleFromCheckpoint(g *Graph, reason string) {
 	up := &scaleUp{g: g, reason: reason}
 	j.scaleUp = up
 	epoch := j.epoch
-	j.env.After(wait, func() {
+	restart := func() {
 		if j.scaleUp != up {
-			return // replaced or cancelled
+			return // replaced, cancelled or done
 		}
-		j.scaleUp = nil
+		j.scaleUp, j.afterCheckpoint = nil, nil
 		if epoch != j.epoch || j.state != StateRunning {
 			j.event(results.Event{Kind: results.KindPolicyDecision, Reason: "rescale abandoned: the job failed before it could restart"})
 			return
@@ -332,8 +332,21 @@ func (j *Job) rescaleFromCheckpoint(g *Graph, reason string) {
 		j.adopt(up.g)
 		j.deployTime = float64(deploy)
 		j.runAgainAfter(0, up.reason) // the new execution graph
+	}
+	j.env.After(wait, func() {
+		if !j.cfg.Rescale.OnCheckpoint {
+			restart()
+			return
+		}
+		j.afterCheckpoint = restart
+		j.env.After(rescaleTriggerMaxDelay*j.ci, restart)
 	})
 }
+
+// rescaleTriggerMaxDelay is how many checkpoint intervals a rescale waits
+// for a completed checkpoint at most: Flink's rescale-trigger.max-delay,
+// the interval × (max-checkpoint-failures 2 + 1).
+const rescaleTriggerMaxDelay = 3
 
 // scaleUp is a rescale from a checkpoint waiting to restart.
 type scaleUp struct {

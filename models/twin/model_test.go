@@ -246,11 +246,29 @@ func TestCheckpointIntervalChangeBySavepointAndResubmit(t *testing.T) {
 // the decision.
 func TestRescaleFromCheckpoint(t *testing.T) {
 	job := strings.Replace(handJob, "partitions: 1", "partitions: 2", 1)
-	job = strings.Replace(job, "  restart:", "  rescale: {mode: checkpoint, up_delay: 10s}\n  restart:", 1)
+	reactive := strings.Replace(job, "  restart:", "  rescale: {mode: checkpoint, up_delay: 10s, on_checkpoint: false}\n  restart:", 1)
 	for _, twice := range []string{"", "  - {at: 110s, parallelism: 2}\n"} {
 		// asking again while the scale-up waits for its TaskManagers changes nothing
-		rescaleFromCheckpoint(t, job, twice)
+		rescaleFromCheckpoint(t, reactive, twice)
 	}
+	// Flink 2's rescale trigger: after its delay a rescale waits for the
+	// next completed checkpoint. Up: 115 s → the checkpoint of 120 s
+	// completes at 120.5 s, RUNNING at 123.5 s with 3.5 s of input (175k)
+	// to read at 150k/s. Down at 203 s: the checkpoint scheduler restarted
+	// with the restart at 120.5 s (the job is RUNNING while its tasks
+	// deploy), so the next trigger is 210.5 s, complete at 211 s: RUNNING
+	// at 214 s with 50k·3.5 s.
+	m, _ := runYAML(t, "duration: 5m\nworkload: {shape: constant, rate: 50000/s}\n"+
+		strings.Replace(job, "  restart:", "  rescale: {mode: checkpoint, up_delay: 10s}\n  restart:", 1)+
+		"actions:\n  - {at: 105s, parallelism: 2}\n  - {at: 203s, parallelism: 1}\n")
+	rc := m.kind(results.KindReconfigured)
+	if len(rc) != 2 {
+		t.Fatalf("%d reconfigurations, want 2", len(rc))
+	}
+	near(t, "on checkpoint, up: running at", rc[0].TimeS, 123.5, 1e-9)
+	near(t, "on checkpoint, up: backlog", *rc[0].Value, 175000, 1e-3)
+	near(t, "on checkpoint, down: running at", rc[1].TimeS, 214, 1e-9)
+	near(t, "on checkpoint, down: backlog", *rc[1].Value, 175000, 1e-3)
 }
 
 func rescaleFromCheckpoint(t *testing.T, job, extra string) {

@@ -63,6 +63,8 @@ type Situation struct {
 	UpDowntimeS   int       // current scale-up downtime estimate
 	DownDowntimeS int       // current scale-down downtime estimate
 	Capacity      func(q int) float64
+	// MaxScaleOut bounds the choice (max_scaleout; 0: MaxScaleOut).
+	MaxScaleOut int
 }
 
 // RecoveryTime is recovery_time.py's prediction for a rescale to q: the
@@ -105,7 +107,11 @@ func Plan(s Situation) (int, string) {
 		return p, fmt.Sprintf("keep %d: within %d s of a rescale, capacity %.0f/s covers the load and the next minute's forecast", p, KeepWithinS, cp)
 	}
 	peak := maxOf(s.Forecast, 0, len(s.Forecast))
-	for q := 1; q <= MaxScaleOut; q++ {
+	top := MaxScaleOut
+	if s.MaxScaleOut > 0 {
+		top = min(s.MaxScaleOut, MaxScaleOut)
+	}
+	for q := 1; q <= top; q++ {
 		cq := s.Capacity(q)
 		if cq <= s.Workload {
 			continue
@@ -127,7 +133,10 @@ func Plan(s Situation) (int, string) {
 			return q, fmt.Sprintf("%d → %d: capacity %.0f/s covers the forecast peak %.0f/s, predicted recovery %d s", p, q, cq, peak, rt)
 		}
 	}
-	return MaxScaleOut, fmt.Sprintf("%d → %d: no parallelism covers the forecast within %d s of recovery", p, MaxScaleOut, TargetRecoveryS)
+	if top == p {
+		return p, fmt.Sprintf("keep %d: no parallelism covers the forecast within %d s of recovery, and it is max_scaleout", p, TargetRecoveryS)
+	}
+	return top, fmt.Sprintf("%d → %d: no parallelism covers the forecast within %d s of recovery", p, top, TargetRecoveryS)
 }
 
 // maxOf is the largest of xs[from:to] (clamped), 0 for none.

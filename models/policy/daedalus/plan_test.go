@@ -84,6 +84,15 @@ func TestPlan(t *testing.T) {
 	if q, _ := Plan(s); q != MaxScaleOut {
 		t.Errorf("uncoverable peak: %d, want %d", q, MaxScaleOut)
 	}
+	// a smaller cluster: its max_scaleout, and once there it stays
+	s.MaxScaleOut = 3
+	if q, _ := Plan(s); q != 3 {
+		t.Errorf("uncoverable peak, max_scaleout 3: %d, want 3", q)
+	}
+	s.Parallelism, s.Forecast[100] = 3, 1e9 // covered by none within any recovery
+	if q, why := Plan(s); q != 3 || !strings.Contains(why, "it is max_scaleout") {
+		t.Errorf("at max_scaleout: %d (%q), want to keep 3", q, why)
+	}
 }
 
 // TestCapacities: observed capacities average with their last value; the

@@ -37,11 +37,13 @@ type Config struct {
 	// MaxP and MaxQ bound auto-ARIMA's orders (5 and 5).
 	MaxP int `yaml:"max_p"`
 	MaxQ int `yaml:"max_q"`
+	// MaxScaleOut is max_scaleout, the most TaskManagers (≤ 18).
+	MaxScaleOut int `yaml:"max_scaleout"`
 }
 
 // Default is the authors' configuration.
 func Default() Config {
-	return Config{Name: Name, Loop: 60, Window: 61, Warmup: 500, MetricBlackout: 120, Forecast: "arima", MaxP: 5, MaxQ: 5}
+	return Config{Name: Name, Loop: 60, Window: 61, Warmup: 500, MetricBlackout: 120, Forecast: "arima", MaxP: 5, MaxQ: 5, MaxScaleOut: MaxScaleOut}
 }
 
 // Policy is one Daedalus manager. Between loops it keeps the per-TaskManager
@@ -91,6 +93,8 @@ func New(cfg Config) (*Policy, error) {
 		return nil, fmt.Errorf("policy.warmup and metric_blackout must be ≥ 0s")
 	case cfg.Forecast != "arima" && cfg.Forecast != "linear":
 		return nil, fmt.Errorf("policy.forecast must be arima or linear, got %q", cfg.Forecast)
+	case cfg.MaxScaleOut < 1 || cfg.MaxScaleOut > MaxScaleOut:
+		return nil, fmt.Errorf("policy.max_scaleout must be in 1..%d, got %d", MaxScaleOut, cfg.MaxScaleOut)
 	case cfg.MaxP < 0 || cfg.MaxQ < 0 || cfg.MaxP > 10 || cfg.MaxQ > 10:
 		return nil, fmt.Errorf("policy.max_p and max_q must be in 0..10, got %d and %d", cfg.MaxP, cfg.MaxQ)
 	}
@@ -125,7 +129,7 @@ func (p *Policy) Step(now time.Duration, obs policy.Observation) []policy.Action
 
 	last := obs.Window[len(obs.Window)-1]
 	s := Situation{Parallelism: obs.Job.Parallelism, SinceRescaleS: t - p.lastRescale, Lag: last.Lag,
-		Forecast: f, UpDowntimeS: p.up, DownDowntimeS: p.down, Capacity: p.caps.Get}
+		Forecast: f, UpDowntimeS: p.up, DownDowntimeS: p.down, Capacity: p.caps.Get, MaxScaleOut: p.cfg.MaxScaleOut}
 	for i, x := range obs.Window {
 		s.Workload += x.InputRate / float64(len(obs.Window))
 		if i >= len(obs.Window)-CheckpointWindowS {

@@ -1,0 +1,87 @@
+package cluster
+
+import (
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+)
+
+// CPU limits for TaskManagers, as a Kubernetes pod's resources.limits.cpu:
+// each TaskManager process runs in its own cgroup of the cpu controller
+// with a CFS quota of limit × period, so a TaskManager limited to 0.5 gets
+// half a core however many the host has (the Daedalus chart's 500m). Both
+// cgroup v1 (/sys/fs/cgroup/cpu) and v2 (cpu.max) are handled; it needs
+// root, or a delegated hierarchy.
+
+// cgroupRoot is where the cpu controller is mounted; a test may move it.
+var cgroupRoot = "/sys/fs/cgroup"
+
+const cfsPeriodUs = 100000
+
+// cpuCgroup is the cgroup folder of process name of the cluster in dir.
+func cpuCgroup(dir, name string) (path string, v2 bool) {
+	h := sha256.Sum256([]byte(dir))
+	leaf := filepath.Join(fmt.Sprintf("streamtwin-%x", h[:6]), name)
+	if _, err := os.Stat(filepath.Join(cgroupRoot, "cgroup.controllers")); err == nil {
+		return filepath.Join(cgroupRoot, leaf), true
+	}
+	return filepath.Join(cgroupRoot, "cpu", leaf), false
+}
+
+// limitCPU puts process pid (all its threads) into its cgroup limited to
+// cores CPUs.
+func limitCPU(dir, name string, pid int, cores float64) error {
+	path, v2 := cpuCgroup(dir, name)
+	if err := os.MkdirAll(path, 0o755); err != nil {
+		return fmt.Errorf("CPU limit of %s: %w (the cpu cgroup controller needs root; drop --tm-cpu)", name, err)
+	}
+	quota := int64(cores * cfsPeriodUs)
+	var err error
+	if v2 {
+		if werr := os.WriteFile(filepath.Join(filepath.Dir(path), "cgroup.subtree_control"), []byte("+cpu"), 0o644); werr != nil && !errors.Is(werr, os.ErrExist) {
+			_ = werr // already enabled, or enabled by the parent: cpu.max tells
+		}
+		err = os.WriteFile(filepath.Join(path, "cpu.max"), []byte(fmt.Sprintf("%d %d", quota, cfsPeriodUs)), 0o644)
+	} else {
+		if err = os.WriteFile(filepath.Join(path, "cpu.cfs_period_us"), []byte(strconv.Itoa(cfsPeriodUs)), 0o644); err == nil {
+			err = os.WriteFile(filepath.Join(path, "cpu.cfs_quota_us"), []byte(strconv.FormatInt(quota, 10)), 0o644)
+		}
+	}
+	if err == nil {
+		err = os.WriteFile(filepath.Join(path, "cgroup.procs"), []byte(strconv.Itoa(pid)), 0o644)
+	}
+	if err != nil {
+		return fmt.Errorf("CPU limit of %s in %s: %w", name, path, err)
+	}
+	return nil
+}
+
+// removeCPULimits deletes the cluster's cgroups. A cgroup stays busy until
+// its last process is reaped, a moment after it died: it retries for up
+// to 5 s.
+func removeCPULimits(dir string, names []string) {
+	var paths []string
+	for _, n := range names {
+		path, _ := cpuCgroup(dir, n)
+		paths = append(paths, path)
+	}
+	if len(paths) > 0 {
+		paths = append(paths, filepath.Dir(paths[0]))
+	}
+	for try := 0; try < 50; try++ {
+		left := paths[:0]
+		for _, p := range paths {
+			if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+				left = append(left, p)
+			}
+		}
+		if paths = left; len(paths) == 0 {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
