@@ -125,7 +125,7 @@ func evaluateScaling(runsDir, out, baseline string) error {
 	}
 	s, err := evaluation.EvaluateScaling(dirs, baseline)
 	if err != nil {
-		return err
+		return badInput(err)
 	}
 	paths, err := evaluation.WriteScaling(s, out)
 	if err != nil {

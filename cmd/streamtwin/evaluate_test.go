@@ -178,4 +178,13 @@ func TestEvaluateScaling(t *testing.T) {
 			t.Error(err)
 		}
 	}
+	// a sweep over no variants is no autoscaling comparison: bad input
+	os.WriteFile(sweep, []byte("scenario: "+scen+"\nparameters:\n  duration: [10m]\n"), 0o644)
+	plain := filepath.Join(dir, "plain")
+	if _, stderr, code, _ := runCLI(t, "sweep", sweep, "--out", plain); code != 0 {
+		t.Fatalf("sweep: exit %d: %s", code, stderr)
+	}
+	if _, stderr, code, _ := runCLI(t, "evaluate", plain); code != 2 || !strings.Contains(stderr, "is no variant of a scenario") {
+		t.Errorf("evaluate on a sweep without variants: exit %d, %s", code, stderr)
+	}
 }

@@ -182,7 +182,10 @@ func scalingRun(dir string) (ScalingRun, string, error) {
 	if err != nil {
 		return ScalingRun{}, "", err
 	}
-	r := ScalingRun{Variant: cmp.Or(sum.Variant, filepath.Base(dir)), Seed: sum.Seed, Dir: dir,
+	if sum.Variant == "" {
+		return ScalingRun{}, "", fmt.Errorf("%s is no variant of a scenario: an autoscaling comparison is a sweep over variants (parameters: {variant: [a, b, …]}) or a scenario's variants folder", dir)
+	}
+	r := ScalingRun{Variant: sum.Variant, Seed: sum.Seed, Dir: dir,
 		WorkerSeconds: sum.WorkerSeconds, Rescalings: sum.Reconfigurations,
 		MeanParallelism: results.FiniteMean(cols[0]), LagMean: results.FiniteMean(cols[2])}
 	lat := results.FiniteValues(cols[1])
