@@ -45,6 +45,9 @@ func ParseDuration(s string) (Duration, error) {
 // Seconds is the duration as float64 seconds.
 func (d Duration) Seconds() float64 { return float64(d) }
 
+// Std is d as a time.Duration, what a policy's Interval and Step speak.
+func (d Duration) Std() time.Duration { return time.Duration(float64(d) * float64(time.Second)) }
+
 // String formats the duration compactly (2h, 1h30m, 30s, 500ms).
 func (d Duration) String() string {
 	if math.IsInf(float64(d), 0) || math.IsNaN(float64(d)) {

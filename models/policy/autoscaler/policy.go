@@ -104,7 +104,7 @@ func New(s Settings) (*Policy, error) {
 }
 
 func (p *Policy) Name() string            { return Name }
-func (p *Policy) Interval() time.Duration { return dur(p.s.Interval) }
+func (p *Policy) Interval() time.Duration { return p.s.Interval.Std() }
 func (p *Policy) WindowSamples() int      { return int(math.Ceil(float64(p.s.MetricsWindow))) }
 func (p *Policy) UsesDetail() bool        { return true }
 
@@ -121,8 +121,8 @@ func (p *Policy) config() Config {
 	return Config{TargetUtilization: p.s.TargetUtilization, UtilizationBoundary: p.s.TargetUtilizationBoundary,
 		ScaleDownMaxFactor: p.s.ScaleDownMaxFactor, ScaleUpMaxFactor: p.s.ScaleUpMaxFactor,
 		VertexMinParallel: p.s.VertexMinParallelism, VertexMaxParallel: p.s.VertexMaxParallelism,
-		CatchUpDuration: dur(p.s.CatchUpDuration), RestartTime: time.Duration(restart * float64(time.Second)),
-		BacklogLagThreshold: dur(p.s.BacklogLagThreshold), ScaleDownInterval: dur(p.s.ScaleDownInterval)}
+		CatchUpDuration: p.s.CatchUpDuration.Std(), RestartTime: time.Duration(restart * float64(time.Second)),
+		BacklogLagThreshold: p.s.BacklogLagThreshold.Std(), ScaleDownInterval: p.s.ScaleDownInterval.Std()}
 }
 
 // Step is one reconcile: once the job has run the stabilisation interval
@@ -256,5 +256,4 @@ func (p *Policy) Evaluate(w []results.Sample, d []results.Detail, from float64) 
 	return out, nil
 }
 
-func dur(d sim.Duration) time.Duration { return time.Duration(float64(d) * float64(time.Second)) }
 func sec(d time.Duration) sim.Duration { return sim.Duration(d.Seconds()) }

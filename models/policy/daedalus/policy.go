@@ -59,7 +59,6 @@ type Policy struct {
 	model    *forecast.ARIMA
 	acc      Accuracy
 	prevF    []float64 // the previous loop's ARIMA forecast
-	refits   int       // auto-ARIMA fits so far (the first one and every retrain)
 
 	up, down    int     // downtime estimates, s
 	lastRescale float64 // s
@@ -103,15 +102,12 @@ func New(cfg Config) (*Policy, error) {
 }
 
 func (p *Policy) Name() string            { return Name }
-func (p *Policy) Interval() time.Duration { return dur(p.cfg.Loop) }
+func (p *Policy) Interval() time.Duration { return p.cfg.Loop.Std() }
 func (p *Policy) WindowSamples() int      { return int(math.Ceil(float64(p.cfg.Window))) }
 func (p *Policy) UsesDetail() bool        { return true }
 
 // Requires: Daedalus rescales.
 func (p *Policy) Requires() []policy.ActionKind { return []policy.ActionKind{policy.Rescale} }
-
-// Refits is how many times auto-ARIMA has searched for a model.
-func (p *Policy) Refits() int { return p.refits }
 
 // Downtimes are the current scale-up and scale-down downtime estimates (s).
 func (p *Policy) Downtimes() (up, down int) { return p.up, p.down }
@@ -254,7 +250,6 @@ func (p *Policy) forecast(fresh []float64, w []results.Sample) []float64 {
 }
 
 func (p *Policy) fit(y []float64) {
-	p.refits++
 	if m, err := forecast.AutoARIMA(y, p.cfg.MaxP, p.cfg.MaxQ); err == nil {
 		p.model = m
 	}
@@ -285,5 +280,3 @@ func (p *Policy) observeRecovery(w []results.Sample) {
 // recoveryWatchDelayS is how long MonitorRecoveryTime sleeps before its
 // first look.
 const recoveryWatchDelayS = 30
-
-func dur(d sim.Duration) time.Duration { return time.Duration(float64(d) * float64(time.Second)) }

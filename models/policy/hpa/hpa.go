@@ -102,7 +102,7 @@ func New(cfg Config) (*Policy, error) {
 
 func (p *Policy) Name() string { return Name }
 
-func (p *Policy) Interval() time.Duration { return seconds(p.cfg.Sync) }
+func (p *Policy) Interval() time.Duration { return p.cfg.Sync.Std() }
 
 // Requires: the HPA rescales.
 func (p *Policy) Requires() []policy.ActionKind { return []policy.ActionKind{policy.Rescale} }
@@ -170,7 +170,7 @@ func (p *Policy) utilisation(w []results.Sample) (float64, bool) {
 // window.
 func (p *Policy) stabilise(now time.Duration, cur, raw int) int {
 	up, down := raw, raw
-	upFrom, downFrom := now-seconds(p.cfg.ScaleUpStabilization), now-seconds(p.cfg.ScaleDownStabilization)
+	upFrom, downFrom := now-p.cfg.ScaleUpStabilization.Std(), now-p.cfg.ScaleDownStabilization.Std()
 	for _, r := range p.recs {
 		if r.at > upFrom {
 			up = min(up, r.replicas)
@@ -208,7 +208,7 @@ func (p *Policy) limit(now time.Duration, cur, desired int) int {
 
 // trim forgets what no window reaches any more.
 func (p *Policy) trim(now time.Duration) {
-	keep := max(seconds(p.cfg.ScaleUpStabilization), seconds(p.cfg.ScaleDownStabilization), rateLimitPeriod)
+	keep := max(p.cfg.ScaleUpStabilization.Std(), p.cfg.ScaleDownStabilization.Std(), rateLimitPeriod)
 	i := 0
 	for i < len(p.recs) && p.recs[i].at <= now-keep {
 		i++
@@ -220,5 +220,3 @@ func (p *Policy) trim(now time.Duration) {
 	}
 	p.changes = p.changes[j:]
 }
-
-func seconds(d sim.Duration) time.Duration { return time.Duration(float64(d) * float64(time.Second)) }

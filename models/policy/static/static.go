@@ -56,17 +56,15 @@ func (p *Policy) Name() string { return Name }
 // point is a run of its own).
 func (p *Policy) WindowSamples() int { return 1 }
 
-func (p *Policy) Interval() time.Duration { return seconds(p.cfg.Period) }
+func (p *Policy) Interval() time.Duration { return p.cfg.Period.Std() }
 
 // Step asks for the configured interval whenever the running job has another
 // one; it never acts while the job is down.
 func (p *Policy) Step(_ time.Duration, obs policy.Observation) []policy.Action {
-	want := seconds(p.cfg.Interval)
+	want := p.cfg.Interval.Std()
 	if want == 0 || obs.Job.State != "RUNNING" || obs.Job.CheckpointInterval == want {
 		return nil
 	}
 	return []policy.Action{{Kind: policy.SetCheckpointInterval, Interval: want,
 		Reason: fmt.Sprintf("static policy: checkpoint interval %v, job runs with %v", want, obs.Job.CheckpointInterval)}}
 }
-
-func seconds(d sim.Duration) time.Duration { return time.Duration(float64(d) * float64(time.Second)) }
