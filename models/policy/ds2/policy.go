@@ -73,12 +73,10 @@ func New(cfg Config) (*Policy, error) {
 	return &Policy{cfg: cfg}, nil
 }
 
-func (p *Policy) Name() string { return Name }
-func (p *Policy) Interval() time.Duration {
-	return time.Duration(float64(p.cfg.Interval) * float64(time.Second))
-}
-func (p *Policy) WindowSamples() int { return int(math.Ceil(float64(p.cfg.Interval))) }
-func (p *Policy) UsesDetail() bool   { return true }
+func (p *Policy) Name() string            { return Name }
+func (p *Policy) Interval() time.Duration { return p.cfg.Interval.Std() }
+func (p *Policy) WindowSamples() int      { return int(math.Ceil(float64(p.cfg.Interval))) }
+func (p *Policy) UsesDetail() bool        { return true }
 
 // Requires: DS2 rescales.
 func (p *Policy) Requires() []policy.ActionKind { return []policy.ActionKind{policy.Rescale} }
