@@ -1,0 +1,310 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/urfave/cli/v2"
+
+	"github.com/streamtwin/streamtwin/models/calibrate"
+	"github.com/streamtwin/streamtwin/models/scenario"
+	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/sim"
+)
+
+func calibrateCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "calibrate",
+		Usage: "fit scenario parameters to measured failures and report how well the twin predicts them",
+		Description: "Simulates every row of --measured (its throughput and checkpoint interval, one crash of the\n" +
+			"sink's TaskManager 3 s before a checkpoint, as Khaos injects them) and fits --fit by Nelder–Mead\n" +
+			"(gonum/optimize) to the measured recovery times and, if present, pre-failure latencies.\n" +
+			"Recovery parameters are fitted first, on recovery error; latency parameters and checkpoint costs then,\n" +
+			"on latency error, with the recovery ones fixed. The closed-form recovery model and Khaos's OLS are\n" +
+			"fitted on the same points as baselines; --cv cross-validates all three, --replications N gives\n" +
+			"90 % prediction intervals. A parameter at a bound or outside its typical range is flagged.\n" +
+			"Writes the calibrated scenario (--out) and a fit report folder (--report): fit.json, points.csv,\n" +
+			"report.md and recovery/latency residual figures. The measured table is CSV or Parquet with the\n" +
+			"columns throughput (records/s), checkpoint_interval_s, recovery_s and optionally latency_ms,\n" +
+			"label, fault_at_s; `calibrate convert` makes one from Khaos's failures.txt or a measured series.\n" +
+			"Parameters: " + strings.Join(calibrate.ParamNames(), ", "),
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "scenario", Usage: "base scenario file (its job, Kafka and QoS settings)"},
+			&cli.StringFlag{Name: "variant", Usage: "calibrate this variant of the scenario"},
+			&cli.StringFlag{Name: "measured", Usage: "measured table (.csv or .parquet)"},
+			&cli.StringFlag{Name: "fit", Usage: "comma-separated parameters to fit (default " + strings.Join(calibrate.DefaultFit, ",") + ", plus " + strings.Join(calibrate.DefaultLatencyFit, ",") + " when the table has latency_ms)"},
+			&cli.StringFlag{Name: "holdout", Usage: "checkpoint intervals to keep out of the fit and report separately, e.g. 10s,60s,120s"},
+			&cli.StringFlag{Name: "out", Usage: "calibrated scenario to write (default: next to the base, NAME-calibrated.yaml)"},
+			&cli.StringFlag{Name: "report", Usage: "fit report folder (default: OUT without .yaml, plus -fit)"},
+			&cli.IntFlag{Name: "workers", Usage: "points simulated in parallel (default: every core)"},
+			&cli.IntFlag{Name: "max-evaluations", Usage: "bound on loss evaluations (default 150 per fitted parameter)"},
+			&cli.IntFlag{Name: "replications", Value: 1, Usage: "simulate each point with this many seeds and fit their mean (the twin's random checkpoint and heartbeat phases); with 2 or more, the seeds' spread is a 90 % prediction interval"},
+			&cli.StringFlag{Name: "cv", Usage: "cross-validate the twin and the baselines after the fit: ci (leave one checkpoint interval out) or k=N (N random folds from the scenario's seed); refits once per fold"},
+			&cli.StringFlag{Name: "latency", Value: "marker", Usage: "simulated latency compared with latency_ms: marker (Flink latency-marker p99, what Khaos recorded), or the event-time p99, p50 or mean"},
+			&cli.StringFlag{Name: "before-checkpoint", Value: "3s", Usage: "how long before the next checkpoint each crash fires"},
+		},
+		Subcommands: []*cli.Command{convertCommand()},
+		Action:      runCalibrate,
+	}
+}
+
+func runCalibrate(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return badInput(fmt.Errorf("calibrate takes flags only (got %q); e.g. streamtwin calibrate --scenario base.yaml --measured failures.csv", c.Args().First()))
+	}
+	if !c.IsSet("scenario") || !c.IsSet("measured") {
+		return badInput(errors.New("calibrate needs --scenario BASE.yaml and --measured TABLE (.csv or .parquet; make one with `streamtwin calibrate convert`)"))
+	}
+	path := c.String("scenario")
+	for _, flag := range []string{"scenario", "measured"} {
+		if err := requireFile("calibrate: --"+flag, c.String(flag)); err != nil {
+			return err
+		}
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return badInput(err)
+	}
+	base, err := scenario.ParseRun(path, data, c.String("variant"), nil)
+	if err != nil {
+		return badInput(err)
+	}
+	pts, err := results.ReadMeasured(c.String("measured"))
+	if err != nil {
+		return badInput(err)
+	}
+	for _, w := range calibrate.Warnings(c.String("measured"), pts) {
+		fmt.Fprintln(os.Stderr, "warning:", w)
+	}
+	opt := calibrate.Options{Workers: c.Int("workers"), MaxEvaluations: c.Int("max-evaluations"), Latency: c.String("latency"),
+		Replications: c.Int("replications")}
+	if opt.Replications < 1 {
+		return badInput(fmt.Errorf("--replications must be ≥ 1, got %d", opt.Replications))
+	}
+	if !slices.Contains(results.LatencyKinds, opt.Latency) {
+		return badInput(fmt.Errorf("--latency must be one of %s, got %q", strings.Join(results.LatencyKinds, ", "), opt.Latency))
+	}
+	bc, err := sim.ParseDuration(c.String("before-checkpoint"))
+	if err != nil || bc < 0 {
+		return badInput(fmt.Errorf("--before-checkpoint: want a duration ≥ 0 such as 3s, got %q", c.String("before-checkpoint")))
+	}
+	opt.BeforeCheckpoint = math.Max(float64(bc), 1e-9) // 0 would mean "default"
+	names := calibrate.DefaultFitFor(pts)
+	if c.IsSet("fit") {
+		names = strings.Split(c.String("fit"), ",")
+	}
+	if opt.Fit, err = calibrate.LookupParams(names); err != nil {
+		return badInput(err)
+	}
+	if c.IsSet("cv") {
+		if opt.CV, err = calibrate.ParseCV(c.String("cv")); err != nil {
+			return badInput(err)
+		}
+		done := 0
+		opt.FoldDone = func(f calibrate.Fold, folds int) {
+			done++
+			fmt.Fprintf(os.Stderr, "cross-validation %d/%d, %s held out: recovery MAPE twin %.1f %%, closed form %.1f %%, OLS %.1f %%\n",
+				done, folds, f.Label, f.Twin, f.ClosedForm, f.OLS)
+		}
+	}
+	holdout := c.String("holdout")
+	if holdout != "" {
+		if opt.Holdout, err = calibrate.HoldoutIntervals(holdout, pts); err != nil {
+			return badInput(err)
+		}
+	}
+	opt = opt.WithDefaults(pts)
+	if err := opt.Check(pts); err != nil {
+		return badInput(err)
+	}
+	out := c.String("out")
+	if out == "" {
+		stem := strings.TrimSuffix(strings.TrimSuffix(path, filepath.Ext(path)), "-base")
+		out = stem + "-calibrated.yaml"
+	}
+	report := c.String("report")
+	if report == "" {
+		report = strings.TrimSuffix(out, filepath.Ext(out)) + "-fit"
+	}
+	// the output folders now: failing to write after minutes of fitting
+	// would lose them
+	for _, d := range []string{filepath.Dir(out), filepath.Dir(report)} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return badInput(fmt.Errorf("--out/--report: %w", err))
+		}
+	}
+	// thousands of short runs that keep nothing: as in sweeps, a loose GC
+	// target keeps the collector off the second core (40 s → 21 s here)
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
+	var bar *progressbar.ProgressBar
+	if st, err := os.Stderr.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+		bar = progressbar.NewOptions(opt.MaxEvaluations, progressbar.OptionSetWriter(os.Stderr),
+			progressbar.OptionSetDescription("calibrating"), progressbar.OptionShowCount(),
+			progressbar.OptionThrottle(200*time.Millisecond), progressbar.OptionSetWidth(30), progressbar.OptionClearOnFinish())
+		opt.Progress = func(n int, best float64) {
+			bar.Describe(fmt.Sprintf("calibrating (loss %.4f)", best))
+			_ = bar.Set(n)
+		}
+	}
+	fmt.Fprintf(os.Stderr, "calibrate: %d points, fitting %s on %d of them\n", len(pts), strings.Join(names, ", "), len(opt.Fitted(pts)))
+	res, err := calibrate.Calibrate(base, pts, opt)
+	if bar != nil {
+		_ = bar.Finish()
+	}
+	if err != nil {
+		return err
+	}
+	info := calibrate.ReportInfo{Scenario: path, Measured: c.String("measured"), Holdout: holdout, Base: base}
+	if err := calibrate.WriteScenario(out, data, res, info, report); err != nil {
+		return err
+	}
+	files, err := calibrate.WriteReport(report, res, info)
+	if err != nil {
+		return err
+	}
+	printCalibration(res, out, files)
+	return nil
+}
+
+func printCalibration(r *calibrate.Result, out string, files []string) {
+	fmt.Printf("calibrated in %.1f s (%d evaluations, %s)\n", r.WallS, r.Evaluations, r.Status)
+	for _, v := range r.Values {
+		fmt.Printf("  %-18s %10.4g → %-10.4g %s\n", v.Name, v.Initial, v.Fitted, v.Unit)
+	}
+	line := func(name string, m calibrate.Metrics) {
+		fmt.Printf("  %-9s %2d points: recovery MAPE %5.1f %% (closed form %.1f %%, OLS %.1f %%), R² %.3f", name, m.N, m.RecoveryMAPE, m.ClosedFormMAPE, m.OLSMAPE, m.RecoveryR2)
+		if !math.IsNaN(m.Coverage) {
+			fmt.Printf(", 90 %% interval coverage %.0f %%", 100*m.Coverage)
+		}
+		if m.LatencyN > 0 {
+			fmt.Printf("; latency MAPE %5.1f %%", m.LatencyMAPE)
+		}
+		fmt.Println()
+	}
+	line("fitted", r.Fit)
+	if r.Held.N > 0 {
+		line("held out", r.Held)
+	}
+	for _, iv := range r.Intervals {
+		set := "fitted"
+		if iv.HeldOut {
+			set = "held out"
+		}
+		fmt.Printf("  CI %5gs %-8s median recovery %6.1f s measured, %6.1f s twin (MAPE %4.1f %%)\n", iv.CheckpointIntervalS, set, iv.MeasuredMedianS, iv.PredictedMedianS, iv.RecoveryMAPE)
+	}
+	if cv := r.CV; cv != nil {
+		fmt.Printf("  cross-validation (%s, %d folds): recovery MAPE twin %.1f ± %.1f %%, closed form %.1f ± %.1f %%, OLS %.1f ± %.1f %% (mean ± s.d. over folds)\n",
+			cv.Scheme, len(cv.Folds), cv.Twin.Mean, cv.Twin.SD, cv.ClosedForm.Mean, cv.ClosedForm.SD, cv.OLS.Mean, cv.OLS.SD)
+	}
+	for _, w := range r.Warnings() {
+		fmt.Fprintln(os.Stderr, "warning:", w)
+	}
+	fmt.Println("→", out)
+	fmt.Println("→", strings.Join(files, " "))
+}
+
+func convertCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "convert",
+		Usage: "make a measured table from Khaos's failures.txt or from a measured series",
+		Description: "--khaos FILE: the FailureMetrics log of dos-group/khaos; rows of the profiling copies\n" +
+			"(jobId profile_<CI ms>) become points, the Khaos-managed job (its CI changed during the day) is skipped.\n" +
+			"--series FILE --fault-at T1,T2,… --ci CI: recovery times detected in a measured run (our\n" +
+			"timeseries.parquet, or a CSV time_s,throughput,lag[,latency_ms][,input_rate]) by the simulator's\n" +
+			"rule: the first of 15 consecutive samples with lag back at its pre-fault level and throughput\n" +
+			"following the input.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "khaos", Usage: "Khaos failures.txt"},
+			&cli.StringFlag{Name: "series", Usage: "measured series (timeseries.parquet or CSV)"},
+			&cli.StringFlag{Name: "fault-at", Usage: "fault times in the series, e.g. 600s,1800s"},
+			&cli.StringFlag{Name: "ci", Usage: "checkpoint interval of the measured run, e.g. 60s"},
+			&cli.StringFlag{Name: "label", Usage: "label for the series' rows"},
+			&cli.StringFlag{Name: "latency", Usage: "the series' latency column averaged into latency_ms: marker (latency-marker p99, what Khaos recorded), p99, p50 or mean (event time); default: marker if the series has it, else p99"},
+			&cli.StringFlag{Name: "out", Usage: "table to write (.csv or .parquet)", Required: true},
+		},
+		Action: runConvert,
+	}
+}
+
+func runConvert(c *cli.Context) error {
+	var pts []calibrate.Point
+	switch {
+	case c.IsSet("khaos") == c.IsSet("series"):
+		return badInput(errors.New("convert needs exactly one of --khaos FILE or --series FILE"))
+	case c.IsSet("khaos"):
+		if err := requireFile("calibrate convert: --khaos", c.String("khaos")); err != nil {
+			return err
+		}
+		f, err := os.Open(c.String("khaos"))
+		if err != nil {
+			return badInput(err)
+		}
+		defer f.Close()
+		var skipped int
+		if pts, skipped, err = calibrate.ParseKhaosFailures(c.String("khaos"), f); err != nil {
+			return badInput(err)
+		}
+		if skipped > 0 {
+			fmt.Fprintf(os.Stderr, "convert: skipped %d rows of the Khaos-managed job (its CI changed during the run)\n", skipped)
+		}
+	default:
+		var err error
+		if pts, err = seriesPoints(c); err != nil {
+			return err
+		}
+	}
+	if err := results.WriteMeasured(c.String("out"), pts); err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return badInput(err)
+		}
+		return err
+	}
+	fmt.Printf("%d points → %s\n", len(pts), c.String("out"))
+	return nil
+}
+
+func seriesPoints(c *cli.Context) ([]calibrate.Point, error) {
+	if !c.IsSet("fault-at") || !c.IsSet("ci") {
+		return nil, badInput(errors.New("--series needs --fault-at (the fault times in the series) and --ci (its checkpoint interval)"))
+	}
+	if k := c.String("latency"); k != "" && !slices.Contains(results.LatencyKinds, k) {
+		return nil, badInput(fmt.Errorf("--latency must be one of %s, got %q", strings.Join(results.LatencyKinds, ", "), k))
+	}
+	ci, err := sim.ParseDuration(c.String("ci"))
+	if err != nil || ci <= 0 {
+		return nil, badInput(fmt.Errorf("--ci: want a positive duration such as 60s, got %q", c.String("ci")))
+	}
+	if err := requireFile("calibrate convert: --series", c.String("series")); err != nil {
+		return nil, err
+	}
+	samples, err := results.ReadMeasuredSeries(c.String("series"))
+	if err != nil {
+		return nil, badInput(err)
+	}
+	var faults []sim.Duration
+	for _, s := range strings.Split(c.String("fault-at"), ",") {
+		at, err := sim.ParseDuration(strings.TrimSpace(s))
+		if err != nil {
+			return nil, badInput(fmt.Errorf("--fault-at: %q is not a time such as 600s", s))
+		}
+		faults = append(faults, at)
+	}
+	series := calibrate.Series{Name: c.String("series"), Samples: samples, CI: float64(ci), Label: c.String("label"), Latency: c.String("latency")}
+	pts, err := series.Points(faults)
+	if err != nil {
+		return nil, badInput(err)
+	}
+	return pts, nil
+}

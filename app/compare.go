@@ -1,0 +1,135 @@
+package app
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+
+	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/compare"
+	"github.com/urfave/cli/v2"
+)
+
+func compareCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "compare",
+		Usage:     "compare two result sets figure by figure",
+		ArgsUsage: "A B",
+		Description: "A is the baseline, B the candidate. Each is a run folder (summary.json), a folder of\n" +
+			"run folders (a scenario's variants), a sweep folder (runs.parquet, rows matched by run_id),\n" +
+			"or a JSON file: a summary.json or a reference file (results/reference/<scenario>.json).\n" +
+			"Two single runs are compared whatever their names; otherwise runs are matched by name.\n\n" +
+			"A figure is beyond tolerance when |B-A| > max(abs, rel*|A|, 1e-6); exactly at the\n" +
+			"tolerance is within it (a 5% shift passes --rel 0.05). wall_time_s is never compared.\n" +
+			"A tolerance file (YAML) sets a default and per-figure tolerances:\n" +
+			"  default: {rel: 0.05, abs: 0}\n" +
+			"  figures:\n" +
+			"    recovery_mean_s: {rel: 0.02}\n" +
+			"    latency_p99_ms: {rel: 0.1, abs: 5}\n\n" +
+			"Numbers are rounded to 4 significant digits, counts whole (docs/results.md); REL is (B-A)/|A|,\n" +
+			"\"–\" for a change from A = 0 (B-A shows it).\n" +
+			"Prints the figures that differ (all with --all) and \"N figures compared, M beyond\n" +
+			"tolerance\". Exit 0: none beyond tolerance; 1: some are (or, with --strict, a figure or\n" +
+			"run is on one side only); 2: bad input.",
+		Flags: []cli.Flag{
+			&cli.Float64Flag{Name: "rel", Value: compare.DefaultRel, Usage: "relative tolerance, a fraction of |A|"},
+			&cli.Float64Flag{Name: "abs", Usage: "absolute tolerance, in each figure's unit"},
+			&cli.StringFlag{Name: "tolerance", Usage: "tolerance file (YAML), instead of --rel/--abs"},
+			&cli.BoolFlag{Name: "all", Usage: "print every figure, not only those that differ"},
+			&cli.BoolFlag{Name: "strict", Usage: "figures or runs present on one side only are failures"},
+			&cli.BoolFlag{Name: "faults", Usage: "also compare two run folders fault by fault: recovery time, lag peak, latency (e.g. a simulated and a live run of one schedule)"},
+			&cli.BoolFlag{Name: "decisions", Usage: "also set the policy decision logs of two run folders side by side: the first decision that differs in kind or value, and the CI timelines"},
+		},
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return badInput(err) },
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 2 {
+				return badInput(fmt.Errorf("compare needs two result sets, e.g. streamtwin compare results/reference/demo.json runs/demo"))
+			}
+			tol, err := compareTolerances(c)
+			if err != nil {
+				return badInput(err)
+			}
+			var sets [2]*compare.ResultSet
+			for i, path := range c.Args().Slice() {
+				if sets[i], err = compare.LoadResultSet(path); err != nil {
+					return badInput(err) // missing, unreadable or not a result set
+				}
+			}
+			cmp, err := compare.Compare(sets[0], sets[1], tol)
+			if err != nil {
+				return badInput(err)
+			}
+			strict := c.Bool("strict")
+			if err := cmp.WriteTable(os.Stdout, c.Bool("all"), strict); err != nil {
+				return err
+			}
+			if c.Bool("faults") {
+				var outs [2][]compare.FaultOutcome
+				for i, path := range c.Args().Slice() {
+					if outs[i], err = compare.FaultOutcomes(path); err != nil {
+						return badInput(fmt.Errorf("--faults needs two run folders: %w", err))
+					}
+				}
+				fmt.Println()
+				if err := compare.WriteFaultTable(os.Stdout, outs[0], outs[1], c.Args().Get(0), c.Args().Get(1)); err != nil {
+					return err
+				}
+			}
+			if c.Bool("decisions") {
+				var logs [2][]compare.Decision
+				var cis [2][]compare.CIStep
+				for i, path := range c.Args().Slice() {
+					if logs[i], cis[i], err = decisionLog(path); err != nil {
+						return badInput(fmt.Errorf("--decisions needs two run folders: %w", err))
+					}
+				}
+				fmt.Println()
+				if err := compare.WriteDecisionTable(os.Stdout, logs[0], logs[1], cis[0], cis[1], c.Args().Get(0), c.Args().Get(1)); err != nil {
+					return err
+				}
+			}
+			switch {
+			case cmp.Beyond > 0:
+				return cli.Exit(fmt.Sprintf("%d of %d figures beyond tolerance", cmp.Beyond, cmp.Compared), 1)
+			case cmp.Failed(strict):
+				return cli.Exit(fmt.Sprintf("%d figures or runs on one side only (--strict)", cmp.OneSided), 1)
+			}
+			return nil
+		},
+	}
+}
+
+// decisionLog reads a run folder's policy decisions and CI timeline.
+func decisionLog(dir string) ([]compare.Decision, []compare.CIStep, error) {
+	ds, err := compare.Decisions(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	samples, err := results.ReadSamples(filepath.Join(dir, results.TimeseriesFile))
+	if err != nil {
+		return nil, nil, err
+	}
+	return ds, compare.CITimeline(samples), nil
+}
+
+// compareTolerances builds the tolerances from --tolerance or --rel/--abs.
+func compareTolerances(c *cli.Context) (compare.Tolerances, error) {
+	if f := c.String("tolerance"); f != "" {
+		if c.IsSet("rel") || c.IsSet("abs") {
+			return compare.Tolerances{}, fmt.Errorf("give either --tolerance or --rel/--abs, not both (put them in the file's default:)")
+		}
+		return compare.LoadTolerances(f)
+	}
+	tol := compare.DefaultTolerances()
+	tol.Default.Rel, tol.Default.Abs = c.Float64("rel"), c.Float64("abs")
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"rel", tol.Default.Rel}, {"abs", tol.Default.Abs}} {
+		if f.v < 0 || math.IsNaN(f.v) || math.IsInf(f.v, 0) {
+			return tol, fmt.Errorf("--%s must be a finite number ≥ 0, got %g", f.name, f.v)
+		}
+	}
+	return tol, nil
+}

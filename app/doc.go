@@ -1,0 +1,12 @@
+// Package app is the streamtwin command line (cmd/streamtwin calls Main), the CLI of the Flink + Kafka twin: run scenarios,
+// validate and print them, print result files and plot runs.
+//
+// It is thin: each command parses its flags, calls one function of a
+// package and prints. What a Go caller would need too lives in the
+// packages: run folders in models/twin (RunToDirWith, also for `live
+// run`), Khaos profiles and model inlining in models/profile, calibration
+// defaults in models/calibrate. It may import any package of the module.
+//
+// Exit codes: 0 success, 1 a run failed, 2 bad input (the message names the
+// file, line and field).
+package app

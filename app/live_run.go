@@ -1,0 +1,137 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/streamtwin/streamtwin/live/cluster"
+	"github.com/streamtwin/streamtwin/live/driver"
+	"github.com/streamtwin/streamtwin/live/rest"
+	"github.com/streamtwin/streamtwin/models/control"
+	"github.com/streamtwin/streamtwin/models/policy"
+	"github.com/streamtwin/streamtwin/models/scenario"
+	"github.com/streamtwin/streamtwin/models/twin"
+	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/sim"
+)
+
+func init() { liveExtra = append(liveExtra, liveRunCommand()) }
+
+// defaultJobJar is where `make live-jobs` puts the Java jobs.
+const defaultJobJar = "live/jobs/target/streamtwin-jobs.jar"
+
+func liveRunCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "run",
+		Usage:     "replay a scenario's schedule against the real Flink job and Kafka broker; writes the simulator's files",
+		ArgsUsage: "SCENARIO.yaml",
+		Description: "Creates the input and output topics (the scenario's partitions), uploads and submits the job\n" +
+			"(job.template ysb or traffic-monitoring, with the scenario's parallelism and CI), produces the\n" +
+			"workload's real events at the schedule's per-second rates, kills the TaskManagers of the\n" +
+			"schedule's faults (Khaos-aligned ones 3 s before a checkpoint, from the REST checkpoint\n" +
+			"statistics) and restarts them after job.cluster.restart_delay, runs the scenario's policy\n" +
+			"(CI changes by stop-with-savepoint + resubmit) and samples metrics every second. It always\n" +
+			"cancels its jobs and deletes its topics and jar, also on Ctrl-C.\n" +
+			"Against a cluster of `streamtwin live up` (--dir), or an existing one with --flink and --kafka\n" +
+			"(no fault injection there: its TaskManagers are not ours to kill).",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "variant", Usage: "run this variant"},
+			&cli.StringFlag{Name: "out", Usage: "run folder (default runs/live-<scenario>[/<variant>])"},
+			&cli.StringFlag{Name: "dir", Value: ".streamtwin-live", Usage: "the local cluster's folder (streamtwin live up)"},
+			&cli.StringFlag{Name: "flink", Usage: "REST URL of an existing Flink cluster, e.g. http://flink:8081"},
+			&cli.StringFlag{Name: "kafka", Usage: "bootstrap servers of an existing Kafka, e.g. kafka:9092"},
+			&cli.StringFlag{Name: "jar", Value: defaultJobJar, Usage: "the job jar (build it with make live-jobs)"},
+			&cli.BoolFlag{Name: "force", Usage: "write into an --out holding files streamtwin did not write, beside them (they are never touched)"},
+			&cli.BoolFlag{Name: "exactly-once", Usage: "run the job with an exactly-once Kafka sink and audit the sink against the input at the end (views lost or duplicated → summary.json sink_audit; job.template ysb)"},
+		},
+		Action: func(c *cli.Context) error {
+			f, err := loadScenario(c)
+			if err != nil {
+				return err
+			}
+			var names []string
+			if v := c.String("variant"); v != "" {
+				names = []string{v}
+			}
+			runs, err := selectVariants(f, names)
+			if err != nil {
+				return err
+			}
+			if len(runs) != 1 {
+				return badInput(fmt.Errorf("%s has %d variants: live mode replays one at a time, pick it with --variant", f.Path, len(runs)))
+			}
+			out := c.String("out")
+			if out == "" {
+				out = filepath.Join("runs", "live-"+runs[0].Name)
+				if runs[0].Variant != "" {
+					out = filepath.Join(out, runs[0].Variant)
+				}
+			}
+			if _, err := os.Stat(c.String("jar")); err != nil {
+				return badInput(fmt.Errorf("live run: --jar %s: no such job jar (build it with `make live-jobs`, or pass --jar)", c.String("jar")))
+			}
+			if c.Bool("exactly-once") && runs[0].Job.Template != "ysb" {
+				return badInput(fmt.Errorf("%s: job.template: --exactly-once audits YSB view counts, so it needs ysb (got %q)", f.Path, runs[0].Job.Template))
+			}
+			env := driver.Env{Jar: c.String("jar"), Log: os.Stderr, ExactlyOnce: c.Bool("exactly-once")}
+			switch {
+			case c.IsSet("flink") != c.IsSet("kafka"):
+				return badInput(errors.New("an existing cluster needs both --flink URL and --kafka BROKERS"))
+			case c.IsSet("flink"):
+				env.REST, env.Bootstrap = rest.New(c.String("flink")), c.String("kafka")
+				env.StateDir = filepath.Join(c.String("dir"), "state")
+			default:
+				cl, err := cluster.Attach(c.String("dir"))
+				if err != nil {
+					return badInput(fmt.Errorf("%w: start one with `streamtwin live up --dir %s`, or use --flink/--kafka", err, c.String("dir")))
+				}
+				ep := cl.Endpoints()
+				env.REST, env.Bootstrap, env.Cluster, env.StateDir = rest.New(ep.REST), ep.Kafka, cl, filepath.Join(cl.Dir(), "state")
+			}
+			// Khaos needs its models: from policy.profile, or profiled on the
+			// twin first, as `run` does; they are inlined into the run
+			// folder's scenario.yaml.
+			if runs, err = withKhaosModels(f, runs, out); err != nil {
+				return err
+			}
+			sc := runs[0]
+			pol, err := policy.New(sc.Policy.Name, sc.Policy.Node, sim.Seeds{Root: sc.Seed}.Stream("policy"))
+			if err != nil {
+				return badInput(fmt.Errorf("%s: policy: %w", f.Path, err))
+			}
+			ping, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			caps, capsErr := driver.Capabilities(ping, env)
+			if refused := control.Check(sc, pol, caps); refused != nil {
+				return badInput(scenario.ProblemsAt(f.Path, refused))
+			}
+			if capsErr != nil {
+				return badInput(capsErr)
+			}
+			// the live driver executes the run; the run folder is written as `run` writes it
+			live := func(sc scenario.Scenario, sched *scenario.Schedule, sink twin.Sink) (results.Summary, error) {
+				ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+				defer stop()
+				return driver.Run(ctx, sc, sched, env, sink)
+			}
+			sum, err := twin.RunToDirWith(live, sc, out, twin.Output{Durable: true, Force: c.Bool("force")})
+			if err != nil {
+				return err
+			}
+			fmt.Printf("%s: %.0f s replayed live; %d faults, %d recoveries detected (mean %.1f s); → %s\n",
+				sc.Name, sum.DurationS, sum.Faults, sum.Recoveries, sum.RecoveryMeanS, out)
+			if a := sum.SinkAudit; a != nil {
+				fmt.Printf("sink audit: %d views in, %d counted; %d lost, %d duplicated\n", a.RecordsIn, a.RecordsOut, a.RecordsLost, a.RecordsDuplicated)
+			}
+			return nil
+		},
+	}
+}

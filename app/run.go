@@ -1,0 +1,147 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/streamtwin/streamtwin/models/scenario"
+	"github.com/streamtwin/streamtwin/models/twin"
+	"github.com/streamtwin/streamtwin/results/figures"
+	"github.com/streamtwin/streamtwin/sim"
+	"github.com/urfave/cli/v2"
+)
+
+func runCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "run",
+		Usage:     "simulate a scenario and write its results",
+		ArgsUsage: "SCENARIO.yaml",
+		Description: "Writes timeseries.parquet, events.parquet, summary.json and scenario.yaml into --out\n" +
+			"(default runs/<scenario name>). A scenario with variants writes one folder per variant.",
+		Flags: []cli.Flag{
+			&cli.Uint64Flag{Name: "seed", Usage: "root seed of every random stream (default: the scenario's seed)"},
+			&cli.StringFlag{Name: "out", Usage: "output folder"},
+			&cli.StringSliceFlag{Name: "variant", Usage: "run only these variants"},
+			&cli.BoolFlag{Name: "plot", Usage: "also draw figure.png/figure.svg in each run folder"},
+			&cli.BoolFlag{Name: "force", Usage: "write into an --out holding files streamtwin did not write, beside them (they are never touched)"},
+			maxMemoryFlag,
+		},
+		Action: func(c *cli.Context) error {
+			f, err := loadScenario(c)
+			if err != nil {
+				return err
+			}
+			runs, err := selectVariants(f, c.StringSlice("variant"))
+			if err != nil {
+				return err
+			}
+			out := c.String("out")
+			if out == "" {
+				out = filepath.Join("runs", f.Base.Name)
+			}
+			limit, err := maxMemory(c)
+			if err != nil {
+				return err
+			}
+			for _, sc := range runs {
+				if err := sc.Estimate().CheckMemory(f.Path, 1, limit); err != nil {
+					return badInput(err)
+				}
+			}
+			if runs, err = withKhaosModels(f, runs, out); err != nil {
+				return err
+			}
+			for _, sc := range runs {
+				if c.IsSet("seed") {
+					sc.Seed = c.Uint64("seed")
+				}
+				dir := out
+				if sc.Variant != "" {
+					dir = filepath.Join(out, sc.Variant)
+				}
+				sum, err := twin.RunToDir(sc, dir, twin.Output{Durable: true, Force: c.Bool("force")})
+				if err != nil {
+					return err
+				}
+				label := sc.Name
+				if sc.Variant != "" {
+					label += "/" + sc.Variant
+				}
+				fmt.Printf("%s: %.0f s simulated in %.3f s wall; %d faults, recovery mean %.1f s; latency p99 %.0f ms → %s\n",
+					label, sum.DurationS, sum.WallTimeS, sum.Faults, sum.RecoveryMeanS, sum.LatencyP99Ms, dir)
+				if c.Bool("plot") {
+					paths, err := figures.PlotRun(dir)
+					if err != nil {
+						return err
+					}
+					fmt.Println("  figure:", strings.Join(paths, ", "))
+				}
+			}
+			return nil
+		},
+	}
+}
+
+func loadScenario(c *cli.Context) (*scenario.File, error) {
+	if c.NArg() != 1 {
+		return nil, badInput(fmt.Errorf("%s needs exactly one scenario file, e.g. streamtwin %s scenarios/demo.yaml", c.Command.FullName(), c.Command.FullName()))
+	}
+	path := c.Args().First()
+	if err := requireFile(commandName(c)+": scenario file", path); err != nil {
+		return nil, err
+	}
+	f, err := scenario.Load(path)
+	if err != nil {
+		var pe *fs.PathError
+		var ps scenario.Problems
+		if errors.As(err, &pe) || errors.As(err, &ps) {
+			return nil, badInput(err)
+		}
+		return nil, err
+	}
+	return f, nil
+}
+
+func selectVariants(f *scenario.File, names []string) ([]scenario.Scenario, error) {
+	runs := f.Runs()
+	if len(names) == 0 {
+		return runs, nil
+	}
+	var out []scenario.Scenario
+	for _, n := range names {
+		found := false
+		for _, sc := range runs {
+			if sc.Variant == n {
+				out, found = append(out, sc), true
+			}
+		}
+		if !found {
+			var have []string
+			for _, sc := range runs {
+				have = append(have, sc.Variant)
+			}
+			return nil, badInput(fmt.Errorf("%s has no variant %q (variants: %v)", f.Path, n, have))
+		}
+	}
+	return out, nil
+}
+
+func exists(path string) bool { _, err := os.Stat(path); return err == nil }
+
+var maxMemoryFlag = &cli.StringFlag{Name: "max-memory", Usage: "refuse runs estimated to need more memory than this, e.g. 8GiB (default: half of the machine's)"}
+
+// maxMemory is the --max-memory limit in bytes.
+func maxMemory(c *cli.Context) (float64, error) {
+	if !c.IsSet("max-memory") {
+		return scenario.DefaultMaxMemory(), nil
+	}
+	b, err := sim.ParseBytes(c.String("max-memory"))
+	if err != nil || b <= 0 {
+		return 0, badInput(fmt.Errorf("--max-memory: want a positive size such as 8GiB, got %q", c.String("max-memory")))
+	}
+	return float64(b), nil
+}
