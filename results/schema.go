@@ -79,6 +79,7 @@ const (
 	KindSavepoint           = "savepoint_completed"  // stop-with-savepoint finished; job STOPPED
 	KindReconfigured        = "reconfigured"         // resubmitted job is RUNNING again; DurationS = downtime
 	KindPolicyDecision      = "policy_decision"      // a policy asked for an action; Reason says why
+	KindPolicyError         = "policy_error"         // a policy's step failed and the run held on (on_error: hold); Reason is the error
 	// KindUnrecovered closes, at the end of the run, a fault (or
 	// reconfiguration) whose recovery had not finished: DurationS is the
 	// time since it began, a lower bound of its recovery time (censored).

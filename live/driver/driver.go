@@ -192,7 +192,9 @@ func Run(ctx context.Context, sc scenario.Scenario, sched *scenario.Schedule, en
 		r.useDetail = true
 	}
 	r.ctl = control.New(r, pol, sched)
-	r.ctl.Start()
+	if err := r.ctl.Start(control.Info(sc, caps, "live")); err != nil {
+		return sum, err
+	}
 	for _, f := range []func(context.Context) error{r.produce, r.consumeLatency, r.sample, r.clock.run} {
 		r.wg.Add(1)
 		go func() {
@@ -208,13 +210,15 @@ func Run(ctx context.Context, sc scenario.Scenario, sched *scenario.Schedule, en
 	}
 	r.stop()
 	r.wg.Wait()
+	var runErr error
 	select {
-	case err := <-r.errs:
-		return sum, err
+	case runErr = <-r.errs:
 	default:
+		runErr = ctx.Err()
 	}
-	if ctx.Err() != nil {
-		return sum, ctx.Err()
+	r.ctl.End(runErr)
+	if runErr != nil {
+		return sum, runErr
 	}
 	if r.wanted > 0 && r.produced < 0.98*r.wanted {
 		r.logf("the producer achieved %.0f records/s of the schedule's %.0f (%.1f %%): the results describe the achieved input (input_rate)",

@@ -1,6 +1,7 @@
 package control
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -93,14 +94,51 @@ func New(b Backend, pol policy.Policy, sched *scenario.Schedule) *Controller {
 // WindowLength is how many samples the policy sees.
 func (c *Controller) WindowLength() int { return c.windowLen }
 
-// Start schedules the faults, the forced actions and the policy's ticks,
-// and starts the backend.
-func (c *Controller) Start() {
+// Start begins a policy.Session with info (its error refuses the run:
+// nothing is scheduled), then schedules the faults, the forced actions and
+// the policy's ticks, and starts the backend.
+func (c *Controller) Start(info policy.RunInfo) error {
+	if s, ok := c.pol.(policy.Session); ok {
+		info.Job = c.b.Status()
+		if err := s.Begin(info); err != nil {
+			return fmt.Errorf("policy %s: %w", c.pol.Name(), err)
+		}
+	}
 	c.scheduleFaults()
 	c.scheduleActions()
 	c.b.Start()
 	period := c.pol.Interval().Seconds()
 	c.b.Every(period, period, c.step)
+	return nil
+}
+
+// End ends a policy.Session after the run's last step; err is why the run
+// failed, nil at its normal end.
+func (c *Controller) End(err error) {
+	s, ok := c.pol.(policy.Session)
+	if !ok {
+		return
+	}
+	reason := "end of run"
+	if err != nil {
+		reason = "run failed: " + err.Error()
+	}
+	s.End(reason)
+}
+
+// Info is the policy.RunInfo of sc on a backend with caps; backend is
+// "sim" or "live".
+func Info(sc scenario.Scenario, caps Capabilities, backend string) policy.RunInfo {
+	info := policy.RunInfo{Scenario: sc.Name, Variant: sc.Variant, Seed: sc.Seed,
+		Duration: sc.Duration.Std(), MetricInterval: sc.MetricInterval.Std(), Backend: backend,
+		BackendName: caps.Backend, Detail: caps.Detail, MaxParallelism: caps.MaxParallelism,
+		RescaleFromCheckpoint: caps.RescaleFromCheckpoint}
+	for _, k := range policy.ActionKinds {
+		if caps.Actions[k] || k == policy.Note {
+			info.Actions = append(info.Actions, k)
+		}
+	}
+	return info
 }
 
 // Observe adds one sample to the policy's window; the backend calls it for
@@ -131,7 +169,23 @@ func (c *Controller) Observation() policy.Observation {
 
 func (c *Controller) step() {
 	now := time.Duration(c.b.Now() * float64(time.Second))
-	for _, a := range c.pol.Step(now, c.Observation()) {
+	f, ok := c.pol.(policy.Fallible)
+	if !ok {
+		for _, a := range c.pol.Step(now, c.Observation()) {
+			c.Apply(a)
+		}
+		return
+	}
+	actions, err := f.StepErr(now, c.Observation())
+	var hold *policy.HoldError
+	switch {
+	case errors.As(err, &hold):
+		c.b.Record(results.Event{TimeS: c.b.Now(), Kind: results.KindPolicyError, Reason: hold.Error()})
+	case err != nil:
+		c.b.Fail(fmt.Errorf("policy %s: %w", c.pol.Name(), err))
+		return
+	}
+	for _, a := range actions {
 		c.Apply(a)
 	}
 }

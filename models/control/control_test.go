@@ -141,7 +141,9 @@ func (p windowed) WindowSamples() int { return p.window }
 func run(t *testing.T, f *fake, pol policy.Policy, sched *scenario.Schedule, end float64) {
 	t.Helper()
 	f.ctl = New(f, pol, sched)
-	f.ctl.Start()
+	if err := f.ctl.Start(policy.RunInfo{Backend: "fake"}); err != nil {
+		t.Fatal(err)
+	}
 	if !f.started {
 		t.Fatal("the backend was not started")
 	}

@@ -66,6 +66,61 @@ type WindowUser interface {
 	WindowSamples() int
 }
 
+// Session is implemented by a policy that holds something for the length
+// of a run (an external process). The controller calls Begin once before
+// the first Step, with what the run is and what its backend can do; an
+// error refuses the run before it starts. It calls End once after the last
+// Step, also when the run failed (reason says why).
+type Session interface {
+	Begin(run RunInfo) error
+	End(reason string)
+}
+
+// RunInfo is what a Session learns at the start of a run.
+type RunInfo struct {
+	Scenario, Variant string
+	Seed              uint64 // the run's root seed
+	Duration          time.Duration
+	MetricInterval    time.Duration
+	Backend           string // "sim" or "live"
+	// BackendName names the backend in messages ("the simulator").
+	BackendName string
+	// Actions are the kinds the backend carries out, sorted; Note always.
+	Actions []ActionKind
+	// Detail: Observation.Detail can be had (for a DetailUser).
+	Detail bool
+	// MaxParallelism bounds a Rescale (0: only the job's max_parallelism).
+	MaxParallelism        int
+	RescaleFromCheckpoint bool
+	Job                   JobStatus // at the start
+}
+
+// Can reports whether the backend carries out actions of kind k.
+func (r RunInfo) Can(k ActionKind) bool {
+	for _, a := range r.Actions {
+		if a == k {
+			return true
+		}
+	}
+	return false
+}
+
+// Fallible is implemented by a policy whose step can fail for reasons
+// outside its logic (an external process that crashed, hung or sent
+// nonsense). The controller calls StepErr instead of Step: an error ends
+// the run, unless it is a *HoldError, which the controller records as a
+// policy_error event before going on with the job as it is.
+type Fallible interface {
+	StepErr(now time.Duration, obs Observation) ([]Action, error)
+}
+
+// HoldError is a step failure the policy chose to survive (on_error: hold):
+// no action this tick, and the error on record.
+type HoldError struct{ Err error }
+
+func (e *HoldError) Error() string { return e.Err.Error() + " (holding the current configuration)" }
+func (e *HoldError) Unwrap() error { return e.Err }
+
 // ActionKind names what an Action asks the backend to do.
 type ActionKind string
 
@@ -77,6 +132,9 @@ const (
 	// (e.g. a violation whose optimum is too close to act on).
 	Note ActionKind = "note"
 )
+
+// ActionKinds are every kind of action, in the order the docs list them.
+var ActionKinds = []ActionKind{SetCheckpointInterval, Rescale, TriggerSavepoint, Note}
 
 // Action is one request of a policy, with the reason it is taken.
 type Action struct {

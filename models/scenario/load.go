@@ -137,6 +137,9 @@ func decode(path string, data []byte, variant int, sets []Set) (Scenario, *ast.F
 	if err := resolveProfile(root, filepath.Dir(path)); err != nil {
 		return Scenario{}, nil, Problems{{File: path, Line: sim.LineOf(file, "policy.profile"), Field: "policy.profile", Msg: err.Error()}}
 	}
+	if err := resolveExternalDir(root, filepath.Dir(path)); err != nil {
+		return Scenario{}, nil, Problems{{File: path, Line: sim.LineOf(file, "policy.external"), Field: "policy.external.dir", Msg: err.Error()}}
+	}
 	for _, set := range sets {
 		if err := sim.CheckFieldPath(reflect.TypeOf(Scenario{}), set.Path); err != nil {
 			return Scenario{}, nil, &SetError{Path: set.Path, Err: err}
@@ -299,6 +302,36 @@ func resolveProfile(root *ast.MappingNode, dir string) error {
 				return nil
 			}
 			return setPath(root, "policy.profile", filepath.Join(dir, p.Value))
+		}
+	}
+	return nil
+}
+
+// resolveExternalDir makes an external policy's working directory (dir,
+// default: the scenario's folder) relative to the scenario file, as trace
+// paths are, so `command: [python3, my_policy.py]` finds the script beside
+// the scenario wherever streamtwin runs.
+func resolveExternalDir(root *ast.MappingNode, dir string) error {
+	for _, kv := range root.Values {
+		pol, ok := kv.Value.(*ast.MappingNode)
+		if kv.Key.String() != "policy" || !ok {
+			continue
+		}
+		for _, pkv := range pol.Values {
+			ext, ok := pkv.Value.(*ast.MappingNode)
+			if pkv.Key.String() != "external" || !ok {
+				continue
+			}
+			given := ""
+			for _, ekv := range ext.Values {
+				if s, ok := ekv.Value.(*ast.StringNode); ok && ekv.Key.String() == "dir" {
+					given = s.Value
+				}
+			}
+			if filepath.IsAbs(given) {
+				return nil
+			}
+			return setPath(root, "policy.external.dir", filepath.Join(dir, given))
 		}
 	}
 	return nil

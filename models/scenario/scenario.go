@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"fmt"
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
 	"github.com/streamtwin/streamtwin/models/flink"
@@ -82,22 +83,33 @@ type QoS struct {
 }
 
 // PolicySpec is the policy section: a name plus the policy's own keys,
-// decoded strictly by the policy itself.
+// decoded strictly by the policy itself. A section with an `external` key
+// and no name is the external-process policy (ExternalPolicy).
 type PolicySpec struct {
 	Name string
 	Node ast.Node
 }
 
+// ExternalPolicy is the name of the policy that runs a child process
+// (models/policy/external): `policy: {external: {command: [...]}}`.
+const ExternalPolicy = "external"
+
 func (p *PolicySpec) UnmarshalYAML(node ast.Node) error {
 	var head struct {
-		Name string `yaml:"name"`
+		Name     string `yaml:"name"`
+		External any    `yaml:"external"`
 	}
 	if err := yaml.NodeToValue(node, &head); err != nil {
 		return err
 	}
-	if head.Name == "" {
-		tk := node.GetToken()
-		return &sim.PosError{Line: tk.Position.Line, Column: tk.Position.Column, Path: "$.policy.name", Msg: "missing; e.g. policy: {name: static}"}
+	tk := node.GetToken()
+	switch {
+	case head.Name == "" && head.External != nil:
+		head.Name = ExternalPolicy
+	case head.Name == "":
+		return &sim.PosError{Line: tk.Position.Line, Column: tk.Position.Column, Path: "$.policy.name", Msg: "missing; e.g. policy: {name: static}, or policy: {external: {command: [python3, my_policy.py]}}"}
+	case head.External != nil && head.Name != ExternalPolicy:
+		return &sim.PosError{Line: tk.Position.Line, Column: tk.Position.Column, Path: "$.policy.external", Msg: fmt.Sprintf("an external policy has no name (the process is the policy); drop name: %s, or external", head.Name)}
 	}
 	p.Name, p.Node = head.Name, node
 	return nil

@@ -107,9 +107,12 @@ func Run(sc scenario.Scenario, schedule *scenario.Schedule, sink Sink) (results.
 		return results.Summary{}, err
 	}
 	r.ctl = control.New(&backend{env: env, job: job, rec: r}, pol, schedule)
-	r.ctl.Start()
+	if err := r.ctl.Start(control.Info(sc, Capabilities(), "sim")); err != nil {
+		return results.Summary{}, err
+	}
 	env.RunUntil(float64(sc.Duration) + 1e-9)
 	job.Finish()
+	r.ctl.End(r.err)
 	if r.err != nil {
 		return results.Summary{}, r.err
 	}
@@ -186,10 +189,12 @@ func (b *backend) TriggerSavepoint(reason string) error {
 	return nil
 }
 
+// Fail ends the simulation now with err (the first one is kept).
 func (b *backend) Fail(err error) {
 	if b.rec.err == nil {
 		b.rec.err = err
 	}
+	b.env.Stop()
 }
 
 func (b *backend) Detail() results.Detail { return b.job.Detail() }

@@ -1,0 +1,518 @@
+package external
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/goccy/go-yaml/ast"
+
+	"github.com/streamtwin/streamtwin/models/policy"
+	"github.com/streamtwin/streamtwin/sim"
+)
+
+// Protocol is the version of docs/policy-protocol.md this package speaks.
+const Protocol = 1
+
+// Name is the policy's scenario name (scenario.ExternalPolicy).
+const Name = "external"
+
+// Settings are the keys of `policy: {external: {...}}`.
+type Settings struct {
+	// Command is the process's argv; Dir its working directory (the
+	// scenario loader makes it the scenario's folder by default).
+	Command []string `yaml:"command"`
+	Dir     string   `yaml:"dir,omitempty"`
+	// Timeout bounds the wait for each reply, StartTimeout the wait for the
+	// reply to hello (an interpreter's start-up).
+	Timeout      sim.Duration `yaml:"timeout,omitempty"`
+	StartTimeout sim.Duration `yaml:"start_timeout,omitempty"`
+	// Interval is how often the controller asks.
+	Interval sim.Duration `yaml:"interval,omitempty"`
+	// Window is how many samples of history the process needs; it gets the
+	// new ones each tick and keeps its own window.
+	Window int `yaml:"window,omitempty"`
+	// Detail also sends per-TaskManager and per-operator metrics.
+	Detail bool `yaml:"detail,omitempty"`
+	// OnError is fail (end the run) or hold (keep the configuration, record
+	// a policy_error event).
+	OnError string `yaml:"on_error,omitempty"`
+	// Config is handed to the process in hello, as given.
+	Config map[string]any `yaml:"config,omitempty"`
+}
+
+// Defaults of Settings.
+const (
+	DefaultTimeout      = time.Second
+	DefaultStartTimeout = 10 * time.Second
+	DefaultInterval     = 10 * time.Second
+	DefaultWindow       = 600
+	OnErrorFail         = "fail"
+	OnErrorHold         = "hold"
+)
+
+// stderrKeep is how much of the process's standard error an error quotes.
+const stderrKeep = 4 << 10
+
+func init() {
+	policy.Register(Name, func(node ast.Node, _ *rand.Rand) (policy.Policy, error) {
+		var cfg struct {
+			Name     string   `yaml:"name,omitempty"`
+			External Settings `yaml:"external"`
+		}
+		if err := policy.Decode(node, &cfg); err != nil {
+			return nil, err
+		}
+		return New(cfg.External)
+	})
+}
+
+// Policy is one external policy process, started by Begin and stopped by
+// End. Its methods are called from the controller's one goroutine.
+type Policy struct {
+	cfg  Settings
+	name string // the process's name for itself, from ready
+
+	cmd     *exec.Cmd
+	stdin   io.WriteCloser
+	lines   chan line     // stdout, line by line; closed after the exit
+	exited  chan struct{} // closed when the process has been waited for
+	exitErr error         // its exit status, valid once exited is closed
+	stderr  *tail
+	timer   *time.Timer
+
+	info     policy.RunInfo
+	tick     int
+	lastSent float64 // time_s of the newest sample sent
+	sentAny  bool
+	dead     error // the fatal error a holding policy survived; nil while the process serves
+	buf      []byte
+}
+
+type line struct {
+	data []byte
+	err  error // a read error other than EOF
+}
+
+// New validates cfg and fills in its defaults; the process starts with Begin.
+func New(cfg Settings) (*Policy, error) {
+	if len(cfg.Command) == 0 || cfg.Command[0] == "" {
+		return nil, errors.New("policy.external.command: missing; the process to run, e.g. [python3, my_policy.py]")
+	}
+	for name, d := range map[string]sim.Duration{"timeout": cfg.Timeout, "start_timeout": cfg.StartTimeout, "interval": cfg.Interval} {
+		if d < 0 {
+			return nil, fmt.Errorf("policy.external.%s must not be negative, got %v", name, d)
+		}
+	}
+	cfg.Timeout = orDefault(cfg.Timeout, DefaultTimeout)
+	cfg.StartTimeout = orDefault(cfg.StartTimeout, DefaultStartTimeout)
+	cfg.Interval = orDefault(cfg.Interval, DefaultInterval)
+	if cfg.Interval < 0.001 {
+		return nil, fmt.Errorf("policy.external.interval must be at least 1ms, got %v", cfg.Interval)
+	}
+	switch {
+	case cfg.Window < 0:
+		return nil, fmt.Errorf("policy.external.window must be at least 1 sample, got %d", cfg.Window)
+	case cfg.Window == 0:
+		cfg.Window = DefaultWindow
+	}
+	switch cfg.OnError {
+	case "":
+		cfg.OnError = OnErrorFail
+	case OnErrorFail, OnErrorHold:
+	default:
+		return nil, fmt.Errorf("policy.external.on_error must be %s or %s, got %q", OnErrorFail, OnErrorHold, cfg.OnError)
+	}
+	return &Policy{cfg: cfg, name: Name}, nil
+}
+
+func orDefault(d sim.Duration, def time.Duration) sim.Duration {
+	if d == 0 {
+		return sim.Duration(def.Seconds())
+	}
+	return d
+}
+
+// Name is the process's name for itself (from its ready message) or "external".
+func (p *Policy) Name() string { return p.name }
+
+func (p *Policy) Interval() time.Duration { return p.cfg.Interval.Std() }
+
+// WindowSamples keeps the window and every sample between two ticks (at the
+// default 1 s metric interval), so each observation can carry all the new rows.
+func (p *Policy) WindowSamples() int {
+	return max(p.cfg.Window, int(math.Ceil(p.cfg.Interval.Std().Seconds()))+1)
+}
+
+// UsesDetail: the process asked for per-TaskManager and per-operator metrics.
+func (p *Policy) UsesDetail() bool { return p.cfg.Detail }
+
+// Begin starts the process, says hello and waits for ready; an error refuses
+// the run (the process is stopped).
+func (p *Policy) Begin(info policy.RunInfo) error {
+	p.info = info
+	if err := p.start(); err != nil {
+		return err
+	}
+	hello, err := json.Marshal(helloMsg{Type: "hello", Protocol: Protocol, Config: orEmpty(p.cfg.Config), Job: jobOf(info.Job),
+		Run: runMsg{Scenario: info.Scenario, Variant: info.Variant, Seed: info.Seed, DurationS: info.Duration.Seconds(),
+			Backend: info.Backend, IntervalS: p.cfg.Interval.Std().Seconds(), Window: p.cfg.Window, MetricIntervalS: info.MetricInterval.Seconds()},
+		Capabilities: capsMsg{Actions: info.Actions, Detail: info.Detail, MaxParallelism: info.MaxParallelism, RescaleFromCheckpoint: info.RescaleFromCheckpoint}})
+	if err != nil {
+		p.kill()
+		return fmt.Errorf("policy.external.config: %w", err)
+	}
+	err = p.begin(append(hello, '\n'))
+	if err != nil {
+		p.kill()
+	}
+	return err
+}
+
+func (p *Policy) begin(hello []byte) error {
+	if err := p.send(hello); err != nil {
+		return p.gone("at hello", err)
+	}
+	data, err := p.receive(p.cfg.StartTimeout.Std(), "at hello")
+	if err != nil {
+		return err
+	}
+	var r reply
+	if err := decode(data, &r); err != nil {
+		return fmt.Errorf("policy process %s: its reply to hello is not valid: %v in line %s", p.argv(), err, quote(data))
+	}
+	switch {
+	case r.Type != "ready":
+		return fmt.Errorf("policy process %s: replied to hello with type %q; want ready", p.argv(), r.Type)
+	case r.Protocol != Protocol:
+		return fmt.Errorf("policy process %s speaks protocol %d; streamtwin speaks %d (docs/policy-protocol.md)", p.argv(), r.Protocol, Protocol)
+	}
+	if r.Name != "" {
+		p.name = r.Name
+	}
+	for _, k := range r.Requires {
+		if !known(policy.ActionKind(k)) {
+			return fmt.Errorf("policy %s requires %q, which is no action (known: %s)", p.name, k, kindList(policy.ActionKinds))
+		}
+		if !p.info.Can(policy.ActionKind(k)) {
+			return fmt.Errorf("policy %s requires %s, which %s cannot do (it can: %s)", p.name, k, p.info.BackendName, kindList(p.info.Actions))
+		}
+	}
+	return nil
+}
+
+// Step is StepErr without its error, for callers that are not the controller.
+func (p *Policy) Step(now time.Duration, obs policy.Observation) []policy.Action {
+	a, _ := p.StepErr(now, obs)
+	return a
+}
+
+// StepErr sends one observation and returns the actions of the reply. A
+// process that is gone or too slow is fatal: with on_error hold the policy
+// holds for the rest of the run; a bad reply holds that tick only.
+func (p *Policy) StepErr(now time.Duration, obs policy.Observation) ([]policy.Action, error) {
+	if p.dead != nil {
+		return nil, nil // already recorded; the job keeps its configuration
+	}
+	p.tick++
+	at := fmt.Sprintf("at tick %d (t=%gs)", p.tick, now.Seconds())
+	if err := p.send(p.observation(now, obs)); err != nil {
+		return nil, p.fatal(p.gone(at, err))
+	}
+	data, err := p.receive(p.cfg.Timeout.Std(), at)
+	if err != nil {
+		return nil, p.fatal(err)
+	}
+	actions, err := p.actions(data)
+	if err != nil {
+		return nil, p.failed(fmt.Errorf("policy %s: reply %s: %v; the line: %s", p.name, at, err, quote(data)))
+	}
+	return actions, nil
+}
+
+// fatal stops the process after err; a holding policy stays stopped.
+func (p *Policy) fatal(err error) error {
+	p.kill()
+	if p.cfg.OnError == OnErrorHold {
+		p.dead = err
+		return &policy.HoldError{Err: fmt.Errorf("%w; the policy holds for the rest of the run", err)}
+	}
+	return err
+}
+
+// failed is a bad reply: the run ends, or this tick holds.
+func (p *Policy) failed(err error) error {
+	if p.cfg.OnError == OnErrorHold {
+		return &policy.HoldError{Err: err}
+	}
+	return err
+}
+
+// End says goodbye, closes the process's input and waits up to Timeout for
+// it to exit before killing it.
+func (p *Policy) End(reason string) {
+	if p.cmd == nil || p.cmd.Process == nil {
+		return
+	}
+	select {
+	case <-p.exited:
+		return
+	default:
+	}
+	msg, _ := json.Marshal(struct {
+		Type   string `json:"type"`
+		Reason string `json:"reason"`
+	}{"goodbye", reason})
+	_ = p.send(append(msg, '\n'))
+	_ = p.stdin.Close()
+	p.timer.Reset(p.cfg.Timeout.Std())
+	select {
+	case <-p.exited:
+	case <-p.timer.C:
+		p.kill()
+	}
+}
+
+func (p *Policy) start() error {
+	cmd := exec.Command(p.cfg.Command[0], p.cfg.Command[1:]...)
+	cmd.Dir = p.cfg.Dir
+	// its own process group, so a shell's children die with it
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.WaitDelay = time.Second
+	p.stderr = &tail{}
+	cmd.Stderr = p.stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		where := ""
+		if p.cfg.Dir != "" {
+			where = " in " + p.cfg.Dir
+		}
+		return fmt.Errorf("policy process %s%s: start: %w", p.argv(), where, err)
+	}
+	p.cmd, p.stdin = cmd, stdin
+	p.lines, p.exited = make(chan line, 1), make(chan struct{})
+	p.timer = time.NewTimer(time.Hour)
+	p.timer.Stop()
+	go func() {
+		r := bufio.NewReaderSize(stdout, 64<<10)
+		for {
+			data, err := r.ReadBytes('\n')
+			if len(data) > 0 && err == nil {
+				p.lines <- line{data: data}
+				continue
+			}
+			if err != nil && !errors.Is(err, io.EOF) {
+				p.lines <- line{err: err}
+			}
+			break
+		}
+		p.exitErr = cmd.Wait()
+		close(p.exited)
+		close(p.lines)
+	}()
+	return nil
+}
+
+func (p *Policy) send(msg []byte) error {
+	_, err := p.stdin.Write(msg)
+	return err
+}
+
+// receive waits up to d for the next line of the process.
+func (p *Policy) receive(d time.Duration, at string) ([]byte, error) {
+	p.timer.Reset(d)
+	defer p.timer.Stop()
+	select {
+	case l, ok := <-p.lines:
+		switch {
+		case !ok:
+			return nil, p.gone(at, nil)
+		case l.err != nil:
+			return nil, fmt.Errorf("policy process %s: reading its reply %s: %w", p.argv(), at, l.err)
+		}
+		return l.data, nil
+	case <-p.timer.C:
+		return nil, fmt.Errorf("policy process %s did not reply %s within %v%s", p.argv(), at, p.cfg.Timeout.Std(), p.stderrTail())
+	}
+}
+
+// gone describes a process that stopped serving (err: what failed, if
+// anything besides its exit).
+func (p *Policy) gone(at string, err error) error {
+	select {
+	case <-p.exited:
+	case <-time.After(time.Second):
+	}
+	status := "closed its output"
+	select {
+	case <-p.exited:
+		status = "exited"
+		if p.exitErr != nil {
+			status = "exited (" + p.exitErr.Error() + ")"
+		}
+	default:
+		if err != nil {
+			status = "stopped reading (" + err.Error() + ")"
+		}
+	}
+	return fmt.Errorf("policy process %s %s %s before replying%s", p.argv(), status, at, p.stderrTail())
+}
+
+func (p *Policy) kill() {
+	if p.cmd == nil || p.cmd.Process == nil {
+		return
+	}
+	select {
+	case <-p.exited:
+		return
+	default:
+	}
+	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	_ = p.stdin.Close()
+	<-p.exited
+}
+
+func (p *Policy) argv() string { return "[" + strings.Join(p.cfg.Command, " ") + "]" }
+
+func (p *Policy) stderrTail() string {
+	s := strings.TrimSpace(p.stderr.String())
+	if s == "" {
+		return ""
+	}
+	return "; its stderr ends:\n" + s
+}
+
+// actions decodes and checks one reply to an observation.
+func (p *Policy) actions(data []byte) ([]policy.Action, error) {
+	var r reply
+	if err := decode(data, &r); err != nil {
+		return nil, fmt.Errorf("not valid: %v", err)
+	}
+	if r.Type != "actions" {
+		return nil, fmt.Errorf("type %q; want actions", r.Type)
+	}
+	if r.Tick != p.tick {
+		return nil, fmt.Errorf("answers tick %d; want %d", r.Tick, p.tick)
+	}
+	out := make([]policy.Action, 0, len(r.Actions))
+	for i, a := range r.Actions {
+		k := policy.ActionKind(a.Kind)
+		act := policy.Action{Kind: k, Reason: a.Reason}
+		if !known(k) {
+			return nil, fmt.Errorf("action %d: unknown kind %q (allowed: %s)", i, a.Kind, kindList(policy.ActionKinds))
+		}
+		if !p.info.Can(k) {
+			return nil, fmt.Errorf("action %d: %s: %s cannot do it (it can: %s)", i, k, p.info.BackendName, kindList(p.info.Actions))
+		}
+		switch k {
+		case policy.SetCheckpointInterval:
+			if a.IntervalS == nil || !(*a.IntervalS > 0) || math.IsInf(*a.IntervalS, 0) {
+				return nil, fmt.Errorf("action %d: set_checkpoint_interval needs interval_s > 0", i)
+			}
+			act.Interval = time.Duration(*a.IntervalS * float64(time.Second))
+		case policy.Rescale:
+			if a.Parallelism == nil || *a.Parallelism < 1 || p.info.MaxParallelism > 0 && *a.Parallelism > p.info.MaxParallelism {
+				bound := ""
+				if p.info.MaxParallelism > 0 {
+					bound = fmt.Sprintf(" and ≤ %d", p.info.MaxParallelism)
+				}
+				return nil, fmt.Errorf("action %d: rescale needs parallelism ≥ 1%s", i, bound)
+			}
+			act.Parallelism = *a.Parallelism
+		}
+		out = append(out, act)
+	}
+	return out, nil
+}
+
+func known(k policy.ActionKind) bool {
+	for _, a := range policy.ActionKinds {
+		if a == k {
+			return true
+		}
+	}
+	return false
+}
+
+func kindList(ks []policy.ActionKind) string {
+	s := make([]string, len(ks))
+	for i, k := range ks {
+		s[i] = string(k)
+	}
+	return strings.Join(s, ", ")
+}
+
+// decode is strict: a misspelt field is an error, not a silent default.
+func decode(data []byte, v any) error {
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.DisallowUnknownFields()
+	if err := d.Decode(v); err != nil {
+		return err
+	}
+	if d.More() {
+		return errors.New("more than one JSON value on the line")
+	}
+	return nil
+}
+
+func quote(data []byte) string {
+	s := strings.TrimRight(string(data), "\r\n")
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return strconv.Quote(s)
+}
+
+func orEmpty(m map[string]any) map[string]any {
+	if m == nil {
+		return map[string]any{}
+	}
+	return m
+}
+
+// tail keeps the last stderrKeep bytes written to it.
+type tail struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (t *tail) Write(b []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, b...)
+	if len(t.buf) > stderrKeep {
+		t.buf = append(t.buf[:0], t.buf[len(t.buf)-stderrKeep:]...)
+	}
+	return len(b), nil
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.buf)
+}
+
+var _ interface {
+	policy.Fallible
+	policy.Session
+	policy.WindowUser
+	policy.DetailUser
+} = (*Policy)(nil)
