@@ -360,3 +360,74 @@ func TestDetailWindow(t *testing.T) {
 		t.Errorf("got  %v\nwant %v", got, want)
 	}
 }
+
+// fallible fails at the ticks of errs (a *policy.HoldError holds on), and
+// records its session.
+type fallible struct {
+	scripted
+	errs     map[time.Duration]error
+	begun    policy.RunInfo
+	ended    string
+	beginErr error
+}
+
+func (p *fallible) StepErr(now time.Duration, obs policy.Observation) ([]policy.Action, error) {
+	a := p.Step(now, obs)
+	if err := p.errs[now]; err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+func (p *fallible) Begin(info policy.RunInfo) error { p.begun = info; return p.beginErr }
+func (p *fallible) End(reason string)               { p.ended = reason }
+
+func TestFallibleStepAndSession(t *testing.T) {
+	p := &fallible{scripted: scripted{period: 10 * time.Second, answers: map[time.Duration][]policy.Action{
+		10 * time.Second: {{Kind: policy.Rescale, Parallelism: 3, Reason: "up"}},
+		20 * time.Second: {{Kind: policy.Rescale, Parallelism: 5, Reason: "never applied"}},
+	}}, errs: map[time.Duration]error{
+		20 * time.Second: &policy.HoldError{Err: errors.New("reply at tick 2: not valid")},
+		30 * time.Second: errors.New("process exited at tick 3"),
+	}}
+	f := &fake{due: math.NaN(), ci: 30, par: 2}
+	f.ctl = New(f, p, &scenario.Schedule{})
+	if err := f.ctl.Start(policy.RunInfo{Backend: "sim", Scenario: "s"}); err != nil {
+		t.Fatal(err)
+	}
+	if p.begun.Scenario != "s" || p.begun.Job.Parallelism != 2 {
+		t.Errorf("Begin saw %+v; want the run and the job's status", p.begun)
+	}
+	f.runUntil(31)
+	f.ctl.End(f.failed)
+	var got []string
+	for _, e := range f.events {
+		got = append(got, fmt.Sprintf("%g %s %s", e.TimeS, e.Kind, e.Reason))
+	}
+	want := []string{"10 policy_decision rescale: up", "20 policy_error reply at tick 2: not valid (holding the current configuration)"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("events\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if f.failed == nil || f.failed.Error() != "policy scripted: process exited at tick 3" {
+		t.Errorf("run failed with %v; want the tick 3 error", f.failed)
+	}
+	if p.ended != "run failed: policy scripted: process exited at tick 3" {
+		t.Errorf("End(%q)", p.ended)
+	}
+	// A session that cannot begin refuses the run: nothing is scheduled.
+	p2 := &fallible{scripted: scripted{period: time.Second}, beginErr: errors.New("needs rescale")}
+	f2 := &fake{due: math.NaN(), ci: 30, par: 2}
+	f2.ctl = New(f2, p2, &scenario.Schedule{})
+	if err := f2.ctl.Start(policy.RunInfo{}); err == nil || err.Error() != "policy scripted: needs rescale" || f2.started || len(f2.timers) > 0 {
+		t.Errorf("Start: %v, started %v, %d timers; want a refusal and nothing scheduled", err, f2.started, len(f2.timers))
+	}
+}
+
+func TestInfo(t *testing.T) {
+	sc := scenario.Default()
+	sc.Name, sc.Seed = "demo", 42
+	caps := Capabilities{Backend: "this live cluster", Actions: map[policy.ActionKind]bool{policy.Rescale: true}, MaxParallelism: 3}
+	got := Info(sc, caps, "live")
+	if fmt.Sprint(got.Actions) != "[rescale note]" || got.BackendName != "this live cluster" || got.MaxParallelism != 3 || got.Seed != 42 || !got.Can(policy.Note) || got.Can(policy.TriggerSavepoint) {
+		t.Errorf("Info = %+v", got)
+	}
+}
