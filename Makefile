@@ -4,7 +4,7 @@ VENV    := .venv
 PYTHON  := $(VENV)/bin/python
 BIN     := bin/streamtwin
 
-.PHONY: demo test unit figures daedalus autoscaler-tuning live-rescale-profile live-daedalus bench build vet clean reference calibration calibration-live live-jobs live-test live-khaos-profile live-khaos-reference live-traffic-profile live-soak fuzz slurm-test
+.PHONY: demo test unit python-test figures daedalus autoscaler-tuning live-rescale-profile live-daedalus bench build vet clean reference calibration calibration-live live-jobs live-test live-khaos-profile live-khaos-reference live-traffic-profile live-soak fuzz slurm-test
 
 build:
 	$(GO) build -o $(BIN) ./cmd/streamtwin
@@ -22,9 +22,10 @@ $(PYTHON): requirements.txt
 vet:
 	$(GO) vet ./...
 
-# Unit and model tests; end-to-end CLI runs whose files must open in
-# pandas/pyarrow and DuckDB; the notebooks executed headless on them.
-test: vet build $(PYTHON) live-jobs
+# Unit and model tests; the Python policy package's tests (python-test);
+# end-to-end CLI runs whose files must open in pandas/pyarrow and DuckDB; the
+# notebooks executed headless on them.
+test: vet build $(PYTHON) live-jobs python-test
 	$(GO) test -count=1 ./...
 	rm -rf runs/test
 	$(BIN) run scenarios/demo.yaml --out runs/test/demo --plot
@@ -39,14 +40,22 @@ test: vet build $(PYTHON) live-jobs
 # The quick tests (about a minute on 2 cores): vet, the Go tests with -short
 # and without the live cluster (no Java, Maven, Kafka or Flink, no fixed
 # ports; the STREAMTWIN_LIVE* and _BENCH variables are cleared so those tests
-# skip), then a demo run and a variants run checked in pandas/pyarrow and
-# DuckDB. `make test` runs everything, without -short.
-unit: vet build $(PYTHON)
+# skip), the Python policy package's tests, then a demo run and a variants
+# run checked in pandas/pyarrow and DuckDB. `make test` runs everything,
+# without -short.
+unit: vet build $(PYTHON) python-test
 	STREAMTWIN_LIVE= STREAMTWIN_LIVE_SOAK= STREAMTWIN_BENCH= $(GO) test -count=1 -short ./...
 	rm -rf runs/unit
 	$(BIN) run scenarios/demo.yaml --out runs/unit/demo --plot
 	$(BIN) run scenarios/ci-variants.yaml --out runs/unit/variants
 	$(PYTHON) tests/python/check_outputs.py runs/unit/demo runs/unit/variants/*
+
+# The Python side of external policies (a few seconds): the streamtwin_policy
+# run loop over in-memory streams, the example policy's decisions
+# (examples/python), and docs/policy-protocol.schema.json checked on every
+# message they exchange and on the examples of docs/policy-protocol.md.
+python-test: $(PYTHON)
+	$(PYTHON) -m pytest -q python/tests
 
 # The figures the manual shows (docs/figures.md): the demo run and a zoom on
 # its first fault, and the policy comparisons of ci-variants and khaos-ysb
