@@ -168,6 +168,7 @@ bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 5x ./models/twin/ | tee $(BENCH)/twin.txt
 	$(GO) test -run '^$$' -bench AppendSecond -cpu 1 -benchtime 2s ./workloads/ysb/ ./workloads/iot/
 	$(GO) test -run '^$$' -bench PolicyStep -benchtime 20000x ./models/control/ | grep -E 'Benchmark|ok'
+	STREAMTWIN_BENCH=1 $(GO) test -count=1 -run TestStepCost -v ./examples/go-policy/loadci/ | grep -E 'policy step|ok|FAIL'
 	STREAMTWIN_BENCH=1 $(GO) test -count=1 -run TestWeekPeakMemory -v ./app/ | grep -E 'peak|ok|FAIL'
 	STREAMTWIN_BENCH=1 $(GO) test -count=1 -run TestSweepScaling -v -timeout 20m ./models/sweep/ | grep -E 'round|best|speedup|ok|FAIL'
 	$(BIN) calibrate --scenario scenarios/khaos-ysb-base.yaml --measured scenarios/measured/khaos-ysb-failures.csv \
@@ -205,7 +206,7 @@ live-test: build live-jobs
 	STREAMTWIN_LIVE=1 $(GO) test -count=1 -timeout 10m ./live/cluster/
 	STREAMTWIN_LIVE=1 STREAMTWIN_LIVE_DIR=$(CURDIR)/$(LIVE_DIR) STREAMTWIN_LIVE_OUT=$(CURDIR)/runs/test/live \
 		STREAMTWIN_LIVE_KHAOS_OUT=$(CURDIR)/runs/test/live-khaos \
-		$(GO) test -count=1 -timeout 30m -run 'TestLiveEndToEnd|TestLiveKhaos$$|TestLiveRescale$$' -v ./app/; \
+		$(GO) test -count=1 -timeout 30m -run 'TestLiveEndToEnd|TestLiveKhaos$$|TestLiveRescale$$|TestLivePolicies$$' -v ./app/; \
 		rc=$$?; $(BIN) live down --dir $(LIVE_DIR) >/dev/null 2>&1; exit $$rc
 	@echo "sim (calibrated for this machine, 30 seeds) vs this live run of the same schedule — a report, not a test:"
 	@$(BIN) sweep scenarios/sweeps/live-traffic-seeds.yaml --out runs/test/live-sim >/dev/null

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -481,5 +482,62 @@ func TestLiveRescale(t *testing.T) {
 	a := sum.SinkAudit
 	if a == nil || a.RecordsLost != 0 || a.RecordsDuplicated != 0 || a.RecordsIn == 0 || a.WindowsMissing != 0 {
 		t.Errorf("sink audit %+v: want views in, none lost or counted twice", a)
+	}
+}
+
+// TestLivePolicies runs the example policy live, both ways it can be
+// written (docs/policies.md): examples/go-policy/live-load-ci.yaml's
+// variant go (the Go rule in a streamtwin built with it, go build
+// ./examples/go-policy) and variant python (the Python rule over the
+// external-process protocol), on one local cluster. Each must change the
+// checkpoint interval twice, to 20 s under the low load and to 5 s under
+// the high one, and the job must be running again after each change.
+// STREAMTWIN_LIVE=1 runs it.
+func TestLivePolicies(t *testing.T) {
+	if os.Getenv("STREAMTWIN_LIVE") == "" {
+		t.Skip("set STREAMTWIN_LIVE=1 to start a real Flink and Kafka (make live-test)")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "go-policy")
+	if out, err := exec.Command("go", "build", "-o", bin, "../examples/go-policy").CombinedOutput(); err != nil {
+		t.Fatalf("go build ./examples/go-policy: %v\n%s", err, out)
+	}
+	cl := filepath.Join(dir, "cluster")
+	if d := os.Getenv("STREAMTWIN_LIVE_DIR"); d != "" {
+		cl = d
+	}
+	startLiveCluster(t, cl)
+	for _, variant := range []string{"go", "python"} {
+		run := filepath.Join(dir, variant)
+		cmd := exec.Command(bin, "live", "run", "../examples/go-policy/live-load-ci.yaml", "--variant", variant,
+			"--dir", cl, "--out", run, "--jar", "../"+defaultJobJar)
+		out, err := cmd.CombinedOutput()
+		t.Logf("%s:\n%s", variant, out)
+		if err != nil {
+			t.Fatalf("%s: live run: %v", variant, err)
+		}
+		events, err := results.ReadEvents(filepath.Join(run, results.EventsFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var decided, reconfigured []float64
+		for _, e := range events {
+			switch {
+			case e.Kind == results.KindPolicyDecision && strings.Contains(e.Reason, "load-ci:") && !strings.Contains(e.Reason, "rejected"):
+				decided = append(decided, *e.Value)
+			case e.Kind == results.KindReconfigured:
+				reconfigured = append(reconfigured, *e.DurationS)
+			}
+		}
+		if fmt.Sprint(decided) != "[20 5]" || len(reconfigured) != 2 {
+			t.Errorf("%s: decisions %v with %d reconfigurations (downtimes %v s); want [20 5], each carried out", variant, decided, len(reconfigured), reconfigured)
+		}
+		samples, err := results.ReadSamples(filepath.Join(run, results.TimeseriesFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if last := samples[len(samples)-1]; last.CheckpointIntervalS != 5 || last.JobState != "RUNNING" {
+			t.Errorf("%s: at the end CI %g s, job %s; want 5 s, RUNNING", variant, last.CheckpointIntervalS, last.JobState)
+		}
 	}
 }

@@ -90,7 +90,7 @@ def hello(window=600, config=None, seed=42, detail=False, backend="sim", **over)
     h = {
         "type": "hello", "protocol": 1,
         "run": {"scenario": "demo", "variant": "", "seed": seed, "duration_s": 3600.0, "backend": backend,
-                "interval_s": 10.0, "window": window, "metric_interval_s": 1.0},
+                "interval_s": 10.0, "window": window, "metric_interval_s": 1.0, "detail": False},
         "capabilities": {"actions": ["note", "rescale", "set_checkpoint_interval", "trigger_savepoint"],
                          "detail": detail, "max_parallelism": 0, "rescale_from_checkpoint": True},
         "config": {} if config is None else config,

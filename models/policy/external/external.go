@@ -167,7 +167,7 @@ func (p *Policy) Begin(info policy.RunInfo) error {
 	}
 	hello, err := json.Marshal(helloMsg{Type: "hello", Protocol: Protocol, Config: orEmpty(p.cfg.Config), Job: jobOf(info.Job),
 		Run: runMsg{Scenario: info.Scenario, Variant: info.Variant, Seed: info.Seed, DurationS: info.Duration.Seconds(),
-			Backend: info.Backend, IntervalS: p.cfg.Interval.Std().Seconds(), Window: p.cfg.Window, MetricIntervalS: info.MetricInterval.Seconds()},
+			Backend: info.Backend, IntervalS: p.cfg.Interval.Std().Seconds(), Window: p.cfg.Window, MetricIntervalS: info.MetricInterval.Seconds(), Detail: p.cfg.Detail && info.Detail},
 		Capabilities: capsMsg{Actions: info.Actions, Detail: info.Detail, MaxParallelism: info.MaxParallelism, RescaleFromCheckpoint: info.RescaleFromCheckpoint}})
 	if err != nil {
 		p.kill()

@@ -29,6 +29,7 @@ type runMsg struct {
 	IntervalS       float64 `json:"interval_s"`
 	Window          int     `json:"window"`
 	MetricIntervalS float64 `json:"metric_interval_s"`
+	Detail          bool    `json:"detail"` // observations carry detail
 }
 
 type capsMsg struct {
