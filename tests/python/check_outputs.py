@@ -70,6 +70,7 @@ EVENT_KINDS = {
     "savepoint_completed",
     "reconfigured",
     "policy_decision",
+    "policy_error",
     "unrecovered",
     "run_end",
 }
