@@ -69,6 +69,7 @@ func newApp() *cli.App {
 			plotCommand(),
 			workloadCommand(),
 			compareCommand(),
+			checkCommand(),
 			evaluateCommand(),
 			calibrateCommand(),
 			profileCommand(),
