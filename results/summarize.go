@@ -127,6 +127,7 @@ func (z *Summarizer) Summary(durationS, wallTimeS float64) Summary {
 	s.LatencyMeanMs, s.LatencySteadyMeanMs = nanDiv(z.latSum, z.latW), nanDiv(z.steadySum, z.steadyW)
 	s.LatencyP50Ms, s.LatencyP99Ms = Quantile(z.p50s, 0.5), Quantile(z.p99s, 0.99)
 	s.LatencyMarkerMeanMs = nanDiv(z.markerSum, float64(z.markerN))
+	s.CheckpointTimeS = z.ckptDurSum
 	if s.CheckpointsCompleted > 0 {
 		s.CheckpointMeanS = z.ckptDurSum / float64(s.CheckpointsCompleted)
 	}

@@ -59,9 +59,12 @@ type Summary struct {
 	DowntimeS         float64   `json:"downtime_s"`  // time with no source consuming, including a job down at the end
 	FinalState        string    `json:"final_state"` // the job's state when the run ended: RUNNING, FAILED, …
 
-	CheckpointsCompleted    int     `json:"checkpoints_completed"`
-	CheckpointsFailed       int     `json:"checkpoints_failed"`
-	CheckpointMeanS         float64 `json:"checkpoint_duration_mean_s"`
+	CheckpointsCompleted int     `json:"checkpoints_completed"`
+	CheckpointsFailed    int     `json:"checkpoints_failed"`
+	CheckpointMeanS      float64 `json:"checkpoint_duration_mean_s"`
+	// CheckpointTimeS is the checkpoint overhead: the seconds completed
+	// checkpoints were in flight, summed (trigger to completion).
+	CheckpointTimeS         float64 `json:"checkpoint_time_s"`
 	CheckpointIntervalMeanS float64 `json:"checkpoint_interval_mean_s"` // time-weighted
 
 	Reconfigurations int     `json:"reconfigurations"`

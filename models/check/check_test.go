@@ -92,7 +92,7 @@ func TestRunUpdateThenCheck(t *testing.T) {
 		wantBetter   []string
 	}{
 		{"same policy", "{name: static, interval: 10s}", false, nil, nil},
-		{"longer interval", "{name: static, interval: 2m}", true, []string{"recovery_mean_s"}, []string{"checkpoints_completed"}},
+		{"longer interval", "{name: static, interval: 2m}", true, []string{"recovery_mean_s"}, []string{"checkpoint_time_s"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -20,16 +20,16 @@ type QoSFigure struct {
 }
 
 // QoSFigures are the figures of the table, in its order. The checkpoint
-// overhead is the number of checkpoints (each costs the async upload's CPU,
-// job.checkpoint.cpu_overhead, and an alignment) and of failed ones (work
-// thrown away): the summary has no overhead figure of its own.
+// overhead is the time checkpoints were in flight (each costs the async
+// upload's CPU, job.checkpoint.cpu_overhead, and an alignment) and the
+// failed ones (work thrown away).
 var QoSFigures = []QoSFigure{
 	{"recovery_mean_s", "recovery time: mean over faults, unrecovered ones censored at the run's end"},
 	{"unrecovered_faults", "faults whose recovery had not finished when the run ended"},
 	{"qos_recovery_violations", "recoveries longer than qos.recovery, and unrecovered faults"},
 	{"qos_latency_violation_seconds", "seconds whose latency p99 exceeded qos.latency"},
 	{"latency_p99_ms", "99th percentile of the per-second latency p99"},
-	{"checkpoints_completed", "checkpoint overhead: checkpoints taken"},
+	{"checkpoint_time_s", "checkpoint overhead: seconds completed checkpoints were in flight, summed"},
 	{"checkpoints_failed", "checkpoint overhead: checkpoints that failed"},
 	{"worker_seconds", "resources: TaskManager-seconds alive"},
 }

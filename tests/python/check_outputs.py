@@ -85,7 +85,7 @@ SUMMARY_KEYS = [
     "faults", "recoveries", "unrecovered_faults", "recovery_times_s", "recovery_mean_s",
     "recovery_median_s", "recovery_max_s", "downtime_s", "final_state",
     "checkpoints_completed", "checkpoints_failed",
-    "checkpoint_duration_mean_s", "checkpoint_interval_mean_s",
+    "checkpoint_duration_mean_s", "checkpoint_time_s", "checkpoint_interval_mean_s",
     "reconfigurations", "worker_seconds", "cpu_busy_mean",
     "qos",
 ]
