@@ -44,6 +44,9 @@ func checkCommand() *cli.Command {
 			if c.IsSet("policy") && strings.TrimSpace(c.String("policy")) == "" {
 				return badInput(fmt.Errorf("--policy is empty: give a policy section, e.g. --policy '{name: static, interval: 30s}' or --policy @policy.yaml"))
 			}
+			if c.Bool("update") && c.IsSet("policy") && !c.IsSet("list") {
+				return badInput(errors.New("--update with --policy and no --list would rewrite streamtwin's own references (results/reference) with the runs of another policy: give the list of your references with --list"))
+			}
 			if c.Int("workers") < 0 {
 				return badInput(fmt.Errorf("--workers must be at least 1, got %d", c.Int("workers")))
 			}

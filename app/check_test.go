@@ -114,6 +114,7 @@ func TestCheckBadInput(t *testing.T) {
 		{"empty policy", []string{"check", "--list", good, "--policy", ""}, []string{"--policy is empty"}},
 		{"argument", []string{"check", "scenarios/demo.yaml"}, []string{"check takes no arguments", "--list"}},
 		{"unknown flag", []string{"check", "--lst", good}, []string{"flag provided but not defined"}},
+		{"update of streamtwin's references with another policy", []string{"check", "--update", "--policy", "{name: static, interval: 10s}"}, []string{"would rewrite streamtwin's own references", "--list"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
