@@ -1,23 +1,18 @@
 package external
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"math/rand/v2"
-	"os/exec"
-	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"time"
 
 	"github.com/goccy/go-yaml/ast"
 
+	"github.com/streamtwin/streamtwin/internal/jsonproc"
 	"github.com/streamtwin/streamtwin/models/policy"
 	"github.com/streamtwin/streamtwin/sim"
 )
@@ -62,9 +57,6 @@ const (
 	OnErrorHold         = "hold"
 )
 
-// stderrKeep is how much of the process's standard error an error quotes.
-const stderrKeep = 4 << 10
-
 func init() {
 	policy.Register(Name, func(node ast.Node, _ *rand.Rand) (policy.Policy, error) {
 		var cfg struct {
@@ -83,14 +75,7 @@ func init() {
 type Policy struct {
 	cfg  Settings
 	name string // the process's name for itself, from ready
-
-	cmd     *exec.Cmd
-	stdin   io.WriteCloser
-	lines   chan line     // stdout, line by line; closed after the exit
-	exited  chan struct{} // closed when the process has been waited for
-	exitErr error         // its exit status, valid once exited is closed
-	stderr  *tail
-	timer   *time.Timer
+	proc *jsonproc.Process
 
 	info     policy.RunInfo
 	tick     int
@@ -98,11 +83,6 @@ type Policy struct {
 	sentAny  bool
 	dead     error // the fatal error a holding policy survived; nil while the process serves
 	buf      []byte
-}
-
-type line struct {
-	data []byte
-	err  error // a read error other than EOF
 }
 
 // New validates cfg and fills in its defaults; the process starts with Begin.
@@ -162,41 +142,43 @@ func (p *Policy) UsesDetail() bool { return p.cfg.Detail }
 // the run (the process is stopped).
 func (p *Policy) Begin(info policy.RunInfo) error {
 	p.info = info
-	if err := p.start(); err != nil {
-		return err
+	proc, err := jsonproc.Start(p.cfg.Command, p.cfg.Dir)
+	if err != nil {
+		return fmt.Errorf("policy process %w", err)
 	}
+	p.proc = proc
 	hello, err := json.Marshal(helloMsg{Type: "hello", Protocol: Protocol, Config: orEmpty(p.cfg.Config), Job: jobOf(info.Job),
 		Run: runMsg{Scenario: info.Scenario, Variant: info.Variant, Seed: info.Seed, DurationS: info.Duration.Seconds(),
 			Backend: info.Backend, IntervalS: p.cfg.Interval.Std().Seconds(), Window: p.cfg.Window, MetricIntervalS: info.MetricInterval.Seconds(), Detail: p.cfg.Detail && info.Detail},
 		Capabilities: capsMsg{Actions: info.Actions, Detail: info.Detail, MaxParallelism: info.MaxParallelism, RescaleFromCheckpoint: info.RescaleFromCheckpoint}})
 	if err != nil {
-		p.kill()
+		p.proc.Kill()
 		return fmt.Errorf("policy.external.config: %w", err)
 	}
 	err = p.begin(append(hello, '\n'))
 	if err != nil {
-		p.kill()
+		p.proc.Kill()
 	}
 	return err
 }
 
 func (p *Policy) begin(hello []byte) error {
-	if err := p.send(hello); err != nil {
-		return p.gone("at hello", err)
+	if err := p.proc.Send(hello); err != nil {
+		return fmt.Errorf("policy process %w", p.proc.Gone("at hello", err))
 	}
-	data, err := p.receive(p.cfg.StartTimeout.Std(), "at hello")
+	data, err := p.proc.Receive(p.cfg.StartTimeout.Std(), "at hello")
 	if err != nil {
-		return err
+		return fmt.Errorf("policy process %w", err)
 	}
 	var r reply
 	if err := decode(data, &r); err != nil {
-		return fmt.Errorf("policy process %s: its reply to hello is not valid: %v in line %s", p.argv(), err, quote(data))
+		return fmt.Errorf("policy process %s: its reply to hello is not valid: %v in line %s", p.proc.Argv(), err, jsonproc.Quote(data))
 	}
 	switch {
 	case r.Type != "ready":
-		return fmt.Errorf("policy process %s: replied to hello with type %q; want ready", p.argv(), r.Type)
+		return fmt.Errorf("policy process %s: replied to hello with type %q; want ready", p.proc.Argv(), r.Type)
 	case r.Protocol != Protocol:
-		return fmt.Errorf("policy process %s speaks protocol %d; streamtwin speaks %d (docs/policy-protocol.md)", p.argv(), r.Protocol, Protocol)
+		return fmt.Errorf("policy process %s speaks protocol %d; streamtwin speaks %d (docs/policy-protocol.md)", p.proc.Argv(), r.Protocol, Protocol)
 	}
 	if r.Name != "" {
 		p.name = r.Name
@@ -227,23 +209,23 @@ func (p *Policy) StepErr(now time.Duration, obs policy.Observation) ([]policy.Ac
 	}
 	p.tick++
 	at := fmt.Sprintf("at tick %d (t=%gs)", p.tick, now.Seconds())
-	if err := p.send(p.observation(now, obs)); err != nil {
-		return nil, p.fatal(p.gone(at, err))
+	if err := p.proc.Send(p.observation(now, obs)); err != nil {
+		return nil, p.fatal(fmt.Errorf("policy process %w", p.proc.Gone(at, err)))
 	}
-	data, err := p.receive(p.cfg.Timeout.Std(), at)
+	data, err := p.proc.Receive(p.cfg.Timeout.Std(), at)
 	if err != nil {
-		return nil, p.fatal(err)
+		return nil, p.fatal(fmt.Errorf("policy process %w", err))
 	}
 	actions, err := p.actions(data)
 	if err != nil {
-		return nil, p.failed(fmt.Errorf("policy %s: reply %s: %v; the line: %s", p.name, at, err, quote(data)))
+		return nil, p.failed(fmt.Errorf("policy %s: reply %s: %v; the line: %s", p.name, at, err, jsonproc.Quote(data)))
 	}
 	return actions, nil
 }
 
 // fatal stops the process after err; a holding policy stays stopped.
 func (p *Policy) fatal(err error) error {
-	p.kill()
+	p.proc.Kill()
 	if p.cfg.OnError == OnErrorHold {
 		p.dead = err
 		return &policy.HoldError{Err: fmt.Errorf("%w; the policy holds for the rest of the run", err)}
@@ -262,142 +244,14 @@ func (p *Policy) failed(err error) error {
 // End says goodbye, closes the process's input and waits up to Timeout for
 // it to exit before killing it.
 func (p *Policy) End(reason string) {
-	if p.cmd == nil || p.cmd.Process == nil {
+	if p.proc == nil {
 		return
-	}
-	select {
-	case <-p.exited:
-		return
-	default:
 	}
 	msg, _ := json.Marshal(struct {
 		Type   string `json:"type"`
 		Reason string `json:"reason"`
 	}{"goodbye", reason})
-	_ = p.send(append(msg, '\n'))
-	_ = p.stdin.Close()
-	p.timer.Reset(p.cfg.Timeout.Std())
-	select {
-	case <-p.exited:
-	case <-p.timer.C:
-		p.kill()
-	}
-}
-
-func (p *Policy) start() error {
-	cmd := exec.Command(p.cfg.Command[0], p.cfg.Command[1:]...)
-	cmd.Dir = p.cfg.Dir
-	// its own process group, so a shell's children die with it
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.WaitDelay = time.Second
-	p.stderr = &tail{}
-	cmd.Stderr = p.stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		return err
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return err
-	}
-	if err := cmd.Start(); err != nil {
-		where := ""
-		if p.cfg.Dir != "" {
-			where = " in " + p.cfg.Dir
-		}
-		return fmt.Errorf("policy process %s%s: start: %w", p.argv(), where, err)
-	}
-	p.cmd, p.stdin = cmd, stdin
-	p.lines, p.exited = make(chan line, 1), make(chan struct{})
-	p.timer = time.NewTimer(time.Hour)
-	p.timer.Stop()
-	go func() {
-		r := bufio.NewReaderSize(stdout, 64<<10)
-		for {
-			data, err := r.ReadBytes('\n')
-			if len(data) > 0 && err == nil {
-				p.lines <- line{data: data}
-				continue
-			}
-			if err != nil && !errors.Is(err, io.EOF) {
-				p.lines <- line{err: err}
-			}
-			break
-		}
-		p.exitErr = cmd.Wait()
-		close(p.exited)
-		close(p.lines)
-	}()
-	return nil
-}
-
-func (p *Policy) send(msg []byte) error {
-	_, err := p.stdin.Write(msg)
-	return err
-}
-
-// receive waits up to d for the next line of the process.
-func (p *Policy) receive(d time.Duration, at string) ([]byte, error) {
-	p.timer.Reset(d)
-	defer p.timer.Stop()
-	select {
-	case l, ok := <-p.lines:
-		switch {
-		case !ok:
-			return nil, p.gone(at, nil)
-		case l.err != nil:
-			return nil, fmt.Errorf("policy process %s: reading its reply %s: %w", p.argv(), at, l.err)
-		}
-		return l.data, nil
-	case <-p.timer.C:
-		return nil, fmt.Errorf("policy process %s did not reply %s within %v%s", p.argv(), at, p.cfg.Timeout.Std(), p.stderrTail())
-	}
-}
-
-// gone describes a process that stopped serving (err: what failed, if
-// anything besides its exit).
-func (p *Policy) gone(at string, err error) error {
-	select {
-	case <-p.exited:
-	case <-time.After(time.Second):
-	}
-	status := "closed its output"
-	select {
-	case <-p.exited:
-		status = "exited"
-		if p.exitErr != nil {
-			status = "exited (" + p.exitErr.Error() + ")"
-		}
-	default:
-		if err != nil {
-			status = "stopped reading (" + err.Error() + ")"
-		}
-	}
-	return fmt.Errorf("policy process %s %s %s before replying%s", p.argv(), status, at, p.stderrTail())
-}
-
-func (p *Policy) kill() {
-	if p.cmd == nil || p.cmd.Process == nil {
-		return
-	}
-	select {
-	case <-p.exited:
-		return
-	default:
-	}
-	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
-	_ = p.stdin.Close()
-	<-p.exited
-}
-
-func (p *Policy) argv() string { return "[" + strings.Join(p.cfg.Command, " ") + "]" }
-
-func (p *Policy) stderrTail() string {
-	s := strings.TrimSpace(p.stderr.String())
-	if s == "" {
-		return ""
-	}
-	return "; its stderr ends:\n" + s
+	p.proc.Close(append(msg, '\n'), p.cfg.Timeout.Std())
 }
 
 // actions decodes and checks one reply to an observation.
@@ -473,41 +327,11 @@ func decode(data []byte, v any) error {
 	return nil
 }
 
-func quote(data []byte) string {
-	s := strings.TrimRight(string(data), "\r\n")
-	if len(s) > 200 {
-		s = s[:200] + "…"
-	}
-	return strconv.Quote(s)
-}
-
 func orEmpty(m map[string]any) map[string]any {
 	if m == nil {
 		return map[string]any{}
 	}
 	return m
-}
-
-// tail keeps the last stderrKeep bytes written to it.
-type tail struct {
-	mu  sync.Mutex
-	buf []byte
-}
-
-func (t *tail) Write(b []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, b...)
-	if len(t.buf) > stderrKeep {
-		t.buf = append(t.buf[:0], t.buf[len(t.buf)-stderrKeep:]...)
-	}
-	return len(b), nil
-}
-
-func (t *tail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.buf)
 }
 
 var _ interface {
