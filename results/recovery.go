@@ -193,6 +193,16 @@ func (rec *Recovery) baseline(before []Sample, faultAtS, window float64, latency
 // hold NaN, so they get no min/max statistics (DuckDB would trust them to
 // mean "no NaN here", see writerOptions).
 func WriteParquetFile[T any](path string, rows []T, nanColumns ...string) error {
+	data, err := ParquetBytes(rows, nanColumns...)
+	if err != nil {
+		return fmt.Errorf("results: write %s: %w", path, err)
+	}
+	return WriteFileAtomic(path, data)
+}
+
+// ParquetBytes is WriteParquetFile's content, for a file that goes into a
+// run folder with the run (twin.Output.Files).
+func ParquetBytes[T any](rows []T, nanColumns ...string) ([]byte, error) {
 	opts := writerOptions()
 	for _, c := range nanColumns {
 		opts = append(opts, parquet.SkipPageBounds(c), parquet.SkipPageStatistics(c))
@@ -204,9 +214,9 @@ func WriteParquetFile[T any](path string, rows []T, nanColumns ...string) error 
 		err = w.Close()
 	}
 	if err != nil {
-		return fmt.Errorf("results: write %s: %w", path, err)
+		return nil, err
 	}
-	return WriteFileAtomic(path, buf.Bytes())
+	return buf.Bytes(), nil
 }
 
 // ReadMeasuredSeries reads a measured run as Samples: a timeseries.parquet of
