@@ -2,10 +2,13 @@ package scenario
 
 import (
 	"fmt"
+
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
+
 	"github.com/streamtwin/streamtwin/models/flink"
 	"github.com/streamtwin/streamtwin/models/kafka"
+	"github.com/streamtwin/streamtwin/models/monitor"
 	"github.com/streamtwin/streamtwin/sim"
 	"github.com/streamtwin/streamtwin/workloads"
 )
@@ -29,6 +32,9 @@ type Scenario struct {
 	Actions        []Action          `yaml:"actions,omitempty"`
 	Policy         PolicySpec        `yaml:"policy"`
 	QoS            QoS               `yaml:"qos"`
+	// Monitoring derives host metrics from the job's load and replays
+	// adaptive-monitoring samplers on them (docs/monitoring.md).
+	Monitoring *monitor.Spec `yaml:"monitoring,omitempty"`
 	Variants       []Variant         `yaml:"variants,omitempty"`
 
 	// built is the workload schedule rendered during validation, reused by

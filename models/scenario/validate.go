@@ -128,6 +128,11 @@ func validate(path string, file *ast.File, sc *Scenario, missing map[string]stri
 	if sc.QoS.Recovery <= 0 {
 		e["qos.recovery"] = fmt.Sprintf("must be positive, got %v", sc.QoS.Recovery)
 	}
+	if sc.Monitoring != nil {
+		for f, m := range sc.Monitoring.Problems(float64(sc.Duration)) {
+			e["monitoring."+f] = m
+		}
+	}
 	ps := sim.ProblemsAt(path, file, e)
 	if len(ps) == 0 && sc.Workload != nil {
 		// render the workload now, so a bad trace file is an input error

@@ -1,0 +1,200 @@
+package monitor
+
+import (
+	"fmt"
+
+	"github.com/streamtwin/streamtwin/models/hostmetrics"
+	"github.com/streamtwin/streamtwin/sim"
+)
+
+// Spec is a scenario's monitoring section: which host metrics the twin
+// derives from the job's load, which samplers are replayed on them, and
+// how long the first part of the run trains the forecasters (the rest is
+// evaluated).
+type Spec struct {
+	// Train is the first part of the run, used to set the metrics' scales
+	// and to fit the forecasters; the samplers are evaluated on the rest.
+	Train sim.Duration `yaml:"train"`
+	// Load drives the metrics: throughput (records/s the job processes, the
+	// default) or input_rate.
+	Load string `yaml:"load,omitempty"`
+	// Metrics are the monitored metrics (default: hostmetrics.Defaults()).
+	Metrics []hostmetrics.Relation `yaml:"metrics,omitempty"`
+	// PeakQuantile sets each metric's peak threshold: its quantile over the
+	// evaluated truth (default 0.95).
+	PeakQuantile float64 `yaml:"peak_quantile,omitempty"`
+	// Samplers are replayed on every metric, each at every parameter value.
+	Samplers []SamplerSpec `yaml:"samplers"`
+}
+
+// SamplerSpec is one sampler and the parameter values it is replayed at.
+type SamplerSpec struct {
+	// Kind is fixed, adam or forecast.
+	Kind string `yaml:"kind"`
+	// Name labels its rows (default: the kind; forecast-<forecaster>).
+	Name string `yaml:"name,omitempty"`
+	// Intervals are fixed's scrape intervals (s).
+	Intervals []int `yaml:"intervals,omitempty"`
+	// Gammas are AdaM's tolerated imprecision γ; TMax its longest period (s).
+	Gammas []float64 `yaml:"gammas,omitempty"`
+	TMax   int       `yaml:"t_max,omitempty"`
+	// Thresholds are the forecast rule's std thresholds (min-max scaled).
+	Thresholds []float64 `yaml:"thresholds,omitempty"`
+	// Forecaster is seasonal (default), quantreg, arima or external.
+	Forecaster string `yaml:"forecaster,omitempty"`
+	// Predict and Fetch are the rule's window lengths (s): a confident
+	// window skips Predict seconds, an uncertain one scrapes Fetch seconds
+	// (the deployed 420 and 360 by default). Samples is the draws per step.
+	Predict int `yaml:"predict,omitempty"`
+	Fetch   int `yaml:"fetch,omitempty"`
+	Samples int `yaml:"samples,omitempty"`
+	// Period is the seasonal forecaster's season (s; default 1440, the
+	// compressed day); Lags the quantile regression's (default 10).
+	Period int `yaml:"period,omitempty"`
+	Lags   int `yaml:"lags,omitempty"`
+	// External is the forecaster process of forecaster: external.
+	External *ExternalForecaster `yaml:"external,omitempty"`
+}
+
+// ExternalForecaster is a forecaster process (docs/forecaster-protocol.md).
+type ExternalForecaster struct {
+	Command []string       `yaml:"command"`
+	Dir     string         `yaml:"dir,omitempty"`
+	Timeout sim.Duration   `yaml:"timeout,omitempty"`
+	Config  map[string]any `yaml:"config,omitempty"`
+}
+
+// Defaults of a Spec.
+const (
+	DefaultPeakQuantile = 0.95
+	DefaultPredict      = 420
+	DefaultFetch        = 360
+	DefaultSamples      = 100
+	DefaultPeriod       = 1440
+	DefaultLags         = 10
+	DefaultTMax         = 60
+)
+
+// WithDefaults fills in what the section leaves out.
+func (s Spec) WithDefaults() Spec {
+	if s.Load == "" {
+		s.Load = "throughput"
+	}
+	if len(s.Metrics) == 0 {
+		s.Metrics = hostmetrics.Defaults()
+	}
+	if s.PeakQuantile == 0 {
+		s.PeakQuantile = DefaultPeakQuantile
+	}
+	for i := range s.Samplers {
+		ss := &s.Samplers[i]
+		if ss.Kind == "forecast" {
+			ss.Forecaster = orString(ss.Forecaster, "seasonal")
+			ss.Predict, ss.Fetch, ss.Samples = orInt(ss.Predict, DefaultPredict), orInt(ss.Fetch, DefaultFetch), orInt(ss.Samples, DefaultSamples)
+			ss.Period, ss.Lags = orInt(ss.Period, DefaultPeriod), orInt(ss.Lags, DefaultLags)
+			ss.Name = orString(ss.Name, "forecast-"+ss.Forecaster)
+		}
+		if ss.Kind == "adam" {
+			ss.TMax = orInt(ss.TMax, DefaultTMax)
+		}
+		ss.Name = orString(ss.Name, ss.Kind)
+	}
+	return s
+}
+
+func orInt(v, def int) int {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+func orString(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}
+
+// Problems lists what is wrong with the section of a run of duration s, as
+// field (below monitoring.) → message; nil when nothing is.
+func (s Spec) Problems(duration float64) map[string]string {
+	e := map[string]string{}
+	if s.Train <= 0 || float64(s.Train) >= duration {
+		e["train"] = fmt.Sprintf("must be within the run (0 < train < %gs): the first part fits the forecasters and the scales, the rest is evaluated; got %v", duration, s.Train)
+	}
+	if s.Load != "" && s.Load != "throughput" && s.Load != "input_rate" {
+		e["load"] = fmt.Sprintf("must be throughput or input_rate, got %q", s.Load)
+	}
+	if s.PeakQuantile < 0 || s.PeakQuantile >= 1 {
+		e["peak_quantile"] = fmt.Sprintf("must be in (0, 1), got %g", s.PeakQuantile)
+	}
+	seen := map[string]bool{}
+	for i, m := range s.Metrics {
+		if err := m.Validate(); err != nil {
+			e[fmt.Sprintf("metrics[%d]", i)] = err.Error()
+		}
+		if seen[m.Name] {
+			e[fmt.Sprintf("metrics[%d].name", i)] = fmt.Sprintf("%q twice", m.Name)
+		}
+		seen[m.Name] = true
+	}
+	if len(s.Samplers) == 0 {
+		e["samplers"] = "missing: e.g. [{kind: fixed, intervals: [1, 5, 15, 60]}, {kind: forecast, thresholds: [0.01, 0.02]}]"
+	}
+	for i, ss := range s.Samplers {
+		at := fmt.Sprintf("samplers[%d]", i)
+		switch ss.Kind {
+		case "fixed":
+			if len(ss.Intervals) == 0 {
+				e[at+".intervals"] = "missing: the scrape intervals in s, e.g. [1, 5, 15, 60]"
+			}
+			for j, v := range ss.Intervals {
+				if v < 1 {
+					e[fmt.Sprintf("%s.intervals[%d]", at, j)] = fmt.Sprintf("must be at least 1 s, got %d", v)
+				}
+			}
+		case "adam":
+			if len(ss.Gammas) == 0 {
+				e[at+".gammas"] = "missing: AdaM's tolerated imprecision, e.g. [0.05, 0.1, 0.2]"
+			}
+			for j, v := range ss.Gammas {
+				if !(v > 0 && v < 1) {
+					e[fmt.Sprintf("%s.gammas[%d]", at, j)] = fmt.Sprintf("must be in (0, 1), got %g", v)
+				}
+			}
+			if ss.TMax < 0 {
+				e[at+".t_max"] = fmt.Sprintf("must be at least 1 s, got %d", ss.TMax)
+			}
+		case "forecast":
+			if len(ss.Thresholds) == 0 {
+				e[at+".thresholds"] = "missing: std thresholds in min-max scaled units, e.g. [0.01, 0.02, 0.04]"
+			}
+			for j, v := range ss.Thresholds {
+				if !(v > 0) {
+					e[fmt.Sprintf("%s.thresholds[%d]", at, j)] = fmt.Sprintf("must be positive, got %g", v)
+				}
+			}
+			switch ss.Forecaster {
+			case "", "seasonal", "quantreg", "arima":
+			case "external":
+				if ss.External == nil || len(ss.External.Command) == 0 {
+					e[at+".external.command"] = "missing: the forecaster process, e.g. [python3, my_forecaster.py]"
+				}
+			default:
+				e[at+".forecaster"] = fmt.Sprintf("must be seasonal, quantreg, arima or external, got %q", ss.Forecaster)
+			}
+			for name, v := range map[string]int{"predict": ss.Predict, "fetch": ss.Fetch, "samples": ss.Samples, "period": ss.Period, "lags": ss.Lags} {
+				if v < 0 {
+					e[at+"."+name] = fmt.Sprintf("must be positive, got %d", v)
+				}
+			}
+		default:
+			e[at+".kind"] = fmt.Sprintf("must be fixed, adam or forecast, got %q", ss.Kind)
+		}
+	}
+	if len(e) == 0 {
+		return nil
+	}
+	return e
+}
