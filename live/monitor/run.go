@@ -1,0 +1,292 @@
+package monitor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	models "github.com/streamtwin/streamtwin/models/monitor"
+
+	"github.com/streamtwin/streamtwin/live/prometheus"
+)
+
+// Scraper is what a run needs of Prometheus (*prometheus.Client).
+type Scraper interface {
+	// Scrape turns families on (true) or off in one reload.
+	Scrape(ctx context.Context, states map[string]bool) error
+	// Samples counts what the TSDB holds for a family in (from, to].
+	Samples(ctx context.Context, family string, from, to time.Time) (prometheus.Count, error)
+	// Value is an instant query.
+	Value(ctx context.Context, query string, at time.Time) ([]prometheus.Sample, error)
+}
+
+var _ Scraper = (*prometheus.Client)(nil)
+
+// Run is a sampler run against Prometheus.
+type Run struct {
+	Client   Scraper
+	Samplers map[string]models.Sampler // by metric family
+	Duration time.Duration             // whole seconds
+
+	// Values are the PromQL queries whose value at the end of a scraped
+	// second is the sampler's Point, by family; default sum(<family>).
+	Values map[string]string
+	// Settle is how long the run waits after its last second before it
+	// counts the TSDB's samples (default 2 s: two scrape intervals).
+	Settle time.Duration
+	// Second is the length of one second (tests shorten it); default 1 s.
+	Second time.Duration
+	// Log receives a line per state change; nil discards.
+	Log func(format string, args ...any)
+}
+
+// Family is one family's accounting.
+type Family struct {
+	Name string
+	// the run's own books
+	ScrapedSeconds int     // seconds in which it was scraped
+	Steps          int     // Next calls
+	Toggles        int     // on/off changes (reloads it took part in)
+	RunShare       float64 // ScrapedSeconds ÷ Seconds
+	Points         []models.Point
+	// the TSDB's
+	Samples     int     // raw samples stored over the run
+	Series      int     // its series
+	StoredShare float64 // Samples ÷ (Series × Seconds)
+}
+
+// Accounting is a run's result.
+type Accounting struct {
+	Start, End time.Time // the run's first second and the end of its last
+	Seconds    int
+	Reloads    int
+	Families   []Family // sorted by name
+}
+
+// Family returns the accounting of one family.
+func (a Accounting) Family(name string) (Family, bool) {
+	for _, f := range a.Families {
+		if f.Name == name {
+			return f, true
+		}
+	}
+	return Family{}, false
+}
+
+// Check fails for a family whose stored share differs from the run's own
+// by more than tol relative to the run's (0.1: 10 %), or that the TSDB
+// holds nothing of while the run scraped it.
+func (a Accounting) Check(tol float64) error {
+	var errs []error
+	for _, f := range a.Families {
+		if f.ScrapedSeconds == 0 {
+			if f.Samples > 0 {
+				errs = append(errs, fmt.Errorf("%s: never scraped, yet %d samples stored", f.Name, f.Samples))
+			}
+			continue
+		}
+		if f.Series == 0 || math.IsNaN(f.StoredShare) {
+			errs = append(errs, fmt.Errorf("%s: scraped %d s, but the TSDB holds no series", f.Name, f.ScrapedSeconds))
+			continue
+		}
+		if d := math.Abs(f.StoredShare-f.RunShare) / f.RunShare; d > tol {
+			errs = append(errs, fmt.Errorf("%s: stored share %.3f, the run's %.3f (%.1f %% off, tolerance %.0f %%)",
+				f.Name, f.StoredShare, f.RunShare, 100*d, 100*tol))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// String is a table of the accounting.
+func (a Accounting) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d s from %s, %d reloads\n", a.Seconds, a.Start.UTC().Format(time.RFC3339), a.Reloads)
+	fmt.Fprintf(&b, "%-40s %8s %6s %7s %8s %8s %8s\n", "family", "scraped", "steps", "series", "samples", "run", "stored")
+	for _, f := range a.Families {
+		fmt.Fprintf(&b, "%-40s %7ds %6d %7d %8d %8.3f %8.3f\n", f.Name, f.ScrapedSeconds, f.Steps, f.Series, f.Samples, f.RunShare, f.StoredShare)
+	}
+	return b.String()
+}
+
+// RunSamplers runs samplers against client for duration (whole seconds)
+// with the defaults of Run.
+func RunSamplers(ctx context.Context, client Scraper, samplers map[string]models.Sampler, duration time.Duration) (Accounting, error) {
+	return Run{Client: client, Samplers: samplers, Duration: duration}.Do(ctx)
+}
+
+type famState struct {
+	name    string
+	sampler models.Sampler
+	step    models.Step
+	pos     int // seconds of step done
+	on      bool
+	acc     Family
+}
+
+// Do runs the samplers. Every family is scraped when the run starts and
+// when it ends (on an error too).
+func (r Run) Do(ctx context.Context) (acc Accounting, err error) {
+	second := r.Second
+	if second <= 0 {
+		second = time.Second
+	}
+	settle := r.Settle
+	if settle <= 0 {
+		settle = 2 * second
+	}
+	logf := r.Log
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	n := int(r.Duration / time.Second)
+	if n < 1 || r.Duration%time.Second != 0 {
+		return acc, fmt.Errorf("sampler run: duration %v, want whole seconds ≥ 1", r.Duration)
+	}
+	if len(r.Samplers) == 0 {
+		return acc, errors.New("sampler run: no samplers")
+	}
+	var fams []*famState
+	all := map[string]bool{}
+	for name, s := range r.Samplers {
+		if err := prometheus.CheckFamily(name); err != nil {
+			return acc, err
+		}
+		if s == nil {
+			return acc, fmt.Errorf("sampler run: family %s has no sampler", name)
+		}
+		fams = append(fams, &famState{name: name, sampler: s, on: true, acc: Family{Name: name}})
+		all[name] = true
+	}
+	sort.Slice(fams, func(i, j int) bool { return fams[i].name < fams[j].name })
+	if err := r.Client.Scrape(ctx, all); err != nil {
+		return acc, err
+	}
+	defer func() {
+		// leave every family scraped, whatever happened
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		if rerr := r.Client.Scrape(rctx, all); rerr != nil && err == nil {
+			err = fmt.Errorf("turning the families back on: %w", rerr)
+		}
+	}()
+
+	start := time.Now()
+	acc.Start, acc.Seconds = start, n
+	for k := 0; k < n; k++ {
+		at := start.Add(time.Duration(k) * second)
+		if err := sleepUntil(ctx, at); err != nil {
+			return acc, err
+		}
+		// the points of the second that just ended
+		if k > 0 {
+			for _, f := range fams {
+				if f.on {
+					r.point(ctx, f, k-1, at)
+				}
+			}
+		}
+		changes := map[string]bool{}
+		for _, f := range fams {
+			if f.pos >= f.step.Scrape+f.step.Skip {
+				st := f.sampler.Next(k, f.acc.Points)
+				if st.Scrape < 0 || st.Skip < 0 || st.Scrape+st.Skip < 1 {
+					return acc, fmt.Errorf("sampler of %s at second %d: step %+v, want Scrape, Skip ≥ 0 and Scrape+Skip ≥ 1", f.name, k, st)
+				}
+				f.step, f.pos = st, 0
+				f.acc.Steps++
+			}
+			on := f.pos < f.step.Scrape
+			if on != f.on {
+				changes[f.name] = on
+			}
+		}
+		if len(changes) > 0 {
+			if err := r.Client.Scrape(ctx, changes); err != nil {
+				return acc, fmt.Errorf("second %d: %w", k, err)
+			}
+			acc.Reloads++
+			for _, f := range fams {
+				if on, ok := changes[f.name]; ok {
+					f.on = on
+					f.acc.Toggles++
+				}
+			}
+			logf("second %d: %s", k, describe(changes))
+		}
+		for _, f := range fams {
+			if f.on {
+				f.acc.ScrapedSeconds++
+			}
+			f.pos++
+		}
+	}
+	end := start.Add(time.Duration(n) * second)
+	acc.End = end
+	if err := sleepUntil(ctx, end); err != nil {
+		return acc, err
+	}
+	for _, f := range fams {
+		if f.on {
+			r.point(ctx, f, n-1, end)
+		}
+	}
+	if err := sleepUntil(ctx, end.Add(settle)); err != nil {
+		return acc, err
+	}
+	for _, f := range fams {
+		c, err := r.Client.Samples(ctx, f.name, start, end)
+		if err != nil {
+			return acc, err
+		}
+		f.acc.Samples, f.acc.Series = c.Samples, c.Series
+		f.acc.StoredShare = c.Share(float64(n))
+		f.acc.RunShare = float64(f.acc.ScrapedSeconds) / float64(n)
+		acc.Families = append(acc.Families, f.acc)
+	}
+	return acc, nil
+}
+
+// point appends the family's value at the end of second k, when there is one.
+func (r Run) point(ctx context.Context, f *famState, k int, at time.Time) {
+	q := r.Values[f.name]
+	if q == "" {
+		q = "sum(" + f.name + ")"
+	}
+	v, err := r.Client.Value(ctx, q, at)
+	if err != nil || len(v) == 0 {
+		return
+	}
+	f.acc.Points = append(f.acc.Points, models.Point{T: k, V: v[0].V})
+}
+
+func describe(changes map[string]bool) string {
+	var parts []string
+	for name, on := range changes {
+		state := "off"
+		if on {
+			state = "on"
+		}
+		parts = append(parts, name+" "+state)
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ", ")
+}
+
+func sleepUntil(ctx context.Context, t time.Time) error {
+	d := time.Until(t)
+	if d <= 0 {
+		return ctx.Err()
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-timer.C:
+		return nil
+	}
+}
