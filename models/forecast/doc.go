@@ -11,4 +11,29 @@
 // step; for the 58 differenced points the gate sees, CSS and ML estimates
 // differ by sampling noise of the same order as their standard errors, and the
 // gate only looks at the sign and size of a five-step point forecast.
+//
+// # Quantilers
+//
+// A Quantiler (issue 23, docs/reference/monitoring.md) forecasts the next h
+// steps of a metric as quantiles (DefaultLevels: 0.1, 0.5, 0.9), from which
+// the adaptive-monitoring sampler draws. Each is built once — fitted on
+// training data where it has parameters — and then forecasts from any
+// history with those parameters, in tens of microseconds for a 360-step
+// history and 420 steps (BenchmarkQuantilers):
+//
+//   - ARIMAQuantiler (NewARIMAQuantiler, NewAutoARIMAQuantiler): the ARIMA
+//     point forecast conditional on the history (CSS residuals) with
+//     Gaussian intervals from the Box–Jenkins h-step variance σ²·Σψ²;
+//   - Seasonal (NewSeasonal): empirical quantiles (results.Quantile, the
+//     tree's one definition) of the values at the same phase in the past
+//     seasons of the history, each season moved to the recent level; the
+//     quantiles of the recent window when no season fits in the history;
+//   - QuantReg (NewQuantReg): linear quantile regression on lags, fitted
+//     exactly (the pinball-loss linear program, by the simplex on its
+//     vertices), iterated along the median path with the one-step spread
+//     widened by the median model's ψ-weights (or √k).
+//
+// Their quantiles never decrease with the level, and each refuses a history
+// too short for it (ARIMA: d+p+q+1 points; Seasonal: its level window;
+// QuantReg: its lags).
 package forecast
