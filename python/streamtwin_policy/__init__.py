@@ -29,6 +29,7 @@ standard library; Python 3.9 or later.
 """
 
 from .actions import ACTION_KINDS, NOTE, RESCALE, SET_CHECKPOINT_INTERVAL, TRIGGER_SAVEPOINT, Action
+from .forecaster import ForecastError, Forecaster, check_quantiles, run_forecaster
 from .policy import PROTOCOL, Policy, ProtocolError, run
 
 __version__ = "1.0.0"
@@ -36,6 +37,8 @@ __version__ = "1.0.0"
 __all__ = [
     "ACTION_KINDS",
     "Action",
+    "ForecastError",
+    "Forecaster",
     "NOTE",
     "PROTOCOL",
     "Policy",
@@ -43,5 +46,7 @@ __all__ = [
     "RESCALE",
     "SET_CHECKPOINT_INTERVAL",
     "TRIGGER_SAVEPOINT",
+    "check_quantiles",
     "run",
+    "run_forecaster",
 ]
