@@ -253,7 +253,7 @@ func (w *RunWriter) WriteFile(name string, data []byte) error {
 		return fmt.Errorf("results: %s is written by the run itself", name)
 	}
 	if !runFileNames[name] {
-		return fmt.Errorf("results: %q cannot be added to a run folder (only a sweep's params.json or a figure)", name)
+		return fmt.Errorf("results: %q cannot be added to a run folder (only a sweep's params.json, a monitoring section's files or a figure)", name)
 	}
 	return writeSynced(filepath.Join(w.tmp, name), data, !w.volatile)
 }

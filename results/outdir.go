@@ -20,10 +20,12 @@ import (
 const MarkerFile = ".streamtwin.json"
 
 // runFileNames are the files a run folder's writers own: the results, the
-// figure of `run --plot` and a sweep run's params.json.
+// figure of `run --plot`, a sweep run's params.json and a monitoring
+// section's files and figure.
 var runFileNames = map[string]bool{
 	TimeseriesFile: true, EventsFile: true, SummaryFile: true, ScenarioFile: true,
 	FigurePNG: true, FigureSVG: true, "figure.pdf": true, "params.json": true, MarkerFile: true,
+	HostMetricsFile: true, TradeoffCSV: true, TradeoffParquet: true, "tradeoff.png": true, "tradeoff.svg": true, "tradeoff.pdf": true,
 }
 
 // Marker is the content of MarkerFile.

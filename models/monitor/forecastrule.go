@@ -22,6 +22,13 @@ type ForecastConfig struct {
 	Samples   int        // num_samples of the uncertainty forecast (100)
 	Levels    []float64  // asked of the Quantiler and interpolated between (forecast.DefaultLevels)
 	Rand      *rand.Rand // the draws; seed it for a reproducible run
+	// History is how many of the latest values the Quantiler gets (default
+	// Fetch, the reference's); a seasonal model needs more than a season.
+	History int
+	// Prior are values before second 0 the monitoring system already holds
+	// (the training part's last ones), oldest first: with at least Fetch of
+	// them the rule forecasts from the start instead of fetching first.
+	Prior []float64
 }
 
 // ForecastRule is the reference's adaptive-monitoring rule for one metric:
@@ -58,6 +65,7 @@ func NewForecastRule(c ForecastConfig) (*ForecastRule, error) {
 	c.Predict = cmp.Or(c.Predict, 420)
 	c.Fetch = cmp.Or(c.Fetch, 360)
 	c.Samples = cmp.Or(c.Samples, 100)
+	c.History = cmp.Or(c.History, c.Fetch)
 	if c.Levels == nil {
 		c.Levels = forecast.DefaultLevels
 	}
@@ -70,8 +78,8 @@ func NewForecastRule(c ForecastConfig) (*ForecastRule, error) {
 		return nil, fmt.Errorf("monitor: forecast rule scale [%g, %g], want finite Min < Max", c.Scale.Min, c.Scale.Max)
 	case !(c.Threshold >= 0):
 		return nil, fmt.Errorf("monitor: forecast rule std threshold %g, want ≥ 0", c.Threshold)
-	case c.Predict < 1 || c.Fetch < 1 || c.Samples < 1:
-		return nil, fmt.Errorf("monitor: forecast rule predict %d, fetch %d, samples %d; want ≥ 1", c.Predict, c.Fetch, c.Samples)
+	case c.Predict < 1 || c.Fetch < 1 || c.Samples < 1 || c.History < 1:
+		return nil, fmt.Errorf("monitor: forecast rule predict %d, fetch %d, samples %d, history %d; want ≥ 1", c.Predict, c.Fetch, c.Samples, c.History)
 	case len(c.Levels) == 0:
 		return nil, fmt.Errorf("monitor: forecast rule without quantile levels")
 	}
@@ -85,12 +93,16 @@ func NewForecastRule(c ForecastConfig) (*ForecastRule, error) {
 	r := &ForecastRule{
 		c:       c,
 		std:     math.NaN(),
-		hist:    make([]float64, 0, 2*c.Fetch),
-		scratch: make([]float64, 0, c.Fetch),
+		hist:    make([]float64, 0, 2*c.History),
+		scratch: make([]float64, 0, c.History),
 		knots:   make([]float64, m+2),
 		vals:    make([]float64, m+2),
 		slopes:  make([]float64, m+1),
 	}
+	for _, v := range c.Prior[max(0, len(c.Prior)-c.History):] {
+		r.push(c.Scale.Unit(v))
+	}
+	r.started = len(c.Prior) >= c.Fetch
 	copy(r.knots[1:], c.Levels)
 	r.knots[m+1] = 1
 	return r, nil
@@ -150,7 +162,7 @@ func (r *ForecastRule) checkShape(q [][]float64) error {
 	return nil
 }
 
-// push appends a scaled value to the history, sliding the last Fetch of it
+// push appends a scaled value to the history, sliding the last History of it
 // to the front when the buffer is full: amortised O(1), no allocation.
 func (r *ForecastRule) push(u float64) {
 	if len(r.hist) == cap(r.hist) {
@@ -160,7 +172,7 @@ func (r *ForecastRule) push(u float64) {
 }
 
 func (r *ForecastRule) window() []float64 {
-	return r.hist[max(0, len(r.hist)-r.c.Fetch):]
+	return r.hist[max(0, len(r.hist)-r.c.History):]
 }
 
 // meanStd is the mean over the Predict steps of the population std of

@@ -316,3 +316,33 @@ func TestDrawFiveLevels(t *testing.T) {
 		}
 	}
 }
+
+// With Prior the rule holds history from before second 0: it forecasts at
+// once, from the last History values, instead of fetching first.
+func TestForecastRulePriorAndHistory(t *testing.T) {
+	var got []int
+	q := quantilerFunc(func(h []float64, n int, levels []float64) ([][]float64, error) {
+		got = append(got, len(h))
+		out := make([][]float64, len(levels))
+		for i := range out {
+			out[i] = make([]float64, n)
+		}
+		return out, nil
+	})
+	r, err := NewForecastRule(ForecastConfig{Quantiler: q, Scale: Scale{0, 1}, Threshold: 0.1, Predict: 5, Fetch: 3, History: 4,
+		Prior: []float64{0.1, 0.2, 0.3, 0.4, 0.5}, Rand: rand.New(rand.NewPCG(1, 1))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := r.Next(0, nil)
+	if st.Skip != 5 || st.Scrape != 0 || len(got) != 1 || got[0] != 4 {
+		t.Errorf("first step %+v with histories %v; want a skip forecast from the 4 latest prior values", st, got)
+	}
+}
+
+type quantilerFunc func(history []float64, h int, levels []float64) ([][]float64, error)
+
+func (f quantilerFunc) Name() string { return "func" }
+func (f quantilerFunc) Quantiles(history []float64, h int, levels []float64) ([][]float64, error) {
+	return f(history, h, levels)
+}

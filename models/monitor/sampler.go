@@ -8,8 +8,10 @@ type Point struct {
 
 // Step is a sampler's plan from now on: scrape the metric every second for
 // Scrape seconds, then skip it for Skip seconds; Scrape+Skip ≥ 1. A fixed
-// 15 s interval answers {Scrape: 1, Skip: 14}; AdaM {1, T−1}; the forecast
-// rule {window, 0} for an uncertain window, or {0, window} with Fill.
+// 15 s interval answers {Scrape: 1, Skip: 14}; AdaM {0, T−1} after a
+// sample and then {1, 0}, so it sees each sample before it sets the next
+// gap; the forecast rule {window, 0} for an uncertain window, or {0,
+// window} with Fill.
 type Step struct {
 	Scrape, Skip int
 	// Fill is what the sampler assumes the metric was during the skipped

@@ -129,6 +129,9 @@ func validate(path string, file *ast.File, sc *Scenario, missing map[string]stri
 		e["qos.recovery"] = fmt.Sprintf("must be positive, got %v", sc.QoS.Recovery)
 	}
 	if sc.Monitoring != nil {
+		if sc.MetricInterval != 1 {
+			e["metric_interval"] = fmt.Sprintf("must be 1s with a monitoring section (its metrics and samplers work in seconds), got %v", sc.MetricInterval)
+		}
 		for f, m := range sc.Monitoring.Problems(float64(sc.Duration)) {
 			e["monitoring."+f] = m
 		}

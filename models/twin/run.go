@@ -10,6 +10,7 @@ import (
 
 	"github.com/streamtwin/streamtwin/models/control"
 	"github.com/streamtwin/streamtwin/models/flink"
+	"github.com/streamtwin/streamtwin/models/monitor"
 	"github.com/streamtwin/streamtwin/models/policy"
 	"github.com/streamtwin/streamtwin/models/scenario"
 	"github.com/streamtwin/streamtwin/results"
@@ -81,11 +82,63 @@ func RunToDirWith(exec Executor, sc scenario.Scenario, dir string, out Output) (
 			return results.Summary{}, err
 		}
 	}
-	sum, err := exec(sc, sched, w)
+	var sink Sink = w
+	var load *loadTee
+	if sc.Monitoring != nil {
+		load = &loadTee{Sink: w, input: sc.Monitoring.Load == "input_rate"}
+		sink = load
+	}
+	sum, err := exec(sc, sched, sink)
 	if err != nil {
 		return results.Summary{}, err
 	}
+	if load != nil {
+		if err := writeMonitoring(w, sc, load.rates); err != nil {
+			return results.Summary{}, err
+		}
+	}
 	return sum, w.Commit(sum, resolved)
+}
+
+// loadTee keeps the load that drives a monitoring section's host metrics:
+// one value per sample (the section needs the default 1 s interval).
+type loadTee struct {
+	Sink
+	input bool // input_rate, not throughput
+	rates []float64
+}
+
+func (l *loadTee) WriteSample(s results.Sample) error {
+	v := s.Throughput
+	if l.input {
+		v = s.InputRate
+	}
+	l.rates = append(l.rates, v)
+	return l.Sink.WriteSample(s)
+}
+
+// writeMonitoring evaluates the monitoring section on the run's load and
+// adds hostmetrics.parquet, tradeoff.csv and tradeoff.parquet to the run
+// folder, committed with it.
+func writeMonitoring(w *results.RunWriter, sc scenario.Scenario, load []float64) error {
+	ev, err := monitor.Evaluate(*sc.Monitoring, load, sim.Seeds{Root: sc.Seed}, 0)
+	if err != nil {
+		return err
+	}
+	host, err := results.ParquetBytes(ev.HostSamples(load))
+	if err != nil {
+		return err
+	}
+	trade, err := results.ParquetBytes(ev.Rows, "mae", "mape")
+	if err != nil {
+		return err
+	}
+	for name, data := range map[string][]byte{results.HostMetricsFile: host, results.TradeoffParquet: trade, results.TradeoffCSV: results.TradeoffCSVBytes(ev.Rows)} {
+		if err := w.WriteFile(name, data); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Run simulates sc on schedule and streams its rows to sink. It returns the
