@@ -3,8 +3,11 @@ package results
 import (
 	"bytes"
 	"encoding/csv"
+	"fmt"
 	"math"
 	"strconv"
+
+	"github.com/parquet-go/parquet-go"
 )
 
 // Files of a run with a monitoring section (issue 23).
@@ -59,4 +62,13 @@ func TradeoffCSVBytes(rows []TradeoffRow) []byte {
 	}
 	w.Flush()
 	return buf.Bytes()
+}
+
+// ReadTradeoff loads a tradeoff.parquet.
+func ReadTradeoff(path string) ([]TradeoffRow, error) {
+	rows, err := parquet.ReadFile[TradeoffRow](path)
+	if err != nil {
+		return nil, fmt.Errorf("results: read %s: %w", path, err)
+	}
+	return rows, nil
 }

@@ -155,7 +155,7 @@ func (ev *Evaluation) replay(mi int, ss SamplerSpec, param float64, q forecast.Q
 		}
 		lo, hi := minMax(ev.Truth[mi][:train])
 		s, err = NewForecastRule(ForecastConfig{Quantiler: q, Scale: Scale{Min: lo, Max: hi}, Threshold: param,
-			Predict: ss.Predict, Fetch: ss.Fetch, History: ss.history(), Samples: ss.Samples, Prior: ev.Truth[mi][:train],
+			Predict: ss.Predict, Fetch: ss.Fetch, History: ss.history(), Samples: ss.Samples, Prior: ev.Truth[mi][:train], FillMedian: ss.Fill == "median",
 			Rand: seeds.Stream(fmt.Sprintf("monitor/%s/%s/%g", ss.Name, m.Name, param))})
 	}
 	if err != nil {

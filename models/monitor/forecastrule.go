@@ -22,6 +22,10 @@ type ForecastConfig struct {
 	Samples   int        // num_samples of the uncertainty forecast (100)
 	Levels    []float64  // asked of the Quantiler and interpolated between (forecast.DefaultLevels)
 	Rand      *rand.Rand // the draws; seed it for a reproducible run
+	// FillMedian stands in for a skipped second with the forecast's median
+	// instead of the draw the reference uses (the draw still becomes
+	// history): what a monitoring system would plot, without the draw's noise.
+	FillMedian bool
 	// History is how many of the latest values the Quantiler gets (default
 	// Fetch, the reference's); a seasonal model needs more than a season.
 	History int
@@ -145,6 +149,9 @@ func (r *ForecastRule) Next(now int, scraped []Point) Step {
 		r.setStep(q, k)
 		u := r.draw()
 		r.push(u)
+		if r.c.FillMedian {
+			u = r.at(0.5)
+		}
 		fill[k] = r.c.Scale.Value(u)
 	}
 	return Step{Skip: r.c.Predict, Fill: fill}
@@ -215,8 +222,10 @@ func (r *ForecastRule) setStep(q [][]float64, k int) {
 // (level_i, q_i)…, (1, q_last); the segment is the one after the levels
 // below u (darts' left_idx = Σ[u > level]). Like darts it neither sorts
 // crossing quantiles nor extrapolates past the outer levels.
-func (r *ForecastRule) draw() float64 {
-	u := r.c.Rand.Float64()
+func (r *ForecastRule) draw() float64 { return r.at(r.c.Rand.Float64()) }
+
+// at is the loaded step's quantile function at u.
+func (r *ForecastRule) at(u float64) float64 {
 	j := 0
 	for _, l := range r.knots[1 : len(r.knots)-1] {
 		// j += u > l, branch-free: u is random, so a branch mispredicts

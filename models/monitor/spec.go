@@ -48,6 +48,9 @@ type SamplerSpec struct {
 	Predict int `yaml:"predict,omitempty"`
 	Fetch   int `yaml:"fetch,omitempty"`
 	Samples int `yaml:"samples,omitempty"`
+	// Fill is what a skipped second is taken to be: draw (one draw of the
+	// forecast, the reference's) or median.
+	Fill string `yaml:"fill,omitempty"`
 	// Period is the seasonal forecaster's season (s; default 1440, the
 	// compressed day); Lags the quantile regression's (default 10).
 	Period int `yaml:"period,omitempty"`
@@ -92,7 +95,13 @@ func (s Spec) WithDefaults() Spec {
 			ss.Forecaster = orString(ss.Forecaster, "seasonal")
 			ss.Predict, ss.Fetch, ss.Samples = orInt(ss.Predict, DefaultPredict), orInt(ss.Fetch, DefaultFetch), orInt(ss.Samples, DefaultSamples)
 			ss.Period, ss.Lags = orInt(ss.Period, DefaultPeriod), orInt(ss.Lags, DefaultLags)
-			ss.Name = orString(ss.Name, "forecast-"+ss.Forecaster)
+			ss.Fill = orString(ss.Fill, "draw")
+			if ss.Name == "" {
+				ss.Name = "forecast-" + ss.Forecaster
+				if ss.Fill == "median" {
+					ss.Name += "-median"
+				}
+			}
 		}
 		if ss.Kind == "adam" {
 			ss.TMax = orInt(ss.TMax, DefaultTMax)
@@ -174,6 +183,9 @@ func (s Spec) Problems(duration float64) map[string]string {
 				if !(v > 0) {
 					e[fmt.Sprintf("%s.thresholds[%d]", at, j)] = fmt.Sprintf("must be positive, got %g", v)
 				}
+			}
+			if ss.Fill != "" && ss.Fill != "draw" && ss.Fill != "median" {
+				e[at+".fill"] = fmt.Sprintf("must be draw or median, got %q", ss.Fill)
 			}
 			switch ss.Forecaster {
 			case "", "seasonal", "quantreg", "arima":

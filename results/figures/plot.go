@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"io/fs"
 	"math"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -65,6 +66,19 @@ func PlotRun(runDir string, opts ...Option) (paths []string, err error) {
 	paths, err = writeFigure(f.base, f.w, f.h, func(dc draw.Canvas) { drawStack(f.panels, dc) })
 	if err != nil {
 		return nil, fmt.Errorf("results: plot %s: %w", runDir, err)
+	}
+	// a run with a monitoring section also gets its trade-off figure
+	trade := filepath.Join(runDir, results.TradeoffParquet)
+	if _, serr := os.Stat(trade); serr == nil {
+		rows, err := results.ReadTradeoff(trade)
+		if err != nil {
+			return nil, err
+		}
+		more, err := PlotTradeoff(filepath.Join(runDir, "tradeoff"), "Adaptive monitoring: data transmitted vs reconstruction error", rows)
+		if err != nil {
+			return nil, fmt.Errorf("results: plot %s: %w", trade, err)
+		}
+		paths = append(paths, more...)
 	}
 	return paths, nil
 }
