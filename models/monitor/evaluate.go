@@ -162,6 +162,13 @@ func (ev *Evaluation) replay(mi int, ss SamplerSpec, param float64, q forecast.Q
 		return fmt.Errorf("monitoring.samplers: %s at %s %g: %w", ss.Name, ss.paramName(), param, err)
 	}
 	res := Replay(truth, s)
+	// a forecast that failed made the rule fetch: a cost the sampler did not
+	// earn, so the run says so rather than report it
+	if fr, ok := s.(*ForecastRule); ok {
+		if n, err := fr.QuantilerErrors(); n > 0 {
+			return fmt.Errorf("monitoring.samplers: %s on %s at threshold %g: %d forecasts failed; the last: %w", ss.Name, m.Name, param, n, err)
+		}
+	}
 	peak := results.Quantile(slices.Sorted(slices.Values(truth)), ev.Spec.PeakQuantile)
 	mae, mape, missed := Errors(truth, res.Recon, peak)
 	*scraped = res.Count

@@ -2,6 +2,7 @@ package monitor
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/streamtwin/streamtwin/models/hostmetrics"
@@ -89,5 +90,19 @@ func TestSpecProblems(t *testing.T) {
 		if p := tc.spec.Problems(50); p[tc.field] == "" {
 			t.Errorf("%+v: problems %v lack %s", tc.spec, p, tc.field)
 		}
+	}
+}
+
+// A forecaster that fails is an error of the run, not a silent fetch.
+func TestEvaluateForecasterFailure(t *testing.T) {
+	load := make([]float64, 3000)
+	for i := range load {
+		load[i] = 500
+	}
+	spec := Spec{Train: 1000, Samplers: []SamplerSpec{{Kind: "forecast", Forecaster: "external",
+		External: &ExternalForecaster{Command: []string{"/nonexistent/forecaster"}}, Thresholds: []float64{0.02}}}}
+	_, err := Evaluate(spec, load, sim.Seeds{Root: 1}, 1)
+	if err == nil || !strings.Contains(err.Error(), "forecast-external on cpu_rate at threshold 0.02") || !strings.Contains(err.Error(), "/nonexistent/forecaster") {
+		t.Errorf("Evaluate: %v; want the failed forecasts named", err)
 	}
 }
