@@ -16,6 +16,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/streamtwin/streamtwin/models/calibrate"
+	"github.com/streamtwin/streamtwin/models/hostmetrics"
 	"github.com/streamtwin/streamtwin/models/scenario"
 	"github.com/streamtwin/streamtwin/results"
 	"github.com/streamtwin/streamtwin/sim"
@@ -52,7 +53,7 @@ func calibrateCommand() *cli.Command {
 			&cli.StringFlag{Name: "latency", Value: "marker", Usage: "simulated latency compared with latency_ms: marker (Flink latency-marker p99, what Khaos recorded), or the event-time p99, p50 or mean"},
 			&cli.StringFlag{Name: "before-checkpoint", Value: "3s", Usage: "how long before the next checkpoint each crash fires"},
 		},
-		Subcommands: []*cli.Command{convertCommand()},
+		Subcommands: []*cli.Command{convertCommand(), hostMetricsCommand()},
 		Action:      runCalibrate,
 	}
 }
@@ -307,4 +308,39 @@ func seriesPoints(c *cli.Context) ([]calibrate.Point, error) {
 		return nil, badInput(err)
 	}
 	return pts, nil
+}
+
+func hostMetricsCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "hostmetrics",
+		Usage: "fit the twin's host-metric relations (metric = intercept + slope·load(t − lag)) to a measured table",
+		Description: "--measured: a CSV " + strings.Join(results.HostMeasuredColumns, ",") + " at 1 s (make live-host-profile).\n" +
+			"Each metric column present is fitted on the first 1 − holdout of the seconds (least squares at the lag of\n" +
+			"best R², up to --max-lag) and judged on the rest, beside the fitted part's mean; prints the table and the\n" +
+			"monitoring.metrics block for a scenario (docs/monitoring.md).",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "measured", Usage: "measured table (CSV)", Required: true},
+			&cli.StringFlag{Name: "load", Value: "throughput", Usage: "the load column: throughput or input_rate"},
+			&cli.IntFlag{Name: "max-lag", Value: 120, Usage: "longest lag tried (s)"},
+			&cli.Float64Flag{Name: "holdout", Value: 0.3, Usage: "share of the seconds, at the end, held out of the fit"},
+		},
+		Action: func(c *cli.Context) error {
+			if err := requireFile("calibrate hostmetrics: --measured", c.String("measured")); err != nil {
+				return err
+			}
+			cols, err := results.ReadHostMeasured(c.String("measured"))
+			if err != nil {
+				return badInput(err)
+			}
+			load, ok := cols[c.String("load")]
+			if !ok {
+				return badInput(fmt.Errorf("calibrate hostmetrics: --load %s: %s has no such column", c.String("load"), c.String("measured")))
+			}
+			fits, err := hostmetrics.FitTable(cols, load, c.Int("max-lag"), c.Float64("holdout"))
+			if err != nil {
+				return badInput(err)
+			}
+			return hostmetrics.WriteFits(os.Stdout, fits)
+		},
+	}
 }

@@ -52,3 +52,22 @@ func TestDefaultsValidate(t *testing.T) {
 		t.Error("negative sd accepted")
 	}
 }
+
+func TestFitHeldOutByHand(t *testing.T) {
+	// metric = 10 + 2·load exactly, load 1..10: the relation is exact, the
+	// baseline is the fitted part's mean (load 1..8: metric 12..26, mean 19)
+	load := []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
+	metric := make([]float64, len(load))
+	for i, x := range load {
+		metric[i] = 10 + 2*x
+	}
+	r, err := FitHeldOut("m", load, metric, 0, 0.2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// held out: 28 and 30; baseline errors |28−19|/28 and |30−19|/30
+	wantBase := 100 * (9.0/28 + 11.0/30) / 2
+	if r.Fitted != 8 || r.HeldOut != 2 || math.Abs(r.Slope-2) > 1e-9 || r.HeldOutMAPE > 1e-9 || math.Abs(r.BaselineMAPE-wantBase) > 1e-9 {
+		t.Errorf("FitHeldOut = %+v; want slope 2, held-out MAPE 0, baseline %g", r, wantBase)
+	}
+}
