@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -69,6 +70,10 @@ func liveUpCommand() *cli.Command {
 			&cli.StringFlag{Name: "state-backend", Value: def.StateBackend, Usage: "hashmap or rocksdb"},
 			&cli.Float64Flag{Name: "tm-cpu", Usage: "limit each TaskManager to this many cores (a cgroup CPU quota, like a pod's CPU limit; needs root), e.g. 0.5; 0: no limit"},
 			&cli.StringFlag{Name: "scheduler", Value: "default", Usage: "default, or adaptive: rescales from a checkpoint (job.rescale.mode: checkpoint), the TaskManagers started and stopped as the parallelism needs"},
+			&cli.BoolFlag{Name: "prometheus", Usage: "also start node-exporter (cpu, meminfo, diskstats, netdev) and a Prometheus server scraping it and Flink's Prometheus reporter every second (Debian's prometheus and prometheus-node-exporter)"},
+			&cli.IntFlag{Name: "prometheus-port", Value: cluster.DefaultPrometheusPorts.Prometheus, Usage: "Prometheus port (with --prometheus)"},
+			&cli.IntFlag{Name: "node-exporter-port", Value: cluster.DefaultPrometheusPorts.NodeExporter, Usage: "node-exporter port (with --prometheus)"},
+			&cli.IntFlag{Name: "flink-metrics-port", Value: cluster.DefaultPrometheusPorts.FlinkMetrics, Usage: "Flink's Prometheus reporter: the JobManager's port; TaskManager i uses this + i (with --prometheus)"},
 			&cli.DurationFlag{Name: "timeout", Value: def.StartTimeout, Usage: "how long to wait for a healthy cluster"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only the endpoints"},
 		},
@@ -91,9 +96,16 @@ func liveUpCommand() *cli.Command {
 				TaskManagerCPU:    c.Float64("tm-cpu"),
 				StateBackend:      c.String("state-backend"),
 				StartTimeout:      c.Duration("timeout"),
+				Prometheus:        c.Bool("prometheus"),
+				PrometheusPorts: cluster.PrometheusPorts{
+					Prometheus:   c.Int("prometheus-port"),
+					NodeExporter: c.Int("node-exporter-port"),
+					FlinkMetrics: c.Int("flink-metrics-port"),
+				},
 			}
 			// zero means default inside cluster.Config: reject it here
-			for _, name := range []string{"taskmanagers", "slots", "rest-port", "kafka-port", "jm-rpc-port", "controller-port"} {
+			for _, name := range []string{"taskmanagers", "slots", "rest-port", "kafka-port", "jm-rpc-port", "controller-port",
+				"prometheus-port", "node-exporter-port", "flink-metrics-port"} {
 				if c.Int(name) <= 0 {
 					return badInput(fmt.Errorf("--%s must be positive, got %d", name, c.Int(name)))
 				}
@@ -129,6 +141,10 @@ func liveUpCommand() *cli.Command {
 			}
 			ep := cl.Endpoints()
 			fmt.Fprintf(c.App.Writer, "flink  %s\nkafka  %s\n", ep.REST, ep.Kafka)
+			if pe := cl.PrometheusEndpoints(); pe.Prometheus != "" {
+				fmt.Fprintf(c.App.Writer, "prometheus  %s (scrapes %s and Flink's reporters %s every 1s)\n",
+					pe.Prometheus, pe.NodeExporter, strings.Join(pe.Flink, " "))
+			}
 			if !c.Bool("quiet") {
 				fmt.Fprintf(c.App.Writer, "up in %.1fs: Flink %s, %d TaskManagers × %d slots, Kafka %s; state in %s\n"+
 					"stop with: streamtwin live down --dir %s\n",
@@ -201,11 +217,11 @@ func liveStatusCommand() *cli.Command {
 			healthy := true
 			for _, p := range cl.Processes() {
 				if p.Alive {
-					fmt.Fprintf(w, "  %-10s pid %-7d running  RSS %4d MiB  CPU %6.1fs  %s\n",
+					fmt.Fprintf(w, "  %-13s pid %-7d running  RSS %4d MiB  CPU %6.1fs  %s\n",
 						p.Name, p.PID, p.RSSKiB/1024, p.CPU.Seconds(), p.Log)
 				} else {
 					healthy = false
-					fmt.Fprintf(w, "  %-10s %-11s stopped  %s\n", p.Name, "", p.Log)
+					fmt.Fprintf(w, "  %-13s %-11s stopped  %s\n", p.Name, "", p.Log)
 				}
 			}
 			ctx, stop := context.WithTimeout(c.Context, 5*time.Second)
@@ -226,6 +242,22 @@ func liveStatusCommand() *cli.Command {
 				fmt.Fprintf(w, "kafka  %s: %v\n", ep.Kafka, err)
 			} else {
 				fmt.Fprintf(w, "kafka  %s: %d broker(s), controller %d, %d topics\n", ep.Kafka, len(md.Brokers), md.Controller, len(md.Topics))
+			}
+			if pe := cl.PrometheusEndpoints(); pe.Prometheus != "" {
+				if ps, err := cl.PrometheusStatus(ctx); err != nil || !ps.Ready {
+					healthy = false
+					fmt.Fprintf(w, "prometheus  %s: not ready (%v)\n", pe.Prometheus, err)
+				} else {
+					if ps.TargetsUp < ps.Targets || !ps.NodeExporter {
+						healthy = false
+					}
+					off := "none"
+					if len(ps.Off) > 0 {
+						off = strings.Join(ps.Off, ", ")
+					}
+					fmt.Fprintf(w, "prometheus  %s: %d/%d targets up (node-exporter, Flink's reporters), scrape interval 1s, families off: %s\n",
+						pe.Prometheus, ps.TargetsUp, ps.Targets, off)
+				}
 			}
 			if !healthy {
 				return cli.Exit("live cluster not healthy", 1)

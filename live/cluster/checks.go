@@ -98,9 +98,11 @@ func firstLine(s string) string {
 
 // checkPorts fails on the first fixed port that cannot be bound on
 // 127.0.0.1, naming the process that holds it when /proc tells.
-func checkPorts(p Ports) error {
+func checkPorts(p Ports) error { return checkPortList(p.list()) }
+
+func checkPortList(ports []port) error {
 	var errs []error
-	for _, q := range p.list() {
+	for _, q := range ports {
 		if err := portFree(q.num); err != nil {
 			errs = append(errs, errorOf(ErrPortInUse, "port %d (%s) is in use (by %s?): stop it or pass %s",
 				q.num, q.name, portOwner(q.num), q.flag))
@@ -179,10 +181,10 @@ func parseListenInodes(sc *bufio.Scanner, port int) []string {
 }
 
 // waitPortsFree waits until every fixed port can be bound again.
-func waitPortsFree(ctx context.Context, p Ports, timeout time.Duration) error {
+func waitPortsFree(ctx context.Context, p []port, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	for {
-		err := checkPorts(p)
+		err := checkPortList(p)
 		if err == nil {
 			return nil
 		}

@@ -96,6 +96,11 @@ func Up(ctx context.Context, cfg Config) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Prometheus {
+		if _, _, err := prometheusTools(); err != nil {
+			return nil, err
+		}
+	}
 	l, err := newLayout(cfg.Dir)
 	if err != nil {
 		return nil, err
@@ -108,14 +113,17 @@ func Up(ctx context.Context, cfg Config) (*Cluster, error) {
 		}
 		_ = os.Remove(l.pidsFile()) // stale: nothing of it runs
 	}
-	if err := checkPorts(cfg.Ports); err != nil {
+	if err := checkPortList(append(cfg.Ports.list(), cfg.PrometheusPorts.list()...)); err != nil {
 		return nil, err
 	}
-	jars, err := resolve(ctx, cfg.CacheDir, live.Pinned(), cfg.Log)
+	jars, err := resolve(ctx, cfg.CacheDir, live.Pinned(), cfg.Prometheus, cfg.Log)
 	if err != nil {
 		return nil, err
 	}
 	if err := prepareDir(cfg, l); err != nil {
+		return nil, err
+	}
+	if err := preparePrometheus(cfg, l, jars); err != nil {
 		return nil, err
 	}
 
@@ -125,7 +133,7 @@ func Up(ctx context.Context, cfg Config) (*Cluster, error) {
 		http:   &http.Client{Timeout: 3 * time.Second},
 		state: State{
 			Dir: l.Dir, Flink: jars.Versions.Flink, Kafka: jars.Versions.Kafka,
-			Ports: cfg.Ports, TaskManagers: cfg.TaskManagers, Slots: cfg.Slots, TaskManagerCPU: cfg.TaskManagerCPU,
+			Ports: cfg.Ports, PrometheusPorts: cfg.PrometheusPorts, TaskManagers: cfg.TaskManagers, Slots: cfg.Slots, TaskManagerCPU: cfg.TaskManagerCPU,
 			Created: time.Now().UTC(),
 		},
 	}
@@ -201,6 +209,9 @@ func (c *Cluster) boot(ctx context.Context, cfg Config, java, javaVersion string
 		"-Dlog4j.configurationFile="+fileURI(filepath.Join(l.Conf, "log4j-console.properties")),
 		marker(l.Dir, "jobmanager"),
 		"-cp", jars.FlinkClasspath(), jobManagerClass, "--configDir", l.Conf)
+	if cfg.Prometheus {
+		jm = append(jm, flinkMetricsPortArg(cfg.PrometheusPorts, 0))
+	}
 	if err := c.launch("jobmanager", jm, env, jmFiles); err != nil {
 		return err
 	}
@@ -242,10 +253,18 @@ func (c *Cluster) boot(ctx context.Context, cfg Config, java, javaVersion string
 			"-cp", jars.FlinkClasspath(), taskManagerClass, "--configDir", l.Conf,
 			"-Dtaskmanager.resource-id="+name)
 		tm = append(tm, dyn...)
+		if cfg.Prometheus {
+			tm = append(tm, flinkMetricsPortArg(cfg.PrometheusPorts, i))
+		}
 		if err := c.launch(name, tm, env, tmFiles); err != nil {
 			return err
 		}
 		if err := c.limit(name); err != nil {
+			return err
+		}
+	}
+	if cfg.Prometheus {
+		if err := c.startPrometheus(cfg, env); err != nil {
 			return err
 		}
 	}
@@ -254,6 +273,11 @@ func (c *Cluster) boot(ctx context.Context, cfg Config, java, javaVersion string
 	defer cancel()
 	if err := c.waitHealthy(ctx, cfg.TaskManagers, cfg.Slots); err != nil {
 		return err
+	}
+	if cfg.Prometheus {
+		if err := c.waitPrometheus(ctx); err != nil {
+			return err
+		}
 	}
 	cfg.Log("healthy after %.1fs", time.Since(t0).Seconds())
 	return nil
@@ -264,6 +288,13 @@ func (c *Cluster) boot(ctx context.Context, cfg Config, java, javaVersion string
 type cdsFiles struct{ archive, dump string }
 
 func (c *Cluster) launch(name string, argv, env []string, cds cdsFiles) error {
+	return c.launchMarked(name, "", argv, env, cds)
+}
+
+// launchMarked is launch for a process whose command line cannot carry
+// -Dstreamtwin.live (not a JVM): mark is one of its arguments that names
+// this cluster's folder ("" = the -D marker).
+func (c *Cluster) launchMarked(name, mark string, argv, env []string, cds cdsFiles) error {
 	pid, err := start(argv, c.layout.Dir, c.layout.logFile(name), false, env)
 	if err != nil {
 		return fmt.Errorf("starting %s: %w", name, err)
@@ -272,9 +303,17 @@ func (c *Cluster) launch(name string, argv, env []string, cds cdsFiles) error {
 	defer c.mu.Unlock()
 	c.state.Processes = append(c.state.Processes, Process{
 		Name: name, PID: pid, Args: argv, Log: c.layout.logFile(name), Started: time.Now().UTC(),
-		CDSDump: cds.dump, CDSArchive: cds.archive,
+		CDSDump: cds.dump, CDSArchive: cds.archive, Marker: mark,
 	})
 	return writeState(c.layout.pidsFile(), c.state)
+}
+
+// mark is the command-line argument that makes p's pid ours.
+func (c *Cluster) mark(p Process) string {
+	if p.Marker != "" {
+		return p.Marker
+	}
+	return marker(c.layout.Dir, p.Name)
 }
 
 // limit applies the TaskManagers' CPU limit to process name, if any.
@@ -460,7 +499,7 @@ func (c *Cluster) waitHealthy(ctx context.Context, n, slots int) error {
 	defer tick.Stop()
 	for {
 		for _, p := range c.State().Processes {
-			if !alive(p.PID, marker(c.layout.Dir, p.Name)) {
+			if !alive(p.PID, c.mark(p)) {
 				return fmt.Errorf("%s (pid %d) exited during start; tail of %s:\n%s", p.Name, p.PID, p.Log, logTail(p.Log, 30))
 			}
 		}
@@ -571,7 +610,7 @@ type ProcessStatus struct {
 func (c *Cluster) Processes() []ProcessStatus {
 	var out []ProcessStatus
 	for _, p := range c.State().Processes {
-		ps := ProcessStatus{Process: p, Alive: alive(p.PID, marker(c.layout.Dir, p.Name))}
+		ps := ProcessStatus{Process: p, Alive: alive(p.PID, c.mark(p))}
 		if ps.Alive {
 			ps.RSSKiB = rssKiB(p.PID)
 			ps.CPU = cpuTime(p.PID)
@@ -604,7 +643,7 @@ func (c *Cluster) Down(ctx context.Context) error {
 	}
 	procs := map[int]string{}
 	for _, p := range c.state.Processes {
-		if m := marker(c.layout.Dir, p.Name); alive(p.PID, m) {
+		if m := c.mark(p); alive(p.PID, m) {
 			procs[p.PID] = m
 			signalGroup(p.PID, sigterm)
 			if p.CDSDump != "" {
@@ -646,7 +685,7 @@ func (c *Cluster) Down(ctx context.Context) error {
 	if err := os.Remove(c.layout.pidsFile()); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	if err := waitPortsFree(ctx, c.state.Ports, 10*time.Second); err != nil {
+	if err := waitPortsFree(ctx, append(c.state.Ports.list(), c.state.PrometheusPorts.list()...), 10*time.Second); err != nil {
 		return fmt.Errorf("processes stopped but %w", err)
 	}
 	return nil
@@ -692,7 +731,7 @@ func (c *Cluster) endTaskManager(i int, sig syscall.Signal, grace time.Duration)
 		return err
 	}
 	p := &c.state.Processes[j]
-	m := marker(c.layout.Dir, p.Name)
+	m := c.mark(*p)
 	if !alive(p.PID, m) {
 		return fmt.Errorf("%s is not running", p.Name)
 	}
@@ -718,7 +757,7 @@ func (c *Cluster) Running(i int) bool {
 		return false
 	}
 	p := c.state.Processes[j]
-	return alive(p.PID, marker(c.layout.Dir, p.Name))
+	return alive(p.PID, c.mark(p))
 }
 
 // RestartTaskManager starts TaskManager i again with the same command line,
@@ -732,7 +771,7 @@ func (c *Cluster) RestartTaskManager(i int) error {
 		return err
 	}
 	p := &c.state.Processes[j]
-	if alive(p.PID, marker(c.layout.Dir, p.Name)) {
+	if alive(p.PID, c.mark(*p)) {
 		return fmt.Errorf("%s still runs (pid %d)", p.Name, p.PID)
 	}
 	pid, err := start(p.Args, c.layout.Dir, p.Log, true, os.Environ())

@@ -21,6 +21,17 @@ type Ports struct {
 	KafkaController int `json:"kafkaController"` // Kafka KRaft CONTROLLER listener, default 9093
 }
 
+// PrometheusPorts are the ports of Config.Prometheus (all 0 without): the
+// Prometheus server (default 9090), node-exporter (9100), and Flink's
+// Prometheus reporters: the JobManager on FlinkMetrics (9249), TaskManager
+// i on FlinkMetrics+i, FlinkMetricsCount ports in all (1 + TaskManagers).
+type PrometheusPorts struct {
+	Prometheus        int `json:"prometheus"`
+	NodeExporter      int `json:"nodeExporter"`
+	FlinkMetrics      int `json:"flinkMetrics"`
+	FlinkMetricsCount int `json:"flinkMetricsCount"`
+}
+
 // DefaultPorts are the ports of a default Flink and Kafka installation.
 var DefaultPorts = Ports{JobManagerRPC: 6123, REST: 8081, Kafka: 9092, KafkaController: 9093}
 
@@ -39,6 +50,27 @@ func (p Ports) list() []port {
 		{"Kafka controller", "--controller-port", p.KafkaController},
 	}
 }
+
+// list is empty without Prometheus.
+func (p PrometheusPorts) list() []port {
+	if p == (PrometheusPorts{}) {
+		return nil
+	}
+	l := []port{{"Prometheus", "--prometheus-port", p.Prometheus}, {"node-exporter", "--node-exporter-port", p.NodeExporter}}
+	for i := range p.FlinkMetricsCount {
+		name := "Flink metrics (jobmanager)"
+		if i > 0 {
+			name = "Flink metrics (" + TaskManagerID(i) + ")"
+		}
+		l = append(l, port{name, "--flink-metrics-port", p.FlinkMetrics + i})
+	}
+	return l
+}
+
+// DefaultPrometheusPorts are the ports of `live up --prometheus`: each
+// program's own default (Flink's reporter: 9249 for the JobManager, the
+// TaskManagers after it).
+var DefaultPrometheusPorts = PrometheusPorts{Prometheus: 9090, NodeExporter: 9100, FlinkMetrics: 9249}
 
 // Config describes a live cluster. The zero value of a field means its
 // default (see withDefaults); DefaultConfig shows them all.
@@ -75,6 +107,16 @@ type Config struct {
 	// FlinkConfig adds or overrides keys of config.yaml (e.g.
 	// "jobmanager.scheduler": "adaptive").
 	FlinkConfig map[string]string
+
+	// Prometheus also starts node-exporter (collectors cpu, meminfo,
+	// diskstats, netdev) and a Prometheus server scraping it and Flink's
+	// Prometheus reporter (on the JobManager and every TaskManager) every
+	// second: see prometheus.go. Needs Debian's prometheus and
+	// prometheus-node-exporter (or prometheus and node_exporter on PATH).
+	Prometheus bool
+	// PrometheusPorts are its ports; zero fields get
+	// DefaultPrometheusPorts, FlinkMetricsCount is 1 + TaskManagers.
+	PrometheusPorts PrometheusPorts
 
 	// DisableCDS turns off the class-data-sharing archives (see cds.go).
 	DisableCDS bool
@@ -146,6 +188,15 @@ func (c Config) withDefaults() Config {
 	c.Ports.REST = cmp.Or(c.Ports.REST, DefaultPorts.REST)
 	c.Ports.Kafka = cmp.Or(c.Ports.Kafka, DefaultPorts.Kafka)
 	c.Ports.KafkaController = cmp.Or(c.Ports.KafkaController, DefaultPorts.KafkaController)
+	if c.Prometheus {
+		pp := &c.PrometheusPorts
+		pp.Prometheus = cmp.Or(pp.Prometheus, DefaultPrometheusPorts.Prometheus)
+		pp.NodeExporter = cmp.Or(pp.NodeExporter, DefaultPrometheusPorts.NodeExporter)
+		pp.FlinkMetrics = cmp.Or(pp.FlinkMetrics, DefaultPrometheusPorts.FlinkMetrics)
+		pp.FlinkMetricsCount = 1 + c.TaskManagers
+	} else {
+		c.PrometheusPorts = PrometheusPorts{}
+	}
 	c.TaskManagerMemory = cmp.Or(c.TaskManagerMemory, "1024m")
 	c.ManagedMemoryFraction = cmp.Or(c.ManagedMemoryFraction, 0.1)
 	c.JobManagerHeap = cmp.Or(c.JobManagerHeap, "512m")
@@ -185,7 +236,7 @@ func (c Config) Validate() error {
 		errs = append(errs, configErr("slots must be in 1..64, got %d", c.Slots))
 	}
 	seen := map[int]string{}
-	for _, p := range c.Ports.list() {
+	for _, p := range append(c.Ports.list(), c.PrometheusPorts.list()...) {
 		if p.num < 1 || p.num > 65535 {
 			errs = append(errs, configErr("%s port must be in 1..65535, got %d (%s)", p.name, p.num, p.flag))
 			continue
@@ -314,6 +365,11 @@ func flinkConfig(c Config, l layout) map[string]string {
 		"io.tmp.dirs":    filepath.Join(l.Tmp, "io"),
 		"web.tmpdir":     filepath.Join(l.Tmp, "web"),
 		"web.upload.dir": filepath.Join(l.Tmp, "web-upload"),
+	}
+	if c.Prometheus {
+		for k, v := range flinkPrometheusConfig(c.PrometheusPorts) {
+			m[k] = v
+		}
 	}
 	for k, v := range c.FlinkConfig {
 		m[k] = v

@@ -27,15 +27,22 @@ type Process struct {
 	// exit. Empty when it uses an archive or none.
 	CDSDump    string `json:"cdsDump,omitempty"`
 	CDSArchive string `json:"cdsArchive,omitempty"`
+	// Marker is the argument of Args that identifies the process as this
+	// cluster's when it is not the JVMs' -Dstreamtwin.live=<Dir>/<Name>
+	// (Prometheus and node-exporter take no -D: an argument naming a file
+	// in Dir).
+	Marker string `json:"marker,omitempty"`
 }
 
 // State is the content of pids.json.
 type State struct {
-	Dir          string `json:"dir"`
-	Flink        string `json:"flinkVersion"`
-	Kafka        string `json:"kafkaVersion"`
-	Ports        Ports  `json:"ports"`
-	TaskManagers int    `json:"taskManagers"`
+	Dir   string `json:"dir"`
+	Flink string `json:"flinkVersion"`
+	Kafka string `json:"kafkaVersion"`
+	Ports Ports  `json:"ports"`
+	// PrometheusPorts: with live up --prometheus only
+	PrometheusPorts PrometheusPorts `json:"prometheusPorts,omitzero"`
+	TaskManagers    int             `json:"taskManagers"`
 	// TaskManagerCPU is each TaskManager's CPU limit in cores (0: none)
 	TaskManagerCPU float64   `json:"taskManagerCPU,omitempty"`
 	Slots          int       `json:"slots"`

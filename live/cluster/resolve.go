@@ -21,7 +21,7 @@ import (
 	"github.com/streamtwin/streamtwin/live"
 )
 
-//go:embed maven/flink/pom.xml maven/kafka/pom.xml
+//go:embed maven/flink/pom.xml maven/kafka/pom.xml maven/flink-prometheus/pom.xml
 var poms embed.FS
 
 // Jars are resolved classpaths: folders of jars, used as "<dir>/*".
@@ -29,6 +29,10 @@ type Jars struct {
 	Versions live.Versions
 	FlinkLib string // <cache>/<FLINK_VERSION>/flink-lib
 	KafkaLib string // <cache>/<KAFKA_VERSION>/kafka-lib
+	// FlinkPrometheusLib holds Flink's Prometheus reporter,
+	// <cache>/<FLINK_VERSION>/flink-prometheus-lib; "" unless resolved for
+	// live up --prometheus.
+	FlinkPrometheusLib string
 }
 
 // FlinkClasspath is the -cp of the JobManager and TaskManagers.
@@ -59,6 +63,8 @@ type component struct {
 	version string // folder name under the cache
 	pom     string // path in poms
 	props   map[string]string
+	// prometheus: resolved only for a cluster with Prometheus
+	prometheus bool
 }
 
 func components(v live.Versions) []component {
@@ -66,11 +72,14 @@ func components(v live.Versions) []component {
 		{"flink", v.Flink, "maven/flink/pom.xml", map[string]string{
 			"flink.version": v.Flink, "log4j.version": v.FlinkLog4j,
 			"maven-dependency-plugin.version": v.MavenDependency,
-		}},
+		}, false},
 		{"kafka", v.Kafka, "maven/kafka/pom.xml", map[string]string{
 			"kafka.version": v.Kafka, "log4j.version": v.KafkaLog4j,
 			"maven-dependency-plugin.version": v.MavenDependency,
-		}},
+		}, false},
+		{"flink-prometheus", v.Flink, "maven/flink-prometheus/pom.xml", map[string]string{
+			"flink.version": v.Flink, "maven-dependency-plugin.version": v.MavenDependency,
+		}, true},
 	}
 }
 
@@ -102,10 +111,16 @@ func (c component) hash(pom []byte) string {
 // incomplete one. Maven uses its usual local repository (~/.m2; MAVEN_OPTS
 // and ~/.m2/settings.xml apply). Concurrent callers serialise on a lock file.
 func Resolve(ctx context.Context, cacheDir string) (Jars, error) {
-	return resolve(ctx, cacheDir, live.Pinned(), func(string, ...any) {})
+	return resolve(ctx, cacheDir, live.Pinned(), false, func(string, ...any) {})
 }
 
-func resolve(ctx context.Context, cacheDir string, v live.Versions, logf func(string, ...any)) (Jars, error) {
+// ResolvePrometheus is Resolve that also resolves Flink's Prometheus
+// reporter (Jars.FlinkPrometheusLib).
+func ResolvePrometheus(ctx context.Context, cacheDir string) (Jars, error) {
+	return resolve(ctx, cacheDir, live.Pinned(), true, func(string, ...any) {})
+}
+
+func resolve(ctx context.Context, cacheDir string, v live.Versions, prometheus bool, logf func(string, ...any)) (Jars, error) {
 	if cacheDir == "" {
 		d, err := DefaultCacheDir()
 		if err != nil {
@@ -128,6 +143,9 @@ func resolve(ctx context.Context, cacheDir string, v live.Versions, logf func(st
 
 	jars := Jars{Versions: v}
 	for _, c := range components(v) {
+		if c.prometheus && !prometheus {
+			continue
+		}
 		lib := filepath.Join(cacheDir, c.version, c.name+"-lib")
 		pom, err := poms.ReadFile(c.pom)
 		if err != nil {
@@ -146,6 +164,8 @@ func resolve(ctx context.Context, cacheDir string, v live.Versions, logf func(st
 			jars.FlinkLib = lib
 		case "kafka":
 			jars.KafkaLib = lib
+		case "flink-prometheus":
+			jars.FlinkPrometheusLib = lib
 		}
 	}
 	return jars, nil
