@@ -4,7 +4,7 @@ VENV    := .venv
 PYTHON  := $(VENV)/bin/python
 BIN     := bin/streamtwin
 
-.PHONY: demo test unit python-test figures daedalus autoscaler-tuning live-rescale-profile live-daedalus bench build vet clean reference calibration calibration-live live-jobs live-test live-khaos-profile live-khaos-reference live-traffic-profile live-soak fuzz slurm-test
+.PHONY: demo test unit python-test figures daedalus autoscaler-tuning live-rescale-profile live-daedalus bench build vet clean reference calibration calibration-live live-jobs live-test live-khaos-profile live-khaos-reference live-traffic-profile live-host-profile live-soak fuzz slurm-test
 
 build:
 	$(GO) build -o $(BIN) ./cmd/streamtwin
@@ -206,7 +206,7 @@ live-test: build live-jobs
 	STREAMTWIN_LIVE=1 $(GO) test -count=1 -timeout 10m ./live/cluster/
 	STREAMTWIN_LIVE=1 STREAMTWIN_LIVE_DIR=$(CURDIR)/$(LIVE_DIR) STREAMTWIN_LIVE_OUT=$(CURDIR)/runs/test/live \
 		STREAMTWIN_LIVE_KHAOS_OUT=$(CURDIR)/runs/test/live-khaos \
-		$(GO) test -count=1 -timeout 30m -run 'TestLiveEndToEnd|TestLiveKhaos$$|TestLiveRescale$$|TestLivePolicies$$' -v ./app/; \
+		$(GO) test -count=1 -timeout 30m -run 'TestLiveEndToEnd|TestLiveKhaos$$|TestLiveRescale$$|TestLivePolicies$$|TestLivePrometheus$$' -v ./app/; \
 		rc=$$?; $(BIN) live down --dir $(LIVE_DIR) >/dev/null 2>&1; exit $$rc
 	@echo "sim (calibrated for this machine, 30 seeds) vs this live run of the same schedule — a report, not a test:"
 	@$(BIN) sweep scenarios/sweeps/live-traffic-seeds.yaml --out runs/test/live-sim >/dev/null
@@ -253,6 +253,20 @@ live-traffic-profile: build
 			--label live-ci$$ci --latency p99 --out $(PROFILE)/ci$$ci.csv; \
 	done
 	(cat $(PROFILE)/ci10.csv; tail -n +2 $(PROFILE)/ci20.csv; tail -n +2 $(PROFILE)/ci40.csv) > scenarios/measured/live-traffic-failures.csv
+
+# make live-host-profile (about 7 min; not part of make test): the host's
+# CPU, memory, disk and network at 1 s under a stepped load, for the twin's
+# load model: scenarios/live-host-profile/stepped.yaml (traffic monitoring,
+# 6 levels of 50 s, 2k-25k vehicles/s) on `live up --prometheus`, the run's
+# input rate and throughput joined with node-exporter's metrics from
+# Prometheus (TestLiveHostProfile) → scenarios/measured/live-host-metrics.csv.
+# Run it alone on the machine. Stops the cluster it started, also on failure.
+HOST_PROFILE := runs/live-host-profile
+live-host-profile: build live-jobs
+	STREAMTWIN_LIVE_HOST_PROFILE=$(CURDIR)/scenarios/measured/live-host-metrics.csv \
+		STREAMTWIN_LIVE_DIR=$(CURDIR)/$(HOST_PROFILE)/cluster STREAMTWIN_LIVE_OUT=$(CURDIR)/$(HOST_PROFILE)/run \
+		$(GO) test -count=1 -timeout 20m -run 'TestLiveHostProfile$$' -v ./app/; \
+		rc=$$?; $(BIN) live down --dir $(HOST_PROFILE)/cluster >/dev/null 2>&1; exit $$rc
 
 live-khaos-reference:
 	test -f runs/test/live-khaos/summary.json || { echo "run make live-test first"; exit 2; }

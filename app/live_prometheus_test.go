@@ -1,0 +1,276 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"net"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/streamtwin/streamtwin/live/cluster"
+	livemonitor "github.com/streamtwin/streamtwin/live/monitor"
+	"github.com/streamtwin/streamtwin/live/prometheus"
+	"github.com/streamtwin/streamtwin/models/monitor"
+	"github.com/streamtwin/streamtwin/results"
+)
+
+// promPlan is a test Sampler: its Steps in turn, the last one forever.
+type promPlan struct {
+	steps []monitor.Step
+	i     int
+}
+
+func (p *promPlan) Next(int, []monitor.Point) monitor.Step {
+	s := p.steps[min(p.i, len(p.steps)-1)]
+	p.i++
+	return s
+}
+
+// startPrometheusCluster starts `live up --prometheus` in cl with the
+// extra flags and checks, after live down (startLiveCluster's cleanup),
+// that no process names cl and that the Prometheus ports are closed.
+func startPrometheusCluster(t *testing.T, cl string, upFlags ...string) *cluster.Cluster {
+	t.Helper()
+	def := cluster.DefaultPrometheusPorts
+	tms := 2
+	for i, f := range upFlags {
+		if f == "--taskmanagers" && i+1 < len(upFlags) {
+			fmt.Sscan(upFlags[i+1], &tms)
+		}
+	}
+	// registered first, so it runs after startLiveCluster's live down
+	t.Cleanup(func() {
+		if left := processesNaming(cl + "/"); len(left) > 0 {
+			t.Errorf("processes naming %s left after live down: %v", cl, left)
+		}
+		ports := []int{def.Prometheus, def.NodeExporter}
+		for i := 0; i <= tms; i++ {
+			ports = append(ports, def.FlinkMetrics+i)
+		}
+		for _, p := range ports {
+			if c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", p), time.Second); err == nil {
+				c.Close()
+				t.Errorf("port %d still accepts connections after live down", p)
+			}
+		}
+	})
+	startLiveCluster(t, cl, append([]string{"--prometheus"}, upFlags...)...)
+	c, err := cluster.Attach(cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestLivePrometheus: `live up --prometheus`, then a sampler run of 80 s
+// against its Prometheus: node_cpu_seconds_total scraped 20 s, off 40 s,
+// on 20 s; node_memory_MemAvailable_bytes always. The share of samples the
+// TSDB stored must match the run's own accounting within 10 % (issue 23's
+// acceptance), and live down must leave nothing running.
+func TestLivePrometheus(t *testing.T) {
+	if os.Getenv("STREAMTWIN_LIVE") == "" {
+		t.Skip("set STREAMTWIN_LIVE=1 to start a real Flink, Kafka and Prometheus (make live-test)")
+	}
+	cl := filepath.Join(t.TempDir(), "cluster")
+	if d := os.Getenv("STREAMTWIN_LIVE_DIR"); d != "" {
+		cl = d
+	}
+	c := startPrometheusCluster(t, cl, "--taskmanagers", "1", "--slots", "1")
+	out, stderr, code, _ := runCLI(t, "live", "status", "--dir", cl)
+	if code != 0 || !strings.Contains(out, "prometheus  http://127.0.0.1:9090: 3/3 targets up") {
+		t.Fatalf("live status: exit %d\n%s%s", code, out, stderr)
+	}
+	pc, err := c.Prometheus()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const toggled, always = "node_cpu_seconds_total", "node_memory_MemAvailable_bytes"
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	t0 := time.Now()
+	acc, err := livemonitor.Run{
+		Client: pc,
+		Samplers: map[string]monitor.Sampler{
+			toggled: &promPlan{steps: []monitor.Step{{Scrape: 20, Skip: 40}, {Scrape: 20}}},
+			always:  &promPlan{steps: []monitor.Step{{Scrape: 1}}},
+		},
+		Duration: 80 * time.Second,
+		Log:      t.Logf,
+	}.Do(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("sampler run in %.1fs:\n%s", time.Since(t0).Seconds(), acc)
+	cpu, _ := acc.Family(toggled)
+	mem, _ := acc.Family(always)
+	if cpu.ScrapedSeconds != 40 || cpu.Toggles != 2 || mem.ScrapedSeconds != 80 || mem.Toggles != 0 {
+		t.Errorf("the run's books: %+v, %+v", cpu, mem)
+	}
+	if cpu.Series < 2 || mem.Series != 1 || len(mem.Points) < 75 {
+		t.Errorf("series: cpu %d, mem %d (points %d)", cpu.Series, mem.Series, len(mem.Points))
+	}
+	if err := acc.Check(0.10); err != nil {
+		t.Error(err)
+	}
+	if off := pc.Off(); len(off) != 0 {
+		t.Errorf("families still off after the run: %v", off)
+	}
+	// a family the run did not touch was scraped every second meanwhile
+	n, err := pc.Samples(ctx, "node_memory_MemTotal_bytes", acc.Start, acc.End)
+	if err != nil || math.Abs(n.Share(80)-1) > 0.05 {
+		t.Errorf("MemTotal over the run: %+v (share %.3f), %v", n, n.Share(80), err)
+	}
+}
+
+// TestLiveHostProfile (make live-host-profile, about 7 min; not part of
+// make test): scenarios/live-host-profile/stepped.yaml on `live up
+// --prometheus` with 2 TaskManagers, then the run's input rate and
+// throughput joined second by second with node-exporter's CPU, memory, disk
+// and network from Prometheus into STREAMTWIN_LIVE_HOST_PROFILE (the CSV).
+func TestLiveHostProfile(t *testing.T) {
+	csvPath := os.Getenv("STREAMTWIN_LIVE_HOST_PROFILE")
+	if csvPath == "" {
+		t.Skip("set STREAMTWIN_LIVE_HOST_PROFILE=<csv> to measure the host profile (make live-host-profile)")
+	}
+	dir := t.TempDir()
+	cl := filepath.Join(dir, "cluster")
+	if d := os.Getenv("STREAMTWIN_LIVE_DIR"); d != "" {
+		cl = d
+	}
+	c := startPrometheusCluster(t, cl, "--taskmanagers", "2", "--slots", "2")
+	run := filepath.Join(dir, "run")
+	if d := os.Getenv("STREAMTWIN_LIVE_OUT"); d != "" {
+		run = d
+		if err := os.RemoveAll(run); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := time.Now()
+	stdout, stderr, code, _ := runCLI(t, "live", "run", "../scenarios/live-host-profile/stepped.yaml", "--dir", cl, "--out", run, "--jar", "../"+defaultJobJar)
+	t.Log(stdout, stderr)
+	if code != 0 {
+		t.Fatalf("live run: exit %d", code)
+	}
+	after := time.Now()
+	samples, err := results.ReadSamples(filepath.Join(run, results.TimeseriesFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pc, err := c.Prometheus()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	time.Sleep(3 * time.Second) // the last scrapes
+	start, err := runStart(ctx, pc, before, after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the run started at %s (%.1f s after live run was called)", start.UTC().Format(time.RFC3339Nano), start.Sub(before).Seconds())
+	table, err := hostTable(ctx, pc, start, samples)
+	if err != nil {
+		t.Fatal(err)
+	}
+	header := fmt.Sprintf("# live host metrics at 1 s: make live-host-profile (scenarios/live-host-profile/stepped.yaml on live up --prometheus, "+
+		"2 TaskManagers x 2 slots), measured %s; see scenarios/measured/LIVE-HOST-METRICS.md\n", start.UTC().Format("2006-01-02"))
+	if err := os.WriteFile(csvPath, []byte(header+table), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("wrote %s: %d rows", csvPath, strings.Count(table, "\n")-1)
+}
+
+// runStart is the wall time of the run's time 0: the driver starts its
+// clock as soon as the job runs, and Flink's JobManager reports the job's
+// uptime (ms since it switched to RUNNING). Each scrape gives one estimate
+// (scrape time − uptime); the median of them is returned.
+func runStart(ctx context.Context, pc *prometheus.Client, from, to time.Time) (time.Time, error) {
+	ss, err := pc.Series(ctx, "max(flink_jobmanager_job_uptime)", from, to, time.Second)
+	if err != nil {
+		return time.Time{}, err
+	}
+	var est []float64
+	for _, s := range ss {
+		for _, p := range s.Points {
+			if p.V > 0 {
+				est = append(est, float64(p.T.UnixMilli())-p.V)
+			}
+		}
+	}
+	if len(est) == 0 {
+		return time.Time{}, fmt.Errorf("no flink_jobmanager_job_uptime between %v and %v", from, to)
+	}
+	sort.Float64s(est)
+	return time.UnixMilli(int64(est[len(est)/2])), nil
+}
+
+// hostQueries are the host metrics of the monitoring reference's §4 at 1 s:
+// irate over the last two scrapes (1 s apart) instead of rate over 1 min,
+// MemAvailable / MemTotal at each scrape, every disk and network device
+// summed (here: vda, and lo, which carries all of the cluster's traffic).
+var hostQueries = []struct{ column, query string }{
+	{"cpu_pct", `100 * (1 - avg(irate(node_cpu_seconds_total{mode="idle"}[5s])))`},
+	{"mem_pct", `100 * (1 - sum(node_memory_MemAvailable_bytes) / sum(node_memory_MemTotal_bytes))`},
+	{"disk_read_bps", `sum(irate(node_disk_read_bytes_total[5s]))`},
+	{"disk_write_bps", `sum(irate(node_disk_written_bytes_total[5s]))`},
+	{"net_rx_bps", `sum(irate(node_network_receive_bytes_total[5s]))`},
+	{"net_tx_bps", `sum(irate(node_network_transmit_bytes_total[5s]))`},
+}
+
+// hostTable is the CSV: one row per sample of the run. Row time_s = k is
+// the run's interval (k−1, k]; its host values are PromQL evaluated at
+// start + k + 0.999 s, i.e. over the last two scrapes before then (the
+// second scrape at most 1 s after the interval's end).
+func hostTable(ctx context.Context, pc *prometheus.Client, start time.Time, samples []results.Sample) (string, error) {
+	if len(samples) == 0 {
+		return "", fmt.Errorf("no samples")
+	}
+	at := func(ts float64) time.Time {
+		return start.Add(time.Duration(ts*float64(time.Second)) + 999*time.Millisecond)
+	}
+	from, to := at(samples[0].TimeS), at(samples[len(samples)-1].TimeS)
+	cols := make([]map[int64]float64, len(hostQueries))
+	for i, q := range hostQueries {
+		ss, err := pc.Series(ctx, q.query, from, to.Add(time.Millisecond), time.Second)
+		if err != nil {
+			return "", err
+		}
+		if len(ss) != 1 {
+			return "", fmt.Errorf("%s: %d series, want 1", q.query, len(ss))
+		}
+		cols[i] = map[int64]float64{}
+		for _, p := range ss[0].Points {
+			cols[i][int64(math.Round(p.T.Sub(from).Seconds()))] = p.V
+		}
+	}
+	var b strings.Builder
+	b.WriteString("time_s,input_rate,throughput")
+	for _, q := range hostQueries {
+		b.WriteString("," + q.column)
+	}
+	b.WriteString("\n")
+	missing := 0
+	for _, s := range samples {
+		fmt.Fprintf(&b, "%g,%.1f,%.1f", s.TimeS, s.InputRate, s.Throughput)
+		key := int64(math.Round(s.TimeS - samples[0].TimeS))
+		for i := range hostQueries {
+			v, ok := cols[i][key]
+			if !ok {
+				missing++
+				b.WriteString(",")
+				continue
+			}
+			fmt.Fprintf(&b, ",%.3f", v)
+		}
+		b.WriteString("\n")
+	}
+	if missing > len(samples)/20 {
+		return "", fmt.Errorf("%d host values missing of %d", missing, len(samples)*len(hostQueries))
+	}
+	return b.String(), nil
+}
