@@ -15,7 +15,8 @@ type FitResult struct {
 	Relation
 	// HeldOutMAPE is the relation's error on the held-out part (%, noise
 	// excluded: the prediction is intercept + slope·load(t − lag));
-	// BaselineMAPE that of the fitted part's mean.
+	// BaselineMAPE that of the fitted part's mean; NaN when the held-out
+	// metric is 0 throughout.
 	HeldOutMAPE, BaselineMAPE float64
 	Fitted, HeldOut             int // seconds in each part
 }
@@ -45,10 +46,10 @@ func FitHeldOut(name string, load, metric []float64, maxLag int, holdout float64
 		eb += math.Abs(y-mean) / math.Abs(y)
 		n++
 	}
-	if n == 0 {
-		return FitResult{}, fmt.Errorf("hostmetrics: fit %s: no held-out second with a non-zero value", name)
+	res.HeldOutMAPE, res.BaselineMAPE = math.NaN(), math.NaN() // a metric that stayed 0 has no relative error
+	if n > 0 {
+		res.HeldOutMAPE, res.BaselineMAPE = 100*e/float64(n), 100*eb/float64(n)
 	}
-	res.HeldOutMAPE, res.BaselineMAPE = 100*e/float64(n), 100*eb/float64(n)
 	return res, nil
 }
 
