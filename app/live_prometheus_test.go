@@ -2,9 +2,11 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
@@ -168,28 +170,100 @@ func TestLiveHostProfile(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	time.Sleep(3 * time.Second) // the last scrapes
-	start, err := runStart(ctx, pc, before, after)
+	start, err := tasksRunning(ctx, c.Endpoints().REST)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("the run started at %s (%.1f s after live run was called)", start.UTC().Format(time.RFC3339Nano), start.Sub(before).Seconds())
+	// the driver starts its clock at its first poll that sees every task
+	// running (every 200 ms, through a 200 ms REST cache)
+	start = start.Add(200 * time.Millisecond)
+	jobRunning, err := jobRunningAt(ctx, pc, before, after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the run started at %s: %.1f s after live run was called, %.2f s after the job switched to RUNNING (flink_jobmanager_job_uptime)",
+		start.UTC().Format(time.RFC3339Nano), start.Sub(before).Seconds(), start.Sub(jobRunning).Seconds())
 	table, err := hostTable(ctx, pc, start, samples)
 	if err != nil {
 		t.Fatal(err)
 	}
 	header := fmt.Sprintf("# live host metrics at 1 s: make live-host-profile (scenarios/live-host-profile/stepped.yaml on live up --prometheus, "+
-		"2 TaskManagers x 2 slots), measured %s; see scenarios/measured/LIVE-HOST-METRICS.md\n", start.UTC().Format("2006-01-02"))
+		"2 TaskManagers x 2 slots), measured %s; see scenarios/measured/live-host-metrics.md\n", start.UTC().Format("2006-01-02"))
 	if err := os.WriteFile(csvPath, []byte(header+table), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("wrote %s: %d rows", csvPath, strings.Count(table, "\n")-1)
 }
 
-// runStart is the wall time of the run's time 0: the driver starts its
-// clock as soon as the job runs, and Flink's JobManager reports the job's
-// uptime (ms since it switched to RUNNING). Each scrape gives one estimate
-// (scrape time − uptime); the median of them is returned.
-func runStart(ctx context.Context, pc *prometheus.Client, from, to time.Time) (time.Time, error) {
+// tasksRunning is when the last subtask of the newest job switched to
+// RUNNING (GET /jobs/{id}/vertices/{vid}/subtasktimes; a finished job stays
+// queryable): the driver starts the run's clock right after.
+func tasksRunning(ctx context.Context, restURL string) (time.Time, error) {
+	get := func(path string, v any) error {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, restURL+path, nil)
+		if err != nil {
+			return err
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("GET %s: %s", path, resp.Status)
+		}
+		return json.NewDecoder(resp.Body).Decode(v)
+	}
+	var ov struct {
+		Jobs []struct {
+			ID    string `json:"jid"`
+			Start int64  `json:"start-time"`
+		} `json:"jobs"`
+	}
+	if err := get("/jobs/overview", &ov); err != nil {
+		return time.Time{}, err
+	}
+	if len(ov.Jobs) == 0 {
+		return time.Time{}, fmt.Errorf("no job in %s/jobs/overview", restURL)
+	}
+	id, newest := "", int64(0)
+	for _, j := range ov.Jobs {
+		if j.Start > newest {
+			id, newest = j.ID, j.Start
+		}
+	}
+	var job struct {
+		Vertices []struct {
+			ID string `json:"id"`
+		} `json:"vertices"`
+	}
+	if err := get("/jobs/"+id, &job); err != nil {
+		return time.Time{}, err
+	}
+	last := int64(0)
+	for _, v := range job.Vertices {
+		var st struct {
+			Subtasks []struct {
+				Timestamps map[string]int64 `json:"timestamps"`
+			} `json:"subtasks"`
+		}
+		if err := get("/jobs/"+id+"/vertices/"+v.ID+"/subtasktimes", &st); err != nil {
+			return time.Time{}, err
+		}
+		for _, s := range st.Subtasks {
+			last = max(last, s.Timestamps["RUNNING"])
+		}
+	}
+	if last == 0 {
+		return time.Time{}, fmt.Errorf("job %s: no subtask RUNNING timestamp", id)
+	}
+	return time.UnixMilli(last), nil
+}
+
+// jobRunningAt is when the job switched to RUNNING, from Prometheus: the
+// JobManager reports the job's uptime (ms since then); each scrape gives
+// one estimate (scrape time − uptime), the median is returned.
+func jobRunningAt(ctx context.Context, pc *prometheus.Client, from, to time.Time) (time.Time, error) {
 	ss, err := pc.Series(ctx, "max(flink_jobmanager_job_uptime)", from, to, time.Second)
 	if err != nil {
 		return time.Time{}, err
