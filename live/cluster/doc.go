@@ -39,6 +39,14 @@
 // is what live runs measure), and each role gets a dynamic AppCDS archive
 // (cds.go), written once at the first Down, used from then on.
 //
+// With Config.Prometheus (live up --prometheus, prometheus.go) Up also
+// resolves Flink's Prometheus reporter (maven/flink-prometheus/pom.xml) into
+// Dir/plugins/metrics-prometheus, gives the JobManager and each TaskManager
+// its own reporter port, and starts node-exporter and a Prometheus server
+// (Debian's binaries) scraping them every second; their pids count as ours
+// while their command line names a file of Dir (Process.Marker). Down stops
+// them with the rest.
+//
 // Tests: `go test ./live/cluster` runs the unit tests (no JVM);
 // STREAMTWIN_LIVE=1 adds the end-to-end tests that start real clusters on
 // random free ports (STREAMTWIN_LIVE_KEEP=1 keeps their state folders).
