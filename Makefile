@@ -4,7 +4,7 @@ VENV    := .venv
 PYTHON  := $(VENV)/bin/python
 BIN     := bin/streamtwin
 
-.PHONY: demo test unit python-test figures daedalus autoscaler-tuning live-rescale-profile live-daedalus bench build vet clean reference calibration calibration-live live-jobs live-test live-khaos-profile live-khaos-reference live-traffic-profile live-host-profile live-soak fuzz slurm-test
+.PHONY: demo test unit python-test figures monitoring daedalus autoscaler-tuning live-rescale-profile live-daedalus bench build vet clean reference calibration calibration-live live-jobs live-test live-khaos-profile live-khaos-reference live-traffic-profile live-host-profile live-soak fuzz slurm-test
 
 build:
 	$(GO) build -o $(BIN) ./cmd/streamtwin
@@ -33,7 +33,8 @@ test: vet build $(PYTHON) live-jobs python-test
 	$(BIN) sweep scenarios/sweeps/recovery-vs-ci.yaml --out runs/test/sweep
 	$(BIN) run scenarios/khaos-ysb.yaml --out runs/test/khaos
 	$(BIN) evaluate runs/test/khaos --measured scenarios/measured/khaos-ysb-failures.csv
-	$(PYTHON) tests/python/check_outputs.py runs/test/demo runs/test/variants/* runs/test/sweep/runs/r000000 runs/test/khaos/khaos runs/test/khaos/daly
+	$(BIN) run scenarios/monitoring-iot.yaml --out runs/test/monitoring --plot
+	$(PYTHON) tests/python/check_outputs.py runs/test/demo runs/test/variants/* runs/test/sweep/runs/r000000 runs/test/khaos/khaos runs/test/khaos/daly runs/test/monitoring
 	$(PYTHON) tests/python/run_notebooks.py --run runs/test/demo --sweep runs/test/sweep --variants runs/test/variants
 	$(MAKE) --no-print-directory live-test
 
@@ -75,6 +76,14 @@ figures: build
 	cp $(FIGURES)/demo/figure-fault1.png docs/figures/demo-fault1.png
 	for set in ci-variants khaos-ysb; do for f in panels faults latency recovery; do \
 		cp $(FIGURES)/$$set/evaluation-$$f.png docs/figures/$$set-$$f.png; done; done
+
+# Issue 23's adaptive monitoring on the compressed IoT week (about 2 s):
+# the samplers' trade-off, tradeoff.csv/.parquet and the figure, copied to
+# docs/figures/.
+monitoring: build
+	$(BIN) run scenarios/monitoring-iot.yaml --out runs/monitoring-iot --plot
+	mkdir -p docs/figures
+	cp runs/monitoring-iot/tradeoff.png docs/figures/monitoring-tradeoff.png
 
 # Issue 21's autoscaling comparison: the Daedalus evaluation's three
 # workloads, every policy on one schedule, 5 seeds each (3 × 30 runs of 6 h,
@@ -169,6 +178,7 @@ bench: build
 	$(GO) test -run '^$$' -bench AppendSecond -cpu 1 -benchtime 2s ./workloads/ysb/ ./workloads/iot/
 	$(GO) test -run '^$$' -bench PolicyStep -benchtime 20000x ./models/control/ | grep -E 'Benchmark|ok'
 	STREAMTWIN_BENCH=1 $(GO) test -count=1 -run TestStepCost -v ./examples/go-policy/loadci/ | grep -E 'policy step|ok|FAIL'
+	$(GO) test -run '^$$' -bench MonitoringWeek -benchtime 3x ./models/monitor/ | grep -E 'Benchmark|ok'
 	STREAMTWIN_BENCH=1 $(GO) test -count=1 -run TestWeekPeakMemory -v ./app/ | grep -E 'peak|ok|FAIL'
 	STREAMTWIN_BENCH=1 $(GO) test -count=1 -run TestSweepScaling -v -timeout 20m ./models/sweep/ | grep -E 'round|best|speedup|ok|FAIL'
 	$(BIN) calibrate --scenario scenarios/khaos-ysb-base.yaml --measured scenarios/measured/khaos-ysb-failures.csv \

@@ -22,7 +22,7 @@ func TestPythonCheckerMatchesSchema(t *testing.T) {
 	}
 	script := string(src)
 	duck := map[reflect.Kind]string{reflect.Float64: "DOUBLE", reflect.Int32: "INTEGER", reflect.Int64: "BIGINT", reflect.String: "VARCHAR", reflect.Bool: "BOOLEAN"}
-	for _, typ := range []reflect.Type{reflect.TypeFor[Sample](), reflect.TypeFor[Event]()} {
+	for _, typ := range []reflect.Type{reflect.TypeFor[Sample](), reflect.TypeFor[Event](), reflect.TypeFor[TradeoffRow](), reflect.TypeFor[HostSample]()} {
 		for f := range typ.Fields() {
 			name, _, _ := strings.Cut(f.Tag.Get("parquet"), ",")
 			ft := f.Type

@@ -212,7 +212,38 @@ def check_summary(path):
     return s
 
 
+# results.TradeoffRow and results.HostSample parquet tags: a run with a
+# monitoring section (docs/monitoring.md) also has these files.
+TRADEOFF_COLUMNS = {
+    "sampler": "VARCHAR", "param_name": "VARCHAR", "param": "DOUBLE", "metric": "VARCHAR",
+    "samples_share": "DOUBLE", "bytes_share": "DOUBLE", "mae": "DOUBLE", "mape": "DOUBLE",
+    "missed_peaks": "INTEGER", "peaks": "INTEGER",
+}
+HOST_COLUMNS = {"time_s": "DOUBLE", "metric": "VARCHAR", "value": "DOUBLE"}
+
+
+def check_monitoring(con, run_dir):
+    """tradeoff.parquet, tradeoff.csv and hostmetrics.parquet agree and open in pandas and DuckDB."""
+    trade = check_parquet(con, os.path.join(run_dir, "tradeoff.parquet"), TRADEOFF_COLUMNS, need_rows=True)
+    csv = pd.read_csv(os.path.join(run_dir, "tradeoff.csv"))
+    if list(csv.columns) != list(TRADEOFF_COLUMNS) or len(csv) != len(trade):
+        raise CheckError(f"{run_dir}: tradeoff.csv has {list(csv.columns)} × {len(csv)}, tradeoff.parquet {len(trade)} rows")
+    (n_csv,) = con.execute("SELECT count(*) FROM read_csv_auto(?)", [os.path.join(run_dir, "tradeoff.csv")]).fetchone()
+    if n_csv != len(trade):
+        raise CheckError(f"{run_dir}: DuckDB reads {n_csv} rows of tradeoff.csv, want {len(trade)}")
+    bad = trade[(trade.bytes_share < 0) | (trade.bytes_share > 1) | (trade.missed_peaks > trade.peaks)]
+    if len(bad):
+        raise CheckError(f"{run_dir}: tradeoff rows out of range:\n{bad}")
+    host = check_parquet(con, os.path.join(run_dir, "hostmetrics.parquet"), HOST_COLUMNS, need_rows=True)
+    wide = host.pivot(index="time_s", columns="metric", values="value")
+    if "load" not in wide.columns or set(trade.metric) - {"all"} - set(wide.columns):
+        raise CheckError(f"{run_dir}: hostmetrics.parquet has metrics {list(wide.columns)}, tradeoff {sorted(set(trade.metric))}")
+    return len(trade)
+
+
 def check_run(con, run_dir):
+    if os.path.isfile(os.path.join(run_dir, "tradeoff.parquet")):
+        check_monitoring(con, run_dir)
     n_samples = check_timeseries(con, os.path.join(run_dir, "timeseries.parquet"))
     n_events = check_events(con, os.path.join(run_dir, "events.parquet"))
     s = check_summary(os.path.join(run_dir, "summary.json"))
