@@ -146,7 +146,7 @@ func (ev *Evaluation) replay(mi int, ss SamplerSpec, param float64, q forecast.Q
 		s, err = NewAdaM(c)
 	case "forecast":
 		if ss.Forecaster == "external" {
-			x, xerr := newExternal(ss.External)
+			x, xerr := external.New(*ss.External)
 			if xerr != nil {
 				return xerr
 			}
@@ -246,9 +246,4 @@ func (ss SamplerSpec) quantiler(train []float64) (forecast.Quantiler, error) {
 		return forecast.NewAutoARIMAQuantiler(train, 3, 3)
 	}
 	return nil, fmt.Errorf("forecaster %q", ss.Forecaster)
-}
-
-// newExternal is the forecaster process of x; it starts with its first forecast.
-func newExternal(x *ExternalForecaster) (*external.Forecaster, error) {
-	return external.New(external.Settings{Command: x.Command, Dir: x.Dir, Timeout: x.Timeout, Config: x.Config})
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/streamtwin/streamtwin/models/forecast/external"
 	"github.com/streamtwin/streamtwin/models/hostmetrics"
 	"github.com/streamtwin/streamtwin/sim"
 )
@@ -100,7 +101,7 @@ func TestEvaluateForecasterFailure(t *testing.T) {
 		load[i] = 500
 	}
 	spec := Spec{Train: 1000, Samplers: []SamplerSpec{{Kind: "forecast", Forecaster: "external",
-		External: &ExternalForecaster{Command: []string{"/nonexistent/forecaster"}}, Thresholds: []float64{0.02}}}}
+		External: &external.Settings{Command: []string{"/nonexistent/forecaster"}}, Thresholds: []float64{0.02}}}}
 	_, err := Evaluate(spec, load, sim.Seeds{Root: 1}, 1)
 	if err == nil || !strings.Contains(err.Error(), "forecast-external on cpu_rate at threshold 0.02") || !strings.Contains(err.Error(), "/nonexistent/forecaster") {
 		t.Errorf("Evaluate: %v; want the failed forecasts named", err)

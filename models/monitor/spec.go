@@ -3,6 +3,7 @@ package monitor
 import (
 	"fmt"
 
+	"github.com/streamtwin/streamtwin/models/forecast/external"
 	"github.com/streamtwin/streamtwin/models/hostmetrics"
 	"github.com/streamtwin/streamtwin/sim"
 )
@@ -56,15 +57,7 @@ type SamplerSpec struct {
 	Period int `yaml:"period,omitempty"`
 	Lags   int `yaml:"lags,omitempty"`
 	// External is the forecaster process of forecaster: external.
-	External *ExternalForecaster `yaml:"external,omitempty"`
-}
-
-// ExternalForecaster is a forecaster process (docs/forecaster-protocol.md).
-type ExternalForecaster struct {
-	Command []string       `yaml:"command"`
-	Dir     string         `yaml:"dir,omitempty"`
-	Timeout sim.Duration   `yaml:"timeout,omitempty"`
-	Config  map[string]any `yaml:"config,omitempty"`
+	External *external.Settings `yaml:"external,omitempty"`
 }
 
 // Defaults of a Spec.
