@@ -22,7 +22,7 @@ import numbers
 import sys
 from typing import Any, Dict, List, Optional, Sequence, TextIO
 
-from .policy import PROTOCOL, ProtocolError, _parse, _utf8, _write
+from .policy import PROTOCOL, ProtocolError, _write, serve
 
 #: The role hello carries for a forecaster (a policy's hello has none).
 ROLE = "forecaster"
@@ -193,43 +193,6 @@ def run_forecaster(forecaster: Forecaster, stdin: Optional[TextIO] = None, stdou
     While it writes to the process's standard output, ``print`` goes to
     standard error instead.
     """
-    if stdin is None:
-        stdin = sys.stdin
-        _utf8(stdin)
-    if stdout is None:
-        stdout = sys.stdout
-        _utf8(stdout)
-    saved = sys.stdout
-    guard = stdout is saved
-    if guard:
-        sys.stdout = sys.stderr
-    try:
-        _loop(forecaster, stdin, stdout)
-    finally:
-        if guard:
-            sys.stdout = saved
+    serve(forecaster, stdin, stdout, _begin, "forecast", _forecast)
 
 
-def _loop(forecaster: Forecaster, stdin: TextIO, stdout: TextIO) -> None:
-    started = False
-    while True:
-        line = stdin.readline()
-        if not line:
-            return  # end of input: streamtwin is gone or closed our stdin
-        if not line.strip():
-            continue
-        message = _parse(line)
-        kind = message["type"]
-        if kind == "goodbye":
-            if started:
-                forecaster.stop(str(message.get("reason", "")))
-            return
-        if not started:
-            if kind != "hello":
-                raise ProtocolError("streamtwin sent %r before hello" % kind)
-            _write(stdout, _begin(forecaster, message))
-            started = True
-        elif kind == "forecast":
-            _write(stdout, _forecast(forecaster, message))
-        else:
-            raise ProtocolError("streamtwin sent an unexpected %r message" % kind)

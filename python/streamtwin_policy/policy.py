@@ -213,6 +213,17 @@ def run(policy: Policy, stdin: Optional[TextIO] = None, stdout: Optional[TextIO]
     ``sys.stdout``), ``print`` in the policy goes to standard error instead,
     so that it cannot break the protocol.
     """
+    serve(policy, stdin, stdout, _begin, "observation", _observe)
+
+
+def serve(target: Any, stdin: Optional[TextIO], stdout: Optional[TextIO], begin: Any, kind: str, handle: Any) -> None:
+    """The JSON-lines loop of both protocols (policies and forecasters).
+
+    ``begin(target, hello)`` answers hello, ``handle(target, message)``
+    every ``kind`` message; goodbye calls ``target.stop`` and returns, as
+    does the end of input. ``print`` goes to stderr while the loop writes
+    to the real stdout.
+    """
     if stdin is None:
         stdin = sys.stdin
         _utf8(stdin)
@@ -224,32 +235,29 @@ def run(policy: Policy, stdin: Optional[TextIO] = None, stdout: Optional[TextIO]
     if guard:
         sys.stdout = sys.stderr
     try:
-        _loop(policy, stdin, stdout)
+        started = False
+        while True:
+            line = stdin.readline()
+            if not line:
+                return  # end of input: streamtwin is gone or closed our stdin
+            if not line.strip():
+                continue
+            message = _parse(line)
+            got = message["type"]
+            if got == "goodbye":
+                if started:
+                    target.stop(str(message.get("reason", "")))
+                return
+            if not started:
+                if got != "hello":
+                    raise ProtocolError("streamtwin sent %r before hello" % got)
+                _write(stdout, begin(target, message))
+                started = True
+            elif got == kind:
+                _write(stdout, handle(target, message))
+            else:
+                raise ProtocolError("streamtwin sent an unexpected %r message" % got)
     finally:
         if guard:
             sys.stdout = saved
 
-
-def _loop(policy: Policy, stdin: TextIO, stdout: TextIO) -> None:
-    started = False
-    while True:
-        line = stdin.readline()
-        if not line:
-            return  # end of input: streamtwin is gone or closed our stdin
-        if not line.strip():
-            continue
-        message = _parse(line)
-        kind = message["type"]
-        if kind == "goodbye":
-            if started:
-                policy.stop(str(message.get("reason", "")))
-            return
-        if not started:
-            if kind != "hello":
-                raise ProtocolError("streamtwin sent %r before hello" % kind)
-            _write(stdout, _begin(policy, message))
-            started = True
-        elif kind == "observation":
-            _write(stdout, _observe(policy, message))
-        else:
-            raise ProtocolError("streamtwin sent an unexpected %r message" % kind)
