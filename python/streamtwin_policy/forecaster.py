@@ -22,7 +22,7 @@ import numbers
 import sys
 from typing import Any, Dict, List, Optional, Sequence, TextIO
 
-from .policy import PROTOCOL, ProtocolError, _write, serve
+from .policy import PROTOCOL, ProtocolError, serve
 
 #: The role hello carries for a forecaster (a policy's hello has none).
 ROLE = "forecaster"
