@@ -217,7 +217,7 @@ func (r *Report) WriteTable(w io.Writer, all bool) error {
 			cells[3] = results.FormatFigure(row.Figure, row.Now, scale)
 		}
 		if row.InRef && row.InNow {
-			cells[4], cells[5] = changeCells(row, scale)
+			cells[4], cells[5] = compare.ChangeCells(row.Figure, row.Abs, row.Rel, scale)
 		}
 		rows = append(rows, cells)
 	}
@@ -252,27 +252,10 @@ func (r *Report) Verdict(better, within int) string {
 	return fmt.Sprintf("worse: %s of %s: %s", plural(len(parts), "run"), plural(len(r.WorseEntries()), "scenario"), strings.Join(parts, "; "))
 }
 
-// changeCells are the CHANGE and REL cells: Now − Ref in the figure's
-// format, and the relative change ("–" from a reference of 0).
-func changeCells(row Row, scale float64) (abs, rel string) {
-	if results.IsCount(row.Figure) {
-		abs = results.FormatSignedCount(row.Abs)
-	} else {
-		abs = results.FormatSigned(row.Abs, scale)
-	}
-	switch {
-	case abs == "0":
-		return abs, "0%"
-	case math.IsNaN(row.Rel) || math.IsInf(row.Rel, 0):
-		return abs, results.NoValue
-	}
-	return abs, results.FormatSigned(row.Rel*100, 0) + "%"
-}
-
 // worseChange is how much a figure got worse, for the last line: the
 // relative change, or the change itself for a count or from 0.
 func worseChange(row Row) string {
-	abs, rel := changeCells(row, results.Scale(row.Ref, row.Now))
+	abs, rel := compare.ChangeCells(row.Figure, row.Abs, row.Rel, results.Scale(row.Ref, row.Now))
 	if results.IsCount(row.Figure) || rel == results.NoValue {
 		return abs
 	}

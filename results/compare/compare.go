@@ -741,7 +741,7 @@ func (c *Comparison) WriteTable(w io.Writer, all, strict bool) error {
 			row[3] = results.FormatFigure(d.Figure, d.B, scale)
 		}
 		if d.InA && d.InB {
-			row[4], row[5] = diffCells(d, scale)
+			row[4], row[5] = ChangeCells(d.Figure, d.Abs, d.Rel, scale)
 			row[6] = d.Tol.String()
 		}
 		rows = append(rows, row)
@@ -769,22 +769,24 @@ func plural(n int, what string) string {
 	return fmt.Sprintf("%d %ss", n, what)
 }
 
-// diffCells are the B−A and REL cells of a figure. A change from 0 has no
-// relative size: REL is "–" and B−A says it all; a change that shows as 0
-// is 0%, whatever its relative size in floating point.
-func diffCells(d FigureDiff, scale float64) (abs, rel string) {
-	if results.IsCount(d.Figure) {
-		abs = results.FormatSignedCount(d.Abs)
+// ChangeCells are the cells of a figure's change, as compare's B−A and REL
+// columns and check's CHANGE and REL show them: abs (B − A) in the
+// figure's format at scale, and rel (a fraction) in percent. A change from
+// 0 has no relative size: rel is "–" and abs says it all; a change that
+// shows as 0 is 0%, whatever its relative size in floating point.
+func ChangeCells(figure string, abs, rel, scale float64) (absCell, relCell string) {
+	if results.IsCount(figure) {
+		absCell = results.FormatSignedCount(abs)
 	} else {
-		abs = results.FormatSigned(d.Abs, scale)
+		absCell = results.FormatSigned(abs, scale)
 	}
 	switch {
-	case abs == "0":
-		return abs, "0%"
-	case math.IsNaN(d.Rel) || math.IsInf(d.Rel, 0):
-		return abs, results.NoValue
+	case absCell == "0":
+		return absCell, "0%"
+	case math.IsNaN(rel) || math.IsInf(rel, 0):
+		return absCell, results.NoValue
 	}
-	return abs, results.FormatSigned(d.Rel*100, 0) + "%"
+	return absCell, results.FormatSigned(rel*100, 0) + "%"
 }
 
 // Reference is a regression reference file: the summaries of every run of
