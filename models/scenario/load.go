@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/goccy/go-yaml/ast"
@@ -307,31 +309,47 @@ func resolveProfile(root *ast.MappingNode, dir string) error {
 	return nil
 }
 
-// resolveExternalDir makes an external policy's working directory (dir,
-// default: the scenario's folder) relative to the scenario file, as trace
-// paths are, so `command: [python3, my_policy.py]` finds the script beside
-// the scenario wherever streamtwin runs.
+// resolveExternalDir makes the working directory (dir, default: the
+// scenario's folder) of every external process — the policy's and the
+// monitoring samplers' forecasters — relative to the scenario file, as
+// trace paths are, so `command: [python3, my_policy.py]` finds the script
+// beside the scenario wherever streamtwin runs.
 func resolveExternalDir(root *ast.MappingNode, dir string) error {
-	for _, kv := range root.Values {
-		pol, ok := kv.Value.(*ast.MappingNode)
-		if kv.Key.String() != "policy" || !ok {
+	owners := map[string]ast.Node{"policy": child(root, "policy")}
+	if samplers, ok := child(child(root, "monitoring"), "samplers").(*ast.SequenceNode); ok {
+		for i, n := range samplers.Values {
+			owners[fmt.Sprintf("monitoring.samplers[%d]", i)] = n
+		}
+	}
+	for _, owner := range slices.Sorted(maps.Keys(owners)) {
+		n := owners[owner]
+		ext, ok := child(n, "external").(*ast.MappingNode)
+		if !ok {
 			continue
 		}
-		for _, pkv := range pol.Values {
-			ext, ok := pkv.Value.(*ast.MappingNode)
-			if pkv.Key.String() != "external" || !ok {
-				continue
-			}
-			given := ""
-			for _, ekv := range ext.Values {
-				if s, ok := ekv.Value.(*ast.StringNode); ok && ekv.Key.String() == "dir" {
-					given = s.Value
-				}
-			}
-			if filepath.IsAbs(given) {
-				return nil
-			}
-			return setPath(root, "policy.external.dir", filepath.Join(dir, given))
+		given := ""
+		if s, ok := child(ext, "dir").(*ast.StringNode); ok {
+			given = s.Value
+		}
+		if filepath.IsAbs(given) {
+			continue
+		}
+		if err := setPath(root, owner+".external.dir", filepath.Join(dir, given)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// child is the value of key in mapping n; nil if n is no mapping or lacks it.
+func child(n ast.Node, key string) ast.Node {
+	m, ok := n.(*ast.MappingNode)
+	if !ok {
+		return nil
+	}
+	for _, kv := range m.Values {
+		if kv.Key.String() == key {
+			return kv.Value
 		}
 	}
 	return nil

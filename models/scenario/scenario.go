@@ -35,7 +35,7 @@ type Scenario struct {
 	// Monitoring derives host metrics from the job's load and replays
 	// adaptive-monitoring samplers on them (docs/monitoring.md).
 	Monitoring *monitor.Spec `yaml:"monitoring,omitempty"`
-	Variants       []Variant         `yaml:"variants,omitempty"`
+	Variants   []Variant     `yaml:"variants,omitempty"`
 
 	// built is the workload schedule rendered during validation, reused by
 	// Resolve when the seed is unchanged (--seed and sweep replications

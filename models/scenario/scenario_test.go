@@ -2,10 +2,14 @@ package scenario
 
 import (
 	"errors"
+	"fmt"
 	"math"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/goccy/go-yaml"
 )
 
 const base = `name: s
@@ -372,5 +376,38 @@ func TestMissingTraceFile(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v\nwant %s", c.workload, err, c.want)
 		}
+	}
+}
+
+// Every external process runs in the scenario's folder unless its dir says
+// otherwise: the policy's and each monitoring forecaster's.
+func TestExternalDirsFollowTheScenario(t *testing.T) {
+	src := `name: x
+duration: 1h
+workload: {shape: constant, rate: 1000/s}
+policy: {external: {command: [python3, p.py]}}
+monitoring:
+  train: 30m
+  samplers:
+    - {kind: fixed, intervals: [5]}
+    - {kind: forecast, forecaster: external, external: {command: [python3, f.py], dir: tools}, thresholds: [0.02]}
+    - {kind: forecast, forecaster: external, external: {command: [python3, f.py], dir: /abs}, thresholds: [0.02]}
+`
+	sc, err := ParseRun(filepath.Join("some", "where", "s.yaml"), []byte(src), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pol struct {
+		External struct {
+			Dir string `yaml:"dir"`
+		} `yaml:"external"`
+	}
+	if err := yaml.NodeToValue(sc.Policy.Node, &pol); err != nil {
+		t.Fatal(err)
+	}
+	got := []string{pol.External.Dir, sc.Monitoring.Samplers[1].External.Dir, sc.Monitoring.Samplers[2].External.Dir}
+	want := []string{filepath.Join("some", "where"), filepath.Join("some", "where", "tools"), "/abs"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("dirs %v, want %v", got, want)
 	}
 }
