@@ -17,6 +17,7 @@ import (
 type Evaluation struct {
 	Spec  Spec        // with its defaults
 	Truth [][]float64 // per metric of Spec.Metrics, one value per second of the run
+	peaks []float64   // per metric, its peak threshold over the evaluated part
 	Rows  []results.TradeoffRow
 }
 
@@ -46,6 +47,7 @@ func Evaluate(spec Spec, load []float64, seeds sim.Seeds, workers int) (*Evaluat
 	ev := &Evaluation{Spec: spec, Truth: make([][]float64, len(spec.Metrics))}
 	for i, m := range spec.Metrics {
 		ev.Truth[i] = m.Generate(load, seeds.Stream("monitor/metric/"+m.Name))
+		ev.peaks = append(ev.peaks, results.Quantile(slices.Sorted(slices.Values(ev.Truth[i][train:])), spec.PeakQuantile))
 	}
 	type job struct {
 		metric, sampler int
@@ -169,7 +171,7 @@ func (ev *Evaluation) replay(mi int, ss SamplerSpec, param float64, q forecast.Q
 			return fmt.Errorf("monitoring.samplers: %s on %s at threshold %g: %d forecasts failed; the last: %w", ss.Name, m.Name, param, n, err)
 		}
 	}
-	peak := results.Quantile(slices.Sorted(slices.Values(truth)), ev.Spec.PeakQuantile)
+	peak := ev.peaks[mi]
 	mae, mape, missed := Errors(truth, res.Recon, peak)
 	*scraped = res.Count
 	row.SamplesShare = float64(res.Count) / float64(len(truth))
