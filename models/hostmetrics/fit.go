@@ -18,7 +18,7 @@ type FitResult struct {
 	// BaselineMAPE that of the fitted part's mean; NaN when the held-out
 	// metric is 0 throughout.
 	HeldOutMAPE, BaselineMAPE float64
-	Fitted, HeldOut             int // seconds in each part
+	Fitted, HeldOut           int // seconds in each part
 }
 
 // FitHeldOut fits name's relation to load (Fit, lags up to maxLag) on the

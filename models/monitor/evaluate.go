@@ -34,20 +34,38 @@ func (e *Evaluation) HostSamples(load []float64) []results.HostSample {
 }
 
 // Evaluate derives the section's metrics from load (records/s, one value
-// per second of the run), fits the forecasters and scales on the training
-// part, and replays every sampler at every parameter value on every metric
-// over the rest, in parallel (workers ≤ 0: one per core). The result is the
-// same for any number of workers: each replay has its own random stream.
+// per second of the run) and evaluates them (EvaluateTruth).
 func Evaluate(spec Spec, load []float64, seeds sim.Seeds, workers int) (*Evaluation, error) {
 	spec = spec.WithDefaults()
-	train := int(spec.Train)
-	if train <= 0 || train >= len(load) {
-		return nil, fmt.Errorf("monitoring.train %v: must be within the run's %d s", spec.Train, len(load))
-	}
-	ev := &Evaluation{Spec: spec, Truth: make([][]float64, len(spec.Metrics))}
+	truth := make([][]float64, len(spec.Metrics))
 	for i, m := range spec.Metrics {
-		ev.Truth[i] = m.Generate(load, seeds.Stream("monitor/metric/"+m.Name))
-		ev.peaks = append(ev.peaks, results.Quantile(slices.Sorted(slices.Values(ev.Truth[i][train:])), spec.PeakQuantile))
+		truth[i] = m.Generate(load, seeds.Stream("monitor/metric/"+m.Name))
+	}
+	return EvaluateTruth(spec, truth, seeds, workers)
+}
+
+// EvaluateTruth fits the forecasters and scales on the training part of
+// truth (per metric of the section, one value per second of the run: the
+// twin's, or a live run's from Prometheus) and replays every sampler at
+// every parameter value on every metric over the rest, in parallel
+// (workers ≤ 0: one per core). The result is the same for any number of
+// workers: each replay has its own random stream.
+func EvaluateTruth(spec Spec, truth [][]float64, seeds sim.Seeds, workers int) (*Evaluation, error) {
+	spec = spec.WithDefaults()
+	if len(truth) != len(spec.Metrics) {
+		return nil, fmt.Errorf("monitoring: %d series of ground truth for %d metrics", len(truth), len(spec.Metrics))
+	}
+	n := len(truth[0])
+	train := int(spec.Train)
+	if train <= 0 || train >= n {
+		return nil, fmt.Errorf("monitoring.train %v: must be within the run's %d s", spec.Train, n)
+	}
+	ev := &Evaluation{Spec: spec, Truth: truth}
+	for i := range spec.Metrics {
+		if len(truth[i]) != n {
+			return nil, fmt.Errorf("monitoring: ground truth of %s has %d s, of %s %d s", spec.Metrics[i].Name, len(truth[i]), spec.Metrics[0].Name, n)
+		}
+		ev.peaks = append(ev.peaks, results.Quantile(slices.Sorted(slices.Values(truth[i][train:])), spec.PeakQuantile))
 	}
 	type job struct {
 		metric, sampler int
@@ -74,9 +92,9 @@ func Evaluate(spec Spec, load []float64, seeds sim.Seeds, workers int) (*Evaluat
 		}
 		key := [2]int{j.metric, j.sampler}
 		if fitted[key] == nil {
-			q, err := ss.quantiler(ev.Truth[j.metric][:train])
+			q, err := ss.fit(spec.Metrics[j.metric].Name, ev.Truth[j.metric][:train])
 			if err != nil {
-				return nil, fmt.Errorf("monitoring.samplers: %s on %s: %w", ss.Name, spec.Metrics[j.metric].Name, err)
+				return nil, err
 			}
 			fitted[key] = q
 		}
@@ -111,9 +129,8 @@ func Evaluate(spec Spec, load []float64, seeds sim.Seeds, workers int) (*Evaluat
 				return nil, j.err
 			}
 			b := spec.Metrics[j.metric].Bytes
-			n := float64(len(load) - train)
 			bytes += b * float64(j.scraped)
-			full += b * n
+			full += b * float64(n-train)
 			samples += j.row.SamplesShare
 			mape += j.row.MAPE
 			all.MissedPeaks += j.row.MissedPeaks
@@ -134,11 +151,89 @@ func Evaluate(spec Spec, load []float64, seeds sim.Seeds, workers int) (*Evaluat
 
 // replay runs one sampler at one parameter value on one metric's evaluated part.
 func (ev *Evaluation) replay(mi int, ss SamplerSpec, param float64, q forecast.Quantiler, train int, seeds sim.Seeds, row *results.TradeoffRow, scraped *int) error {
-	m := ev.Spec.Metrics[mi]
-	truth := ev.Truth[mi][train:]
-	*row = results.TradeoffRow{Sampler: ss.Name, ParamName: ss.paramName(), Param: param, Metric: m.Name}
+	s, closer, err := ss.build(ev.Spec.Metrics[mi].Name, param, q, ev.Truth[mi][:train], seeds)
+	if err != nil {
+		return err
+	}
+	defer closer()
+	res := Replay(ev.Truth[mi][train:], s)
+	// a forecast that failed made the rule fetch: a cost the sampler did not
+	// earn, so the run says so rather than report it
+	if fr, ok := s.(*ForecastRule); ok {
+		if n, err := fr.QuantilerErrors(); n > 0 {
+			return fmt.Errorf("monitoring.samplers: %s on %s at threshold %g: %d forecasts failed; the last: %w", ss.Name, ev.Spec.Metrics[mi].Name, param, n, err)
+		}
+	}
+	*scraped = res.Count
+	*row = ev.Row(mi, ss.Name, ss.paramName(), param, res)
+	return nil
+}
+
+// Row scores a run of a sampler on metric mi's evaluated part (a replay's,
+// or a live run's Reconstruct) against the truth: samples share, MAE, MAPE,
+// peaks missed. BytesShare is the samples share (one metric's scrapes all
+// weigh the same).
+func (ev *Evaluation) Row(mi int, sampler, paramName string, param float64, res Result) results.TradeoffRow {
+	truth := ev.Truth[mi][int(ev.Spec.Train):]
+	peak := ev.peaks[mi]
+	mae, mape, missed := Errors(truth, res.Recon, peak)
+	share := float64(res.Count) / float64(len(truth))
+	return results.TradeoffRow{Sampler: sampler, ParamName: paramName, Param: param, Metric: ev.Spec.Metrics[mi].Name,
+		SamplesShare: share, BytesShare: share, MAE: mae, MAPE: mape, MissedPeaks: int32(missed), Peaks: int32(peaksAbove(truth, peak))}
+}
+
+// LiveSamplers are the section's live sampler (Spec.Live) for each metric,
+// built on train (per metric, the training part of its ground truth) as
+// the replay of that sampler builds them, with the same random streams: on
+// the same points they take the same decisions. Close ends an external
+// forecaster's processes.
+func (s Spec) LiveSamplers(train [][]float64, seeds sim.Seeds) (samplers []Sampler, closeAll func(), err error) {
+	s = s.WithDefaults()
+	if s.Live == nil {
+		return nil, nil, fmt.Errorf("monitoring.live: missing")
+	}
+	ss, ok := s.sampler(s.Live.Sampler)
+	if !ok {
+		return nil, nil, fmt.Errorf("monitoring.live.sampler: %q is none of the section's samplers", s.Live.Sampler)
+	}
+	var closers []func()
+	closeAll = func() {
+		for _, c := range closers {
+			c()
+		}
+	}
+	for i, m := range s.Metrics {
+		var q forecast.Quantiler
+		if ss.Kind == "forecast" && ss.Forecaster != "external" {
+			if q, err = ss.fit(m.Name, train[i]); err != nil {
+				closeAll()
+				return nil, nil, err
+			}
+		}
+		smp, c, err := ss.build(m.Name, s.Live.Param, q, train[i], seeds)
+		if err != nil {
+			closeAll()
+			return nil, nil, err
+		}
+		samplers, closers = append(samplers, smp), append(closers, c)
+	}
+	return samplers, closeAll, nil
+}
+
+// ParamName is the name of the sampler's parameter (interval_s, gamma,
+// threshold), a tradeoff row's param_name.
+func (ss SamplerSpec) ParamName() string { return ss.paramName() }
+
+// Sampler is the section's sampler named name (after WithDefaults).
+func (s Spec) Sampler(name string) (SamplerSpec, bool) { return s.WithDefaults().sampler(name) }
+
+// build is the sampler at param for the metric whose training part is
+// train; q is its fitted forecaster (nil unless a forecast sampler's, and
+// for an external one, which build starts: close ends it).
+func (ss SamplerSpec) build(metric string, param float64, q forecast.Quantiler, train []float64, seeds sim.Seeds) (Sampler, func(), error) {
 	var s Sampler
 	var err error
+	closer := func() {}
 	switch ss.Kind {
 	case "fixed":
 		s, err = NewFixed(int(param))
@@ -150,34 +245,23 @@ func (ev *Evaluation) replay(mi int, ss SamplerSpec, param float64, q forecast.Q
 		if ss.Forecaster == "external" {
 			x, xerr := external.New(*ss.External)
 			if xerr != nil {
-				return xerr
+				return nil, nil, xerr
 			}
-			defer x.Close()
+			closer = func() { x.Close() }
 			q = x
 		}
-		lo, hi := minMax(ev.Truth[mi][:train])
+		lo, hi := minMax(train)
 		s, err = NewForecastRule(ForecastConfig{Quantiler: q, Scale: Scale{Min: lo, Max: hi}, Threshold: param,
-			Predict: ss.Predict, Fetch: ss.Fetch, History: ss.history(), Samples: ss.Samples, Prior: ev.Truth[mi][:train], FillMedian: ss.Fill == "median",
-			Rand: seeds.Stream(fmt.Sprintf("monitor/%s/%s/%g", ss.Name, m.Name, param))})
+			Predict: ss.Predict, Fetch: ss.Fetch, History: ss.history(), Samples: ss.Samples, Prior: train, FillMedian: ss.Fill == "median",
+			Rand: seeds.Stream(fmt.Sprintf("monitor/%s/%s/%g", ss.Name, metric, param))})
+	default:
+		err = fmt.Errorf("kind %q", ss.Kind)
 	}
 	if err != nil {
-		return fmt.Errorf("monitoring.samplers: %s at %s %g: %w", ss.Name, ss.paramName(), param, err)
+		closer()
+		return nil, nil, fmt.Errorf("monitoring.samplers: %s at %s %g: %w", ss.Name, ss.paramName(), param, err)
 	}
-	res := Replay(truth, s)
-	// a forecast that failed made the rule fetch: a cost the sampler did not
-	// earn, so the run says so rather than report it
-	if fr, ok := s.(*ForecastRule); ok {
-		if n, err := fr.QuantilerErrors(); n > 0 {
-			return fmt.Errorf("monitoring.samplers: %s on %s at threshold %g: %d forecasts failed; the last: %w", ss.Name, m.Name, param, n, err)
-		}
-	}
-	peak := ev.peaks[mi]
-	mae, mape, missed := Errors(truth, res.Recon, peak)
-	*scraped = res.Count
-	row.SamplesShare = float64(res.Count) / float64(len(truth))
-	row.BytesShare = row.SamplesShare
-	row.MAE, row.MAPE, row.MissedPeaks, row.Peaks = mae, mape, int32(missed), int32(peaksAbove(truth, peak))
-	return nil
+	return s, closer, nil
 }
 
 // peaksAbove counts the maximal runs of seconds above peak.
@@ -237,15 +321,20 @@ func (ss SamplerSpec) history() int {
 // The seasonal model's level window and pooled phases (s).
 const seasonalWindow, seasonalHalfwidth = 60, 2
 
-// quantiler fits the spec's forecaster to one metric's training part.
-func (ss SamplerSpec) quantiler(train []float64) (forecast.Quantiler, error) {
+// fit fits the spec's forecaster to one metric's training part.
+func (ss SamplerSpec) fit(metric string, train []float64) (q forecast.Quantiler, err error) {
 	switch ss.Forecaster {
 	case "seasonal":
-		return forecast.NewSeasonal(ss.Period, seasonalWindow, seasonalHalfwidth)
+		q, err = forecast.NewSeasonal(ss.Period, seasonalWindow, seasonalHalfwidth)
 	case "quantreg":
-		return forecast.NewQuantReg(train, ss.Lags, forecast.DefaultLevels)
+		q, err = forecast.NewQuantReg(train, ss.Lags, forecast.DefaultLevels)
 	case "arima":
-		return forecast.NewAutoARIMAQuantiler(train, 3, 3)
+		q, err = forecast.NewAutoARIMAQuantiler(train, 3, 3)
+	default:
+		err = fmt.Errorf("forecaster %q", ss.Forecaster)
 	}
-	return nil, fmt.Errorf("forecaster %q", ss.Forecaster)
+	if err != nil {
+		return nil, fmt.Errorf("monitoring.samplers: %s on %s: %w", ss.Name, metric, err)
+	}
+	return q, nil
 }

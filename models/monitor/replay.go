@@ -66,13 +66,26 @@ func Replay(truth []float64, s Sampler) Result {
 		now += st.Skip
 	}
 	r.Count = len(pts)
-	interpolate(r.Recon, r.Scraped, filled, truth)
+	interpolate(r.Recon, r.Scraped, filled)
 	return r
+}
+
+// Reconstruct is the Result of a sampler run recorded elsewhere (the live
+// driver, live/monitor): recon holds the value received at each second
+// with have[t] and the sampler's fill at each second with filled[t]; the
+// other seconds are interpolated as Replay's are, in place. count is the
+// seconds transmitted (a transmitted second may have brought no value).
+func Reconstruct(recon []float64, have, filled []bool, count int) Result {
+	if len(have) != len(recon) || len(filled) != len(recon) {
+		panic(fmt.Sprintf("monitor: Reconstruct of %d values, %d have and %d filled flags", len(recon), len(have), len(filled)))
+	}
+	interpolate(recon, have, filled)
+	return Result{Scraped: have, Count: count, Recon: recon}
 }
 
 // interpolate sets the seconds neither scraped nor filled by linear
 // interpolation between the scraped neighbours, in one pass.
-func interpolate(recon []float64, scraped, filled []bool, truth []float64) {
+func interpolate(recon []float64, scraped, filled []bool) {
 	prev := -1 // last scraped second before t
 	for t := 0; t < len(recon); {
 		if scraped[t] {
@@ -92,12 +105,12 @@ func interpolate(recon []float64, scraped, filled []bool, truth []float64) {
 			case prev < 0 && next == len(recon):
 				recon[t] = math.NaN()
 			case prev < 0:
-				recon[t] = truth[next]
+				recon[t] = recon[next]
 			case next == len(recon):
-				recon[t] = truth[prev]
+				recon[t] = recon[prev]
 			default:
 				w := float64(t-prev) / float64(next-prev)
-				recon[t] = truth[prev] + w*(truth[next]-truth[prev])
+				recon[t] = recon[prev] + w*(recon[next]-recon[prev])
 			}
 		}
 	}

@@ -2,6 +2,8 @@ package monitor
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/streamtwin/streamtwin/models/forecast/external"
 	"github.com/streamtwin/streamtwin/models/hostmetrics"
@@ -26,6 +28,17 @@ type Spec struct {
 	PeakQuantile float64 `yaml:"peak_quantile,omitempty"`
 	// Samplers are replayed on every metric, each at every parameter value.
 	Samplers []SamplerSpec `yaml:"samplers"`
+	// Live is the sampler that turns Prometheus's scraping on and off in a
+	// live run (streamtwin live run); every sampler is still replayed on
+	// the run's real ground truth. The twin does not use it.
+	Live *LiveSampler `yaml:"live,omitempty"`
+}
+
+// LiveSampler names one sampler of the section (its name) at one of its
+// parameter values.
+type LiveSampler struct {
+	Sampler string  `yaml:"sampler"`
+	Param   float64 `yaml:"param"`
 }
 
 // SamplerSpec is one sampler and the parameter values it is replayed at.
@@ -198,8 +211,56 @@ func (s Spec) Problems(duration float64) map[string]string {
 			e[at+".kind"] = fmt.Sprintf("must be fixed, adam or forecast, got %q", ss.Kind)
 		}
 	}
+	if l := s.Live; l != nil {
+		if ss, ok := s.WithDefaults().sampler(l.Sampler); !ok {
+			e["live.sampler"] = fmt.Sprintf("%q is none of the section's samplers (%s)", l.Sampler, strings.Join(s.WithDefaults().samplerNames(), ", "))
+		} else if !slices.Contains(ss.params(), l.Param) {
+			e["live.param"] = fmt.Sprintf("%g is none of %s's %ss %v: the live run is compared with its replay", l.Param, ss.Name, ss.paramName(), ss.params())
+		}
+	}
 	if len(e) == 0 {
 		return nil
 	}
 	return e
+}
+
+// LiveProblems lists, as Problems does, what a live run needs of the
+// section beyond what the twin does: the live sampler, and each metric's
+// query and families.
+func (s Spec) LiveProblems() map[string]string {
+	e := map[string]string{}
+	if s.Live == nil {
+		e["live"] = "missing: a live run turns Prometheus's scraping on and off with one sampler at one parameter value, e.g. {sampler: adam, param: 0.1}"
+	}
+	for i, m := range s.WithDefaults().Metrics {
+		at := fmt.Sprintf("metrics[%d]", i)
+		if !strings.Contains(m.Query, "$job") {
+			e[at+".query"] = fmt.Sprintf("%s: a live run needs the metric in PromQL with $job for the scrape job, e.g. sum(irate(node_disk_read_bytes_total{job=\"$job\"}[10m])); got %q", m.Name, m.Query)
+		}
+		if len(m.Families) == 0 {
+			e[at+".families"] = fmt.Sprintf("%s: a live run needs the metric families the sampler turns on and off, e.g. [node_disk_read_bytes_total]", m.Name)
+		}
+	}
+	if len(e) == 0 {
+		return nil
+	}
+	return e
+}
+
+// sampler is the sampler of the section named name (after WithDefaults).
+func (s Spec) sampler(name string) (SamplerSpec, bool) {
+	for _, ss := range s.Samplers {
+		if ss.Name == name {
+			return ss, true
+		}
+	}
+	return SamplerSpec{}, false
+}
+
+func (s Spec) samplerNames() []string {
+	var out []string
+	for _, ss := range s.Samplers {
+		out = append(out, ss.Name)
+	}
+	return out
 }
