@@ -84,7 +84,7 @@ func TestLivePrometheus(t *testing.T) {
 	}
 	c := startPrometheusCluster(t, cl, "--taskmanagers", "1", "--slots", "1")
 	out, stderr, code, _ := runCLI(t, "live", "status", "--dir", cl)
-	if code != 0 || !strings.Contains(out, "prometheus  http://127.0.0.1:9090: 3/3 targets up") {
+	if code != 0 || !strings.Contains(out, "prometheus  http://127.0.0.1:9090: 4/4 targets up") {
 		t.Fatalf("live status: exit %d\n%s%s", code, out, stderr)
 	}
 	pc, err := c.Prometheus()
@@ -283,17 +283,18 @@ func jobRunningAt(ctx context.Context, pc *prometheus.Client, from, to time.Time
 	return time.UnixMilli(int64(est[len(est)/2])), nil
 }
 
-// hostQueries are the host metrics of the monitoring reference's §4 at 1 s:
+// hostQueries are the host metrics of the monitoring reference's §4 at 1 s
+// (job node-truth, which no sampler turns off):
 // irate over the last two scrapes (1 s apart) instead of rate over 1 min,
 // MemAvailable / MemTotal at each scrape, every disk and network device
 // summed (here: vda, and lo, which carries all of the cluster's traffic).
 var hostQueries = []struct{ column, query string }{
-	{"cpu_pct", `100 * (1 - avg(irate(node_cpu_seconds_total{mode="idle"}[5s])))`},
-	{"mem_pct", `100 * (1 - sum(node_memory_MemAvailable_bytes) / sum(node_memory_MemTotal_bytes))`},
-	{"disk_read_bps", `sum(irate(node_disk_read_bytes_total[5s]))`},
-	{"disk_write_bps", `sum(irate(node_disk_written_bytes_total[5s]))`},
-	{"net_rx_bps", `sum(irate(node_network_receive_bytes_total[5s]))`},
-	{"net_tx_bps", `sum(irate(node_network_transmit_bytes_total[5s]))`},
+	{"cpu_pct", `100 * (1 - avg(irate(node_cpu_seconds_total{mode="idle",job="node-truth"}[5s])))`},
+	{"mem_pct", `100 * (1 - sum(node_memory_MemAvailable_bytes{job="node-truth"}) / sum(node_memory_MemTotal_bytes{job="node-truth"}))`},
+	{"disk_read_bps", `sum(irate(node_disk_read_bytes_total{job="node-truth"}[5s]))`},
+	{"disk_write_bps", `sum(irate(node_disk_written_bytes_total{job="node-truth"}[5s]))`},
+	{"net_rx_bps", `sum(irate(node_network_receive_bytes_total{job="node-truth"}[5s]))`},
+	{"net_tx_bps", `sum(irate(node_network_transmit_bytes_total{job="node-truth"}[5s]))`},
 }
 
 // hostTable is the CSV: one row per sample of the run. Row time_s = k is

@@ -191,7 +191,7 @@ func (c *Cluster) waitPrometheus(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	want := 1 + c.state.PrometheusPorts.FlinkMetricsCount
+	want := 2 + c.state.PrometheusPorts.FlinkMetricsCount // node-exporter twice (jobs node and node-truth)
 	up, total := 0, 0
 	var lastErr error
 	for {

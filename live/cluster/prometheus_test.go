@@ -68,10 +68,11 @@ func TestPreparePrometheus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.Global.ScrapeInterval != "1s" || len(f.ScrapeConfigs) != 2 || f.ScrapeConfigs[0].StaticConfigs[0].Targets[0] != "127.0.0.1:9100" {
+	if f.Global.ScrapeInterval != "1s" || len(f.ScrapeConfigs) != 3 || f.ScrapeConfigs[0].StaticConfigs[0].Targets[0] != "127.0.0.1:9100" ||
+		f.ScrapeConfigs[1].JobName != prometheus.TruthJob || f.ScrapeConfigs[1].StaticConfigs[0].Targets[0] != "127.0.0.1:9100" {
 		t.Errorf("prometheus.yml: %+v", f)
 	}
-	if fl := f.ScrapeConfigs[1]; fl.JobName != "flink" || len(fl.StaticConfigs) != 3 || fl.StaticConfigs[2].Targets[0] != "127.0.0.1:9251" ||
+	if fl := f.ScrapeConfigs[2]; fl.JobName != "flink" || len(fl.StaticConfigs) != 3 || fl.StaticConfigs[2].Targets[0] != "127.0.0.1:9251" ||
 		fl.StaticConfigs[2].Labels["process"] != "tm-2" {
 		t.Errorf("flink job: %+v", fl)
 	}
@@ -197,7 +198,7 @@ func TestLiveClusterPrometheus(t *testing.T) {
 		t.Fatal(err)
 	}
 	st, err := c.PrometheusStatus(ctx)
-	if err != nil || !st.Ready || st.TargetsUp != 4 || st.Targets != 4 || !st.NodeExporter {
+	if err != nil || !st.Ready || st.TargetsUp != 5 || st.Targets != 5 || !st.NodeExporter {
 		t.Fatalf("prometheus status %+v, %v", st, err)
 	}
 	val := func(q string) float64 {
@@ -252,7 +253,7 @@ func TestLiveClusterPrometheus(t *testing.T) {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		st, err = c.PrometheusStatus(ctx)
-		if err == nil && st.TargetsUp == 4 {
+		if err == nil && st.TargetsUp == 5 {
 			break
 		}
 		if time.Now().After(deadline) {

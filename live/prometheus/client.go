@@ -180,8 +180,9 @@ func (n Count) Share(seconds float64) float64 {
 }
 
 // Samples counts the raw samples and the series of family stored in
-// (from, to]: sum and count of count_over_time over the range, evaluated
-// at to (see the package comment for why not query_range).
+// (from, to] by every job but TruthJob: sum and count of count_over_time
+// over the range, evaluated at to (see the package comment for why not
+// query_range).
 func (c *Client) Samples(ctx context.Context, family string, from, to time.Time) (Count, error) {
 	if err := CheckFamily(family); err != nil {
 		return Count{}, err
@@ -190,7 +191,7 @@ func (c *Client) Samples(ctx context.Context, family string, from, to time.Time)
 	if ms <= 0 {
 		return Count{}, fmt.Errorf("samples of %s: empty range %v … %v", family, from, to)
 	}
-	sel := fmt.Sprintf(`count_over_time({__name__=%q}[%dms])`, family, ms)
+	sel := fmt.Sprintf(`count_over_time({__name__=%q,job!=%q}[%dms])`, family, TruthJob, ms)
 	samples, err := c.scalar(ctx, "sum("+sel+")", to)
 	if err != nil {
 		return Count{}, err

@@ -21,7 +21,7 @@ func TestHostConfigRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"scrape_interval: 1s", "job_name: node", "job_name: flink", "127.0.0.1:9251", "process: tm-1"} {
+	for _, want := range []string{"scrape_interval: 1s", "job_name: node", "job_name: node-truth", "job_name: flink", "127.0.0.1:9251", "process: tm-1"} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("config lacks %q:\n%s", want, b)
 		}
@@ -38,6 +38,12 @@ func TestHostConfigRoundTrip(t *testing.T) {
 		t.Errorf("off = %v", got)
 	}
 	for _, sc := range g.ScrapeConfigs {
+		if sc.JobName == TruthJob {
+			if len(sc.MetricRelabelConfigs) != 0 {
+				t.Errorf("the ground truth's job drops %+v", sc.MetricRelabelConfigs)
+			}
+			continue
+		}
 		if len(sc.MetricRelabelConfigs) != 1 || sc.MetricRelabelConfigs[0].Regex != "node_cpu_seconds_total|node_memory_MemFree_bytes" {
 			t.Errorf("job %s rules %+v", sc.JobName, sc.MetricRelabelConfigs)
 		}
@@ -173,7 +179,7 @@ func TestClientScrapeAndSamples(t *testing.T) {
 	if n.Samples != 40 || n.Series != 2 || n.Share(20) != 1 || !math.IsNaN(Count{}.Share(20)) {
 		t.Errorf("count %+v share %g", n, n.Share(20))
 	}
-	want := `sum(count_over_time({__name__="node_cpu_seconds_total"}[20000ms]))`
+	want := `sum(count_over_time({__name__="node_cpu_seconds_total",job!="node-truth"}[20000ms]))`
 	if !slices.Contains(fs.queries, want) {
 		t.Errorf("queries %q lack %q", fs.queries, want)
 	}

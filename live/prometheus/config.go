@@ -50,8 +50,12 @@ type RelabelConfig struct {
 
 // Scrape jobs of HostConfig.
 const (
-	NodeJob  = "node"  // node-exporter
+	NodeJob  = "node"  // node-exporter, its families turned on and off by a sampler run
 	FlinkJob = "flink" // Flink's PrometheusReporter on the JobManager and each TaskManager
+	// TruthJob scrapes node-exporter too, every second whatever a sampler
+	// does: a live run's ground truth. WithOff leaves it alone and Samples
+	// does not count it.
+	TruthJob = "node-truth"
 )
 
 // Target is one scrape target with a label naming its process.
@@ -62,13 +66,16 @@ type Target struct {
 
 // HostConfig is the configuration of live up --prometheus: every job
 // scraped every second (timeout 1 s, as the reference's ServiceMonitors),
-// node-exporter as job node, Flink's reporters as job flink with a label
-// process. flink may be empty.
+// node-exporter as job node and again as job node-truth, Flink's reporters
+// as job flink with a label process. flink may be empty.
 func HostConfig(nodeExporter string, flink []Target) File {
 	f := File{
 		Global: Global{ScrapeInterval: "1s", ScrapeTimeout: "1s", EvaluationInterval: "1s"},
 		ScrapeConfigs: []ScrapeConfig{{
 			JobName:       NodeJob,
+			StaticConfigs: []StaticConfig{{Targets: []string{nodeExporter}, Labels: map[string]string{"process": "node-exporter"}}},
+		}, {
+			JobName:       TruthJob,
 			StaticConfigs: []StaticConfig{{Targets: []string{nodeExporter}, Labels: map[string]string{"process": "node-exporter"}}},
 		}},
 	}
@@ -154,9 +161,10 @@ func (f File) Off() []string {
 	return out
 }
 
-// WithOff returns f whose every job drops exactly the families off (one
-// rule `source_labels: [__name__], regex: a|b, action: drop` at the end of
-// its metric_relabel_configs; none when off is empty); its other rules stay.
+// WithOff returns f whose every job but TruthJob drops exactly the
+// families off (one rule `source_labels: [__name__], regex: a|b, action:
+// drop` at the end of its metric_relabel_configs; none when off is empty);
+// its other rules stay.
 func (f File) WithOff(off []string) File {
 	off = slices.Clone(off)
 	sort.Strings(off)
@@ -170,7 +178,7 @@ func (f File) WithOff(off []string) File {
 				rules = append(rules, r)
 			}
 		}
-		if len(off) > 0 {
+		if len(off) > 0 && sc.JobName != TruthJob {
 			rules = append(rules, RelabelConfig{SourceLabels: []string{"__name__"}, Regex: strings.Join(off, "|"), Action: "drop"})
 		}
 		sc.MetricRelabelConfigs = rules

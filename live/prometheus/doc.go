@@ -14,7 +14,9 @@
 // histogram or summary are named separately. Turning a family off ends its
 // series with staleness markers, which queries do not count. A reload
 // restarts the changed scrape pools at the same phase of the 1 s interval,
-// so the families left on lose no scrape.
+// so the families left on lose no scrape. One job, node-truth
+// ([TruthJob]), scrapes node-exporter beside job node and is never
+// touched: it is a live run's 1 s ground truth.
 //
 // [Client.SetScraping] and [Client.Scrape] rewrite the file, POST
 // /-/reload (synchronous in Prometheus 2.x: 200 once applied, 500 with the
@@ -27,8 +29,8 @@
 // [Client.Samples] counts what the TSDB holds for a family in a time
 // range with PromQL, at the range's end:
 //
-//	sum(count_over_time({__name__="fam"}[<to−from>ms]))    samples
-//	count(count_over_time({__name__="fam"}[<to−from>ms]))  series
+//	sum(count_over_time({__name__="fam",job!="node-truth"}[<to−from>ms]))    samples
+//	count(count_over_time({__name__="fam",job!="node-truth"}[<to−from>ms]))  series
 //
 // count_over_time counts the raw samples stored in (from, to], one per
 // scrape of each series, staleness markers excluded. /api/v1/query_range
