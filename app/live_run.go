@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"time"
 
@@ -14,6 +15,8 @@ import (
 
 	"github.com/streamtwin/streamtwin/live/cluster"
 	"github.com/streamtwin/streamtwin/live/driver"
+	livemonitor "github.com/streamtwin/streamtwin/live/monitor"
+	"github.com/streamtwin/streamtwin/live/prometheus"
 	"github.com/streamtwin/streamtwin/live/rest"
 	"github.com/streamtwin/streamtwin/models/control"
 	"github.com/streamtwin/streamtwin/models/policy"
@@ -82,6 +85,7 @@ func liveRunCommand() *cli.Command {
 				return badInput(fmt.Errorf("%s: job.template: --exactly-once audits YSB view counts, so it needs ysb (got %q)", f.Path, runs[0].Job.Template))
 			}
 			env := driver.Env{Jar: c.String("jar"), Log: os.Stderr, ExactlyOnce: c.Bool("exactly-once")}
+			var cl *cluster.Cluster
 			switch {
 			case c.IsSet("flink") != c.IsSet("kafka"):
 				return badInput(errors.New("an existing cluster needs both --flink URL and --kafka BROKERS"))
@@ -89,7 +93,7 @@ func liveRunCommand() *cli.Command {
 				env.REST, env.Bootstrap = rest.New(c.String("flink")), c.String("kafka")
 				env.StateDir = filepath.Join(c.String("dir"), "state")
 			default:
-				cl, err := cluster.Attach(c.String("dir"))
+				cl, err = cluster.Attach(c.String("dir"))
 				if err != nil {
 					return badInput(fmt.Errorf("%w: start one with `streamtwin live up --dir %s`, or use --flink/--kafka", err, c.String("dir")))
 				}
@@ -116,15 +120,26 @@ func liveRunCommand() *cli.Command {
 			if capsErr != nil {
 				return badInput(capsErr)
 			}
+			output := twin.Output{Durable: true, Force: c.Bool("force")}
+			var session *livemonitor.Session
+			if sc.Monitoring != nil {
+				if session, err = monitoringSession(f.Path, sc, cl); err != nil {
+					return err
+				}
+				env.Beside, output.Monitoring = session.Run, session.Evaluate
+			}
 			// the live driver executes the run; the run folder is written as `run` writes it
 			live := func(sc scenario.Scenario, sched *scenario.Schedule, sink twin.Sink) (results.Summary, error) {
 				ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 				defer stop()
 				return driver.Run(ctx, sc, sched, env, sink)
 			}
-			sum, err := twin.RunToDirWith(live, sc, out, twin.Output{Durable: true, Force: c.Bool("force")})
+			sum, err := twin.RunToDirWith(live, sc, out, output)
 			if err != nil {
 				return err
+			}
+			if session != nil {
+				fmt.Print(session.Accounting())
 			}
 			fmt.Printf("%s: %.0f s replayed live; %d faults, %d recoveries detected (mean %.1f s); → %s\n",
 				sc.Name, sum.DurationS, sum.Faults, sum.Recoveries, sum.RecoveryMeanS, out)
@@ -134,4 +149,35 @@ func liveRunCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// monitoringSession is the monitoring side of a live run of sc, whose
+// section needs a live sampler and live queries, and the local cluster's
+// Prometheus with its ground-truth job; what is missing is refused before
+// the run starts.
+func monitoringSession(path string, sc scenario.Scenario, cl *cluster.Cluster) (*livemonitor.Session, error) {
+	refused := map[string]string{}
+	for field, msg := range sc.Monitoring.LiveProblems() {
+		refused["monitoring."+field] = msg
+	}
+	if len(refused) > 0 {
+		return nil, badInput(scenario.ProblemsAt(path, refused))
+	}
+	if cl == nil {
+		return nil, badInput(fmt.Errorf("%s: monitoring: a live run measures the host with the local cluster's Prometheus: run it on `streamtwin live up --prometheus` (--dir), not --flink/--kafka", path))
+	}
+	pc, err := cl.Prometheus()
+	if err != nil {
+		return nil, badInput(fmt.Errorf("%s: monitoring: %w", path, err))
+	}
+	conf, err := prometheus.ReadFile(cl.PrometheusEndpoints().Config)
+	if err != nil {
+		return nil, err
+	}
+	if !slices.ContainsFunc(conf.ScrapeConfigs, func(s prometheus.ScrapeConfig) bool { return s.JobName == prometheus.TruthJob }) {
+		return nil, badInput(fmt.Errorf("%s: monitoring: the cluster's Prometheus has no job %s, the ground truth (an older live up): restart it with `streamtwin live down --dir %s && streamtwin live up --prometheus --dir %s`",
+			path, prometheus.TruthJob, cl.Dir(), cl.Dir()))
+	}
+	return &livemonitor.Session{Client: pc, Spec: *sc.Monitoring, Seeds: sim.Seeds{Root: sc.Seed}, Seconds: int(sc.Duration),
+		Log: func(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) }}, nil
 }

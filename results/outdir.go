@@ -25,7 +25,7 @@ const MarkerFile = ".streamtwin.json"
 var runFileNames = map[string]bool{
 	TimeseriesFile: true, EventsFile: true, SummaryFile: true, ScenarioFile: true,
 	FigurePNG: true, FigureSVG: true, "figure.pdf": true, "params.json": true, MarkerFile: true,
-	HostMetricsFile: true, TradeoffCSV: true, TradeoffParquet: true, "tradeoff.png": true, "tradeoff.svg": true, "tradeoff.pdf": true,
+	HostMetricsFile: true, TradeoffCSV: true, MonitoringLiveCSV: true, TradeoffParquet: true, "tradeoff.png": true, "tradeoff.svg": true, "tradeoff.pdf": true,
 }
 
 // Marker is the content of MarkerFile.

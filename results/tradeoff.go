@@ -15,6 +15,9 @@ const (
 	TradeoffCSV     = "tradeoff.csv"
 	TradeoffParquet = "tradeoff.parquet"
 	HostMetricsFile = "hostmetrics.parquet"
+	// MonitoringLiveCSV is a live run's accounting of its live sampler
+	// (live/monitor.Session).
+	MonitoringLiveCSV = "monitoring-live.csv"
 )
 
 // TradeoffRow is one row of tradeoff.csv and tradeoff.parquet: one sampler

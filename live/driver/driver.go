@@ -49,6 +49,11 @@ type Env struct {
 	// ExactlyOnce runs the job with an exactly-once Kafka sink and audits
 	// the sink topic against the input after the run (audit.go; ysb only).
 	ExactlyOnce bool
+	// Beside runs beside the run from its start (the run's clock: second k
+	// is (start+k s, start+k+1 s]), e.g. a monitoring session; the run
+	// waits for it after its last second, and its error fails the run.
+	// ctx ends when the run is interrupted, not at its last second.
+	Beside func(ctx context.Context, start time.Time) error
 }
 
 // Sink receives the run's rows (results.RunWriter is one).
@@ -204,12 +209,33 @@ func Run(ctx context.Context, sc scenario.Scenario, sched *scenario.Schedule, en
 			}
 		}()
 	}
+	beside, ended := make(chan error, 1), make(chan struct{})
+	if env.Beside != nil {
+		// on the caller's ctx, cancelled only when the run fails or is
+		// interrupted: it may need a few seconds after the run's last one
+		bctx, bcancel := context.WithCancel(ctx)
+		defer bcancel()
+		go func() { beside <- env.Beside(bctx, r.start) }()
+		go func() {
+			select {
+			case <-ended:
+			case <-r.ctx.Done():
+				bcancel()
+			}
+		}()
+	} else {
+		beside <- nil
+	}
 	select {
 	case <-time.After(time.Duration(float64(sc.Duration) * float64(time.Second))):
+		close(ended)
 	case <-r.ctx.Done():
 	}
 	r.stop()
 	r.wg.Wait()
+	if err := <-beside; err != nil && !errors.Is(err, context.Canceled) {
+		r.Fail(err)
+	}
 	var runErr error
 	select {
 	case runErr = <-r.errs:

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -29,11 +30,18 @@ var _ Scraper = (*prometheus.Client)(nil)
 // Run is a sampler run against Prometheus.
 type Run struct {
 	Client   Scraper
-	Samplers map[string]models.Sampler // by metric family
+	Samplers map[string]models.Sampler // by metric: a family, or a name of Families
 	Duration time.Duration             // whole seconds
+	// Families are the families each metric turns on and off together
+	// (memory_rate: MemAvailable and MemTotal); default: the metric is one
+	// family of its name.
+	Families map[string][]string
+	// Start is when the run's first second starts (a live run's sampler
+	// starts at the end of its training part); zero: now.
+	Start time.Time
 
 	// Values are the PromQL queries whose value at the end of a scraped
-	// second is the sampler's Point, by family; default sum(<family>).
+	// second is the sampler's Point, by metric; default sum(<family>).
 	Values map[string]string
 	// Settle is how long the run waits after its last second before it
 	// counts the TSDB's samples (default 2 s: two scrape intervals).
@@ -44,19 +52,32 @@ type Run struct {
 	Log func(format string, args ...any)
 }
 
-// Family is one family's accounting.
+// Family is one metric's accounting (a metric of one family or several).
 type Family struct {
-	Name string
+	Name     string
+	Families []string
 	// the run's own books
 	ScrapedSeconds int     // seconds in which it was scraped
 	Steps          int     // Next calls
 	Toggles        int     // on/off changes (reloads it took part in)
 	RunShare       float64 // ScrapedSeconds ÷ Seconds
 	Points         []models.Point
-	// the TSDB's
+	// second by second: scraped, and what the monitoring system holds
+	// (the point, or the sampler's fill); Result reconstructs the rest
+	Scraped, have, filled []bool
+	recon                 []float64
+	// the TSDB's, summed over its families
 	Samples     int     // raw samples stored over the run
 	Series      int     // its series
 	StoredShare float64 // Samples ÷ (Series × Seconds)
+}
+
+// Result is what the monitoring system holds of the metric over the run,
+// as models/monitor's Replay reconstructs it: the points where scraped,
+// the sampler's fill where it gave one, linear interpolation between
+// points elsewhere; its Count is the seconds scraped.
+func (f Family) Result() models.Result {
+	return models.Reconstruct(slices.Clone(f.recon), slices.Clone(f.have), slices.Clone(f.filled), f.ScrapedSeconds)
 }
 
 // Accounting is a run's result.
@@ -115,6 +136,7 @@ func (a Accounting) String() string {
 // RunSamplers runs samplers against client for duration (whole seconds)
 // with the defaults of Run.
 func RunSamplers(ctx context.Context, client Scraper, samplers map[string]models.Sampler, duration time.Duration) (Accounting, error) {
+	// samplers by family
 	return Run{Client: client, Samplers: samplers, Duration: duration}.Do(ctx)
 }
 
@@ -152,14 +174,24 @@ func (r Run) Do(ctx context.Context) (acc Accounting, err error) {
 	var fams []*famState
 	all := map[string]bool{}
 	for name, s := range r.Samplers {
-		if err := prometheus.CheckFamily(name); err != nil {
-			return acc, err
+		families := r.Families[name]
+		if len(families) == 0 {
+			families = []string{name}
+		}
+		for _, fam := range families {
+			if err := prometheus.CheckFamily(fam); err != nil {
+				return acc, fmt.Errorf("sampler run: metric %s: %w", name, err)
+			}
+			if all[fam] {
+				return acc, fmt.Errorf("sampler run: family %s belongs to two metrics: one sampler decides when it is scraped", fam)
+			}
+			all[fam] = true
 		}
 		if s == nil {
-			return acc, fmt.Errorf("sampler run: family %s has no sampler", name)
+			return acc, fmt.Errorf("sampler run: metric %s has no sampler", name)
 		}
-		fams = append(fams, &famState{name: name, sampler: s, on: true, acc: Family{Name: name}})
-		all[name] = true
+		fams = append(fams, &famState{name: name, sampler: s, on: true, acc: Family{Name: name, Families: families,
+			Scraped: make([]bool, n), have: make([]bool, n), filled: make([]bool, n), recon: make([]float64, n)}})
 	}
 	sort.Slice(fams, func(i, j int) bool { return fams[i].name < fams[j].name })
 	if err := r.Client.Scrape(ctx, all); err != nil {
@@ -174,7 +206,10 @@ func (r Run) Do(ctx context.Context) (acc Accounting, err error) {
 		}
 	}()
 
-	start := time.Now()
+	start := r.Start
+	if start.IsZero() {
+		start = time.Now()
+	}
 	acc.Start, acc.Seconds = start, n
 	for k := 0; k < n; k++ {
 		at := start.Add(time.Duration(k) * second)
@@ -196,8 +231,16 @@ func (r Run) Do(ctx context.Context) (acc Accounting, err error) {
 				if st.Scrape < 0 || st.Skip < 0 || st.Scrape+st.Skip < 1 {
 					return acc, fmt.Errorf("sampler of %s at second %d: step %+v, want Scrape, Skip ≥ 0 and Scrape+Skip ≥ 1", f.name, k, st)
 				}
+				if st.Fill != nil && len(st.Fill) != st.Skip {
+					return acc, fmt.Errorf("sampler of %s at second %d: %d fill values for %d skipped seconds", f.name, k, len(st.Fill), st.Skip)
+				}
 				f.step, f.pos = st, 0
 				f.acc.Steps++
+				for i, v := range st.Fill {
+					if t := k + st.Scrape + i; t < n {
+						f.acc.recon[t], f.acc.filled[t] = v, true
+					}
+				}
 			}
 			on := f.pos < f.step.Scrape
 			if on != f.on {
@@ -205,7 +248,15 @@ func (r Run) Do(ctx context.Context) (acc Accounting, err error) {
 			}
 		}
 		if len(changes) > 0 {
-			if err := r.Client.Scrape(ctx, changes); err != nil {
+			states := map[string]bool{}
+			for _, f := range fams {
+				if on, ok := changes[f.name]; ok {
+					for _, fam := range f.acc.Families {
+						states[fam] = on
+					}
+				}
+			}
+			if err := r.Client.Scrape(ctx, states); err != nil {
 				return acc, fmt.Errorf("second %d: %w", k, err)
 			}
 			acc.Reloads++
@@ -220,6 +271,7 @@ func (r Run) Do(ctx context.Context) (acc Accounting, err error) {
 		for _, f := range fams {
 			if f.on {
 				f.acc.ScrapedSeconds++
+				f.acc.Scraped[k] = true
 			}
 			f.pos++
 		}
@@ -238,12 +290,17 @@ func (r Run) Do(ctx context.Context) (acc Accounting, err error) {
 		return acc, err
 	}
 	for _, f := range fams {
-		c, err := r.Client.Samples(ctx, f.name, start, end)
-		if err != nil {
-			return acc, err
+		var total prometheus.Count
+		for _, fam := range f.acc.Families {
+			c, err := r.Client.Samples(ctx, fam, start, end)
+			if err != nil {
+				return acc, err
+			}
+			total.Samples += c.Samples
+			total.Series += c.Series
 		}
-		f.acc.Samples, f.acc.Series = c.Samples, c.Series
-		f.acc.StoredShare = c.Share(float64(n))
+		f.acc.Samples, f.acc.Series = total.Samples, total.Series
+		f.acc.StoredShare = total.Share(float64(n))
 		f.acc.RunShare = float64(f.acc.ScrapedSeconds) / float64(n)
 		acc.Families = append(acc.Families, f.acc)
 	}
@@ -254,13 +311,14 @@ func (r Run) Do(ctx context.Context) (acc Accounting, err error) {
 func (r Run) point(ctx context.Context, f *famState, k int, at time.Time) {
 	q := r.Values[f.name]
 	if q == "" {
-		q = "sum(" + f.name + ")"
+		q = "sum(" + f.acc.Families[0] + ")"
 	}
 	v, err := r.Client.Value(ctx, q, at)
-	if err != nil || len(v) == 0 {
+	if err != nil || len(v) == 0 || math.IsNaN(v[0].V) {
 		return
 	}
 	f.acc.Points = append(f.acc.Points, models.Point{T: k, V: v[0].V})
+	f.acc.recon[k], f.acc.have[k] = v[0].V, true
 }
 
 func describe(changes map[string]bool) string {

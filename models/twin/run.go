@@ -44,6 +44,11 @@ type Output struct {
 	// Files are extra files (name → content) the folder gets with the run,
 	// atomically (a sweep's params.json).
 	Files map[string][]byte
+	// Monitoring evaluates a monitoring section after the run, on its load
+	// (one value per second): the evaluation and extra files. nil: the
+	// twin's, monitor.Evaluate on metrics derived from the load; a live
+	// run's evaluates Prometheus's real metrics (live/monitor.Session).
+	Monitoring func(load []float64) (*monitor.Evaluation, map[string][]byte, error)
 }
 
 // Executor carries out a resolved scenario and streams its rows to sink: Run
@@ -93,7 +98,7 @@ func RunToDirWith(exec Executor, sc scenario.Scenario, dir string, out Output) (
 		return results.Summary{}, err
 	}
 	if load != nil {
-		if err := writeMonitoring(w, sc, load.rates); err != nil {
+		if err := writeMonitoring(w, sc, load.rates, out.Monitoring); err != nil {
 			return results.Summary{}, err
 		}
 	}
@@ -118,12 +123,23 @@ func (l *loadTee) WriteSample(s results.Sample) error {
 }
 
 // writeMonitoring evaluates the monitoring section on the run's load and
-// adds hostmetrics.parquet, tradeoff.csv and tradeoff.parquet to the run
-// folder, committed with it.
-func writeMonitoring(w *results.RunWriter, sc scenario.Scenario, load []float64) error {
-	ev, err := monitor.Evaluate(*sc.Monitoring, load, sim.Seeds{Root: sc.Seed}, 0)
+// adds hostmetrics.parquet, tradeoff.csv and tradeoff.parquet (and the
+// evaluation's extra files) to the run folder, committed with it.
+func writeMonitoring(w *results.RunWriter, sc scenario.Scenario, load []float64, evaluate func([]float64) (*monitor.Evaluation, map[string][]byte, error)) error {
+	if evaluate == nil {
+		evaluate = func(load []float64) (*monitor.Evaluation, map[string][]byte, error) {
+			ev, err := monitor.Evaluate(*sc.Monitoring, load, sim.Seeds{Root: sc.Seed}, 0)
+			return ev, nil, err
+		}
+	}
+	ev, extra, err := evaluate(load)
 	if err != nil {
 		return err
+	}
+	for _, name := range slices.Sorted(maps.Keys(extra)) {
+		if err := w.WriteFile(name, extra[name]); err != nil {
+			return err
+		}
 	}
 	host, err := results.ParquetBytes(ev.HostSamples(load))
 	if err != nil {
