@@ -71,7 +71,6 @@ func EvaluateTruth(spec Spec, truth [][]float64, seeds sim.Seeds, workers int) (
 		metric, sampler int
 		param           float64
 		row             results.TradeoffRow
-		scraped         int
 		err             error
 	}
 	var jobs []*job
@@ -109,7 +108,7 @@ func EvaluateTruth(spec Spec, truth [][]float64, seeds sim.Seeds, workers int) (
 		go func() {
 			defer wg.Done()
 			for j := range next {
-				j.err = ev.replay(j.metric, spec.Samplers[j.sampler], j.param, fitted[[2]int{j.metric, j.sampler}], train, seeds, &j.row, &j.scraped)
+				j.row, j.err = ev.replay(j.metric, spec.Samplers[j.sampler], j.param, fitted[[2]int{j.metric, j.sampler}], train, seeds)
 			}
 		}()
 	}
@@ -118,42 +117,26 @@ func EvaluateTruth(spec Spec, truth [][]float64, seeds sim.Seeds, workers int) (
 	}
 	close(next)
 	wg.Wait()
-	// rows in job order, and per sampler and parameter the "all" row: bytes
-	// summed over the metrics, MAPE and missed peaks averaged and summed
+	// rows in job order, and per sampler and parameter the "all" row first
 	for i := 0; i < len(jobs); i += len(spec.Metrics) {
-		group := jobs[i : i+len(spec.Metrics)]
-		all := results.TradeoffRow{Sampler: group[0].row.Sampler, ParamName: group[0].row.ParamName, Param: group[0].param, Metric: "all", MAE: math.NaN()}
-		var bytes, full, mape, samples float64
-		for _, j := range group {
+		group := make([]results.TradeoffRow, 0, len(spec.Metrics))
+		for _, j := range jobs[i : i+len(spec.Metrics)] {
 			if j.err != nil {
 				return nil, j.err
 			}
-			b := spec.Metrics[j.metric].Bytes
-			bytes += b * float64(j.scraped)
-			full += b * float64(n-train)
-			samples += j.row.SamplesShare
-			mape += j.row.MAPE
-			all.MissedPeaks += j.row.MissedPeaks
-			all.Peaks += j.row.Peaks
+			group = append(group, j.row)
 		}
-		all.SamplesShare, all.MAPE = samples/float64(len(group)), mape/float64(len(group))
-		all.BytesShare = all.SamplesShare
-		if full > 0 {
-			all.BytesShare = bytes / full
-		}
-		ev.Rows = append(ev.Rows, all)
-		for _, j := range group {
-			ev.Rows = append(ev.Rows, j.row)
-		}
+		ev.Rows = append(ev.Rows, ev.AllRow(group))
+		ev.Rows = append(ev.Rows, group...)
 	}
 	return ev, nil
 }
 
 // replay runs one sampler at one parameter value on one metric's evaluated part.
-func (ev *Evaluation) replay(mi int, ss SamplerSpec, param float64, q forecast.Quantiler, train int, seeds sim.Seeds, row *results.TradeoffRow, scraped *int) error {
+func (ev *Evaluation) replay(mi int, ss SamplerSpec, param float64, q forecast.Quantiler, train int, seeds sim.Seeds) (results.TradeoffRow, error) {
 	s, closer, err := ss.build(ev.Spec.Metrics[mi].Name, param, q, ev.Truth[mi][:train], seeds)
 	if err != nil {
-		return err
+		return results.TradeoffRow{}, err
 	}
 	defer closer()
 	res := Replay(ev.Truth[mi][train:], s)
@@ -161,12 +144,34 @@ func (ev *Evaluation) replay(mi int, ss SamplerSpec, param float64, q forecast.Q
 	// earn, so the run says so rather than report it
 	if fr, ok := s.(*ForecastRule); ok {
 		if n, err := fr.QuantilerErrors(); n > 0 {
-			return fmt.Errorf("monitoring.samplers: %s on %s at threshold %g: %d forecasts failed; the last: %w", ss.Name, ev.Spec.Metrics[mi].Name, param, n, err)
+			return results.TradeoffRow{}, fmt.Errorf("monitoring.samplers: %s on %s at threshold %g: %d forecasts failed; the last: %w", ss.Name, ev.Spec.Metrics[mi].Name, param, n, err)
 		}
 	}
-	*scraped = res.Count
-	*row = ev.Row(mi, ss.Name, ss.paramName(), param, res)
-	return nil
+	return ev.Row(mi, ss.Name, ss.paramName(), param, res), nil
+}
+
+// AllRow is the row of metric "all" of one sampler at one parameter value,
+// from its rows of every metric of the section, in the section's order:
+// bytes summed over the metrics (each metric's share weighted by its bytes
+// per scrape), samples share and MAPE averaged, missed peaks summed.
+func (ev *Evaluation) AllRow(group []results.TradeoffRow) results.TradeoffRow {
+	all := results.TradeoffRow{Sampler: group[0].Sampler, ParamName: group[0].ParamName, Param: group[0].Param, Metric: "all", MAE: math.NaN()}
+	var bytes, full, mape, samples float64
+	for i, r := range group {
+		b := ev.Spec.Metrics[i].Bytes
+		bytes += b * r.BytesShare
+		full += b
+		samples += r.SamplesShare
+		mape += r.MAPE
+		all.MissedPeaks += r.MissedPeaks
+		all.Peaks += r.Peaks
+	}
+	all.SamplesShare, all.MAPE = samples/float64(len(group)), mape/float64(len(group))
+	all.BytesShare = all.SamplesShare
+	if full > 0 {
+		all.BytesShare = bytes / full
+	}
+	return all
 }
 
 // Row scores a run of a sampler on metric mi's evaluated part (a replay's,
