@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/streamtwin/streamtwin/live/cluster"
 	livemonitor "github.com/streamtwin/streamtwin/live/monitor"
+	"github.com/streamtwin/streamtwin/models/hostmetrics"
 	"github.com/streamtwin/streamtwin/live/prometheus"
 	"github.com/streamtwin/streamtwin/models/monitor"
 	"github.com/streamtwin/streamtwin/results"
@@ -73,7 +75,10 @@ func startPrometheusCluster(t *testing.T, cl string, upFlags ...string) *cluster
 // against its Prometheus: node_cpu_seconds_total scraped 20 s, off 40 s,
 // on 20 s; node_memory_MemAvailable_bytes always. The share of samples the
 // TSDB stored must match the run's own accounting within 10 % (issue 23's
-// acceptance), and live down must leave nothing running.
+// acceptance). Then `live run scenarios/live-monitoring.yaml` on the same
+// cluster (about 5 min): tradeoff.csv from the host's real metrics, and the
+// live sampler's stored shares against its books. live down must leave
+// nothing running.
 func TestLivePrometheus(t *testing.T) {
 	if os.Getenv("STREAMTWIN_LIVE") == "" {
 		t.Skip("set STREAMTWIN_LIVE=1 to start a real Flink, Kafka and Prometheus (make live-test)")
@@ -82,9 +87,9 @@ func TestLivePrometheus(t *testing.T) {
 	if d := os.Getenv("STREAMTWIN_LIVE_DIR"); d != "" {
 		cl = d
 	}
-	c := startPrometheusCluster(t, cl, "--taskmanagers", "1", "--slots", "1")
+	c := startPrometheusCluster(t, cl, "--taskmanagers", "2", "--slots", "2")
 	out, stderr, code, _ := runCLI(t, "live", "status", "--dir", cl)
-	if code != 0 || !strings.Contains(out, "prometheus  http://127.0.0.1:9090: 4/4 targets up") {
+	if code != 0 || !strings.Contains(out, "prometheus  http://127.0.0.1:9090: 5/5 targets up") {
 		t.Fatalf("live status: exit %d\n%s%s", code, out, stderr)
 	}
 	pc, err := c.Prometheus()
@@ -126,6 +131,73 @@ func TestLivePrometheus(t *testing.T) {
 	n, err := pc.Samples(ctx, "node_memory_MemTotal_bytes", acc.Start, acc.End)
 	if err != nil || math.Abs(n.Share(80)-1) > 0.05 {
 		t.Errorf("MemTotal over the run: %+v (share %.3f), %v", n, n.Share(80), err)
+	}
+	checkLiveMonitoring(t, cl)
+}
+
+// checkLiveMonitoring runs scenarios/live-monitoring.yaml on the cluster
+// in cl: every sampler at every parameter is replayed on the real metrics,
+// the live sampler's rows are there, and what the TSDB stored of each
+// metric matches the live sampler's own books within 10 %.
+func checkLiveMonitoring(t *testing.T, cl string) {
+	run := filepath.Join(t.TempDir(), "run")
+	if d := os.Getenv("STREAMTWIN_LIVE_MONITORING_OUT"); d != "" {
+		run = d
+		if err := os.RemoveAll(run); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stdout, stderr, code, _ := runCLI(t, "live", "run", "../scenarios/live-monitoring.yaml", "--dir", cl, "--out", run, "--jar", "../"+defaultJobJar)
+	t.Log(stdout, stderr)
+	if code != 0 {
+		t.Fatalf("live run: exit %d", code)
+	}
+	rows, err := results.ReadTradeoff(filepath.Join(run, results.TradeoffParquet))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 3 metrics and "all": fixed 4, adam 3, forecast 4 and the live one
+	count := map[string]int{}
+	for _, r := range rows {
+		count[r.Sampler]++
+		if r.Metric != "all" && (math.IsNaN(r.MAE) || r.SamplesShare < 0 || r.SamplesShare > 1) {
+			t.Errorf("row %+v", r)
+		}
+	}
+	if count["fixed"] != 16 || count["adam"] != 12 || count["forecast-seasonal"] != 16 || count["forecast-seasonal-live"] != 4 {
+		t.Errorf("rows per sampler %v", count)
+	}
+	f, err := os.Open(filepath.Join(run, results.MonitoringLiveCSV))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil || len(recs) != 4 {
+		t.Fatalf("%s: %d lines, %v", results.MonitoringLiveCSV, len(recs), err)
+	}
+	col := map[string]int{}
+	for i, c := range recs[0] {
+		col[c] = i
+	}
+	for _, rec := range recs[1:] {
+		var runShare, stored, agree float64
+		fmt.Sscan(rec[col["run_share"]], &runShare)
+		fmt.Sscan(rec[col["stored_share"]], &stored)
+		fmt.Sscan(rec[col["decisions_agree"]], &agree)
+		ok := math.Abs(stored-runShare) <= 0.1*runShare || (runShare == 0 && stored == 0)
+		if !ok || agree < 0 || agree > 1 {
+			t.Errorf("%s: run share %g, stored %g, decisions agreeing %g", rec[col["metric"]], runShare, stored, agree)
+		}
+	}
+	host, err := results.ReadHostSamples(filepath.Join(run, results.HostMetricsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range host {
+		if h.Metric == "cpu_pct" && !(h.Value >= 0 && h.Value <= 100) {
+			t.Fatalf("cpu_pct %g at %g s", h.Value, h.TimeS)
+		}
 	}
 }
 
@@ -283,20 +355,6 @@ func jobRunningAt(ctx context.Context, pc *prometheus.Client, from, to time.Time
 	return time.UnixMilli(int64(est[len(est)/2])), nil
 }
 
-// hostQueries are the host metrics of the monitoring reference's §4 at 1 s
-// (job node-truth, which no sampler turns off):
-// irate over the last two scrapes (1 s apart) instead of rate over 1 min,
-// MemAvailable / MemTotal at each scrape, every disk and network device
-// summed (here: vda, and lo, which carries all of the cluster's traffic).
-var hostQueries = []struct{ column, query string }{
-	{"cpu_pct", `100 * (1 - avg(irate(node_cpu_seconds_total{mode="idle",job="node-truth"}[5s])))`},
-	{"mem_pct", `100 * (1 - sum(node_memory_MemAvailable_bytes{job="node-truth"}) / sum(node_memory_MemTotal_bytes{job="node-truth"}))`},
-	{"disk_read_bps", `sum(irate(node_disk_read_bytes_total{job="node-truth"}[5s]))`},
-	{"disk_write_bps", `sum(irate(node_disk_written_bytes_total{job="node-truth"}[5s]))`},
-	{"net_rx_bps", `sum(irate(node_network_receive_bytes_total{job="node-truth"}[5s]))`},
-	{"net_tx_bps", `sum(irate(node_network_transmit_bytes_total{job="node-truth"}[5s]))`},
-}
-
 // hostTable is the CSV: one row per sample of the run. Row time_s = k is
 // the run's interval (k−1, k]; its host values are PromQL evaluated at
 // start + k + 0.999 s, i.e. over the last two scrapes before then (the
@@ -309,14 +367,16 @@ func hostTable(ctx context.Context, pc *prometheus.Client, start time.Time, samp
 		return start.Add(time.Duration(ts*float64(time.Second)) + 999*time.Millisecond)
 	}
 	from, to := at(samples[0].TimeS), at(samples[len(samples)-1].TimeS)
-	cols := make([]map[int64]float64, len(hostQueries))
-	for i, q := range hostQueries {
-		ss, err := pc.Series(ctx, q.query, from, to.Add(time.Millisecond), time.Second)
+	// the measured columns' queries on the ground truth's job
+	cols := make([]map[int64]float64, len(hostmetrics.Measured))
+	for i, m := range hostmetrics.Measured {
+		q := strings.ReplaceAll(m.Query, "$job", prometheus.TruthJob)
+		ss, err := pc.Series(ctx, q, from, to.Add(time.Millisecond), time.Second)
 		if err != nil {
 			return "", err
 		}
 		if len(ss) != 1 {
-			return "", fmt.Errorf("%s: %d series, want 1", q.query, len(ss))
+			return "", fmt.Errorf("%s: %d series, want 1", q, len(ss))
 		}
 		cols[i] = map[int64]float64{}
 		for _, p := range ss[0].Points {
@@ -325,15 +385,15 @@ func hostTable(ctx context.Context, pc *prometheus.Client, start time.Time, samp
 	}
 	var b strings.Builder
 	b.WriteString("time_s,input_rate,throughput")
-	for _, q := range hostQueries {
-		b.WriteString("," + q.column)
+	for _, m := range hostmetrics.Measured {
+		b.WriteString("," + m.Name)
 	}
 	b.WriteString("\n")
 	missing := 0
 	for _, s := range samples {
 		fmt.Fprintf(&b, "%g,%.1f,%.1f", s.TimeS, s.InputRate, s.Throughput)
 		key := int64(math.Round(s.TimeS - samples[0].TimeS))
-		for i := range hostQueries {
+		for i := range hostmetrics.Measured {
 			v, ok := cols[i][key]
 			if !ok {
 				missing++
@@ -345,7 +405,7 @@ func hostTable(ctx context.Context, pc *prometheus.Client, start time.Time, samp
 		b.WriteString("\n")
 	}
 	if missing > len(samples)/20 {
-		return "", fmt.Errorf("%d host values missing of %d", missing, len(samples)*len(hostQueries))
+		return "", fmt.Errorf("%d host values missing of %d", missing, len(samples)*len(hostmetrics.Measured))
 	}
 	return b.String(), nil
 }

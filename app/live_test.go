@@ -258,6 +258,11 @@ func TestLiveErrors(t *testing.T) {
 	if err := os.WriteFile(rescale, []byte(sc+"actions:\n  - {at: 60s, parallelism: 8}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	noLive := filepath.Join(dir, "no-live.yaml")
+	mon := string(must(os.ReadFile("../scenarios/live-monitoring.yaml")))
+	if err := os.WriteFile(noLive, []byte(mon[:strings.Index(mon, "  live: {")]), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	closed := closedPort(t)
 	// the jar is only checked to exist before the cluster is contacted
 	jar := filepath.Join(dir, "jobs.jar")
@@ -290,6 +295,10 @@ func TestLiveErrors(t *testing.T) {
 			[]string{"live-traffic.yaml:", "faults[0]: an external cluster cannot inject faults", "--dir"}},
 		{"rescale beyond the slots", []string{"live", "run", rescale, "--jar", jar, "--flink", flink.URL, "--kafka", closed, "--dir", filepath.Join(dir, "ext")},
 			[]string{"rescale.yaml:", "actions[0].parallelism: 8 is beyond an external cluster's 2 slots (allowed 1..2)"}},
+		{"monitoring on an external cluster", []string{"live", "run", "../scenarios/live-monitoring.yaml", "--jar", jar, "--flink", flink.URL, "--kafka", closed, "--dir", filepath.Join(dir, "ext")},
+			[]string{"live-monitoring.yaml: monitoring: a live run measures the host with the local cluster's Prometheus", "live up --prometheus"}},
+		{"monitoring without a live sampler", []string{"live", "run", noLive, "--jar", jar, "--flink", flink.URL, "--kafka", closed, "--dir", filepath.Join(dir, "ext")},
+			[]string{"no-live.yaml:", "monitoring.live: missing", "{sampler: adam, param: 0.1}"}},
 		{"bad taskmanager count", []string{"live", "up", "--taskmanagers", "0", "--dir", filepath.Join(dir, "c")},
 			[]string{"taskmanagers"}},
 	}

@@ -75,3 +75,12 @@ func ReadTradeoff(path string) ([]TradeoffRow, error) {
 	}
 	return rows, nil
 }
+
+// ReadHostSamples loads a hostmetrics.parquet.
+func ReadHostSamples(path string) ([]HostSample, error) {
+	rows, err := parquet.ReadFile[HostSample](path)
+	if err != nil {
+		return nil, fmt.Errorf("results: read %s: %w", path, err)
+	}
+	return rows, nil
+}

@@ -13,7 +13,9 @@
 // The run counts each family's scraped seconds itself; at the end it
 // waits two scrape intervals, asks the TSDB how many samples it stored for
 // each family over the run (count_over_time, live/prometheus) and turns
-// every family back on.
+// every family back on. The TSDB's count starts when the first second's
+// reload, if there is one, has taken effect: the families were on until
+// then, and a scrape in those milliseconds is not the run's.
 //
 // A family's transmitted share is the samples stored ÷ the samples a 1 s
 // scrape of its series would have stored over the run (series × seconds);

@@ -69,7 +69,7 @@ type Family struct {
 	// the TSDB's, summed over its families
 	Samples     int     // raw samples stored over the run
 	Series      int     // its series
-	StoredShare float64 // Samples ÷ (Series × Seconds)
+	StoredShare float64 // Samples ÷ (Series × Seconds); 0 when nothing was stored
 }
 
 // Result is what the monitoring system holds of the metric over the run,
@@ -126,7 +126,7 @@ func (a Accounting) Check(tol float64) error {
 func (a Accounting) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d s from %s, %d reloads\n", a.Seconds, a.Start.UTC().Format(time.RFC3339), a.Reloads)
-	fmt.Fprintf(&b, "%-40s %8s %6s %7s %8s %8s %8s\n", "family", "scraped", "steps", "series", "samples", "run", "stored")
+	fmt.Fprintf(&b, "%-40s %8s %6s %7s %8s %8s %8s\n", "metric", "scraped", "steps", "series", "samples", "run", "stored")
 	for _, f := range a.Families {
 		fmt.Fprintf(&b, "%-40s %7ds %6d %7d %8d %8.3f %8.3f\n", f.Name, f.ScrapedSeconds, f.Steps, f.Series, f.Samples, f.RunShare, f.StoredShare)
 	}
@@ -211,6 +211,7 @@ func (r Run) Do(ctx context.Context) (acc Accounting, err error) {
 		start = time.Now()
 	}
 	acc.Start, acc.Seconds = start, n
+	countFrom := start
 	for k := 0; k < n; k++ {
 		at := start.Add(time.Duration(k) * second)
 		if err := sleepUntil(ctx, at); err != nil {
@@ -259,6 +260,11 @@ func (r Run) Do(ctx context.Context) (acc Accounting, err error) {
 			if err := r.Client.Scrape(ctx, states); err != nil {
 				return acc, fmt.Errorf("second %d: %w", k, err)
 			}
+			if k == 0 {
+				// the families were on until this reload took effect: a
+				// scrape before it is not the run's
+				countFrom = time.Now()
+			}
 			acc.Reloads++
 			for _, f := range fams {
 				if on, ok := changes[f.name]; ok {
@@ -292,7 +298,7 @@ func (r Run) Do(ctx context.Context) (acc Accounting, err error) {
 	for _, f := range fams {
 		var total prometheus.Count
 		for _, fam := range f.acc.Families {
-			c, err := r.Client.Samples(ctx, fam, start, end)
+			c, err := r.Client.Samples(ctx, fam, countFrom, end)
 			if err != nil {
 				return acc, err
 			}
@@ -301,6 +307,9 @@ func (r Run) Do(ctx context.Context) (acc Accounting, err error) {
 		}
 		f.acc.Samples, f.acc.Series = total.Samples, total.Series
 		f.acc.StoredShare = total.Share(float64(n))
+		if total.Samples == 0 && total.Series == 0 {
+			f.acc.StoredShare = 0 // nothing stored: no series to divide by
+		}
 		f.acc.RunShare = float64(f.acc.ScrapedSeconds) / float64(n)
 		acc.Families = append(acc.Families, f.acc)
 	}

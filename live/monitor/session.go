@@ -82,7 +82,7 @@ func (s *Session) Run(ctx context.Context, start time.Time) error {
 	if err := sleepUntil(ctx, at.Add(s.second()/2)); err != nil {
 		return err
 	}
-	truth, err := s.truth(ctx, 0, train)
+	truth, err := s.truth(ctx, int(spec.Warmup), train)
 	if err != nil {
 		return fmt.Errorf("monitoring: the training part's ground truth: %w", err)
 	}
@@ -186,7 +186,7 @@ func (s *Session) Evaluate(load []float64) (*models.Evaluation, map[string][]byt
 	train := int(spec.Train)
 	part := make([][]float64, len(truth))
 	for i := range truth {
-		part[i] = truth[i][:train]
+		part[i] = ev.TrainPart(i)
 	}
 	// the live sampler replayed on the truth, to compare decisions
 	replayed, closeAll, err := spec.LiveSamplers(part, s.Seeds)

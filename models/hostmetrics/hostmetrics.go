@@ -40,21 +40,22 @@ type Relation struct {
 // (text format, HELP and TYPE lines included) on a 2-CPU host with two
 // disks: node_cpu_seconds_total 930 B; MemAvailable and MemTotal 334 B;
 // node_disk_read_bytes_total 225 B, node_disk_written_bytes_total 240 B
-// (measured, docs/monitoring.md). Their live queries are the reference's
-// (§4) at 1 s: irate over the last two scrapes (a 10 min range, so that a
-// live sampler's first scrape after a skip still has the one before it)
-// instead of rate over 1 min, and MemAvailable ÷ MemTotal.
+// (measured, docs/monitoring.md). Their live queries are those of the
+// Measured columns: the reference's (§4) at 1 s, irate over the last two
+// scrapes (a 10 min range, so that a live sampler's first scrape after a
+// skip still has the one before it) instead of rate over 1 min, and
+// MemAvailable ÷ MemTotal.
 func Defaults() []Relation {
+	live := func(r Relation, column string) Relation {
+		m := measured(column)
+		r.Query, r.Families = m.Query, m.Families
+		return r
+	}
 	return []Relation{
-		{Name: "cpu_rate", Unit: "%", Intercept: 2.559, Slope: 0.03112, Lag: 70, SD: 0.59, Max: 100, Bytes: 930, Fitted: "monitoring testbed, test week (R² 0.960)",
-			Query: `100 * (1 - avg(irate(node_cpu_seconds_total{mode="idle",job="$job"}[10m])))`, Families: []string{"node_cpu_seconds_total"}},
-		{Name: "memory_rate", Unit: "%", Intercept: 3.256, Slope: 0.01080, Lag: 70, SD: 0.31, Max: 100, Bytes: 334, Fitted: "monitoring testbed, test week (R² 0.911)",
-			Query:    `100 * (1 - sum(node_memory_MemAvailable_bytes{job="$job"}) / sum(node_memory_MemTotal_bytes{job="$job"}))`,
-			Families: []string{"node_memory_MemAvailable_bytes", "node_memory_MemTotal_bytes"}},
-		{Name: "read_bytes_rate", Unit: "B/s", Intercept: 1.052e6, Slope: 1.002e5, Lag: 70, SD: 6.8e5, Bytes: 225, Fitted: "monitoring testbed, test week (R² 0.995)",
-			Query: `sum(irate(node_disk_read_bytes_total{job="$job"}[10m]))`, Families: []string{"node_disk_read_bytes_total"}},
-		{Name: "write_bytes_rate", Unit: "B/s", Intercept: 1.338e6, Slope: 1.203e5, Lag: 70, SD: 8.3e5, Bytes: 240, Fitted: "monitoring testbed, test week (R² 0.995)",
-			Query: `sum(irate(node_disk_written_bytes_total{job="$job"}[10m]))`, Families: []string{"node_disk_written_bytes_total"}},
+		live(Relation{Name: "cpu_rate", Unit: "%", Intercept: 2.559, Slope: 0.03112, Lag: 70, SD: 0.59, Max: 100, Bytes: 930, Fitted: "monitoring testbed, test week (R² 0.960)"}, "cpu_pct"),
+		live(Relation{Name: "memory_rate", Unit: "%", Intercept: 3.256, Slope: 0.01080, Lag: 70, SD: 0.31, Max: 100, Bytes: 334, Fitted: "monitoring testbed, test week (R² 0.911)"}, "mem_pct"),
+		live(Relation{Name: "read_bytes_rate", Unit: "B/s", Intercept: 1.052e6, Slope: 1.002e5, Lag: 70, SD: 6.8e5, Bytes: 225, Fitted: "monitoring testbed, test week (R² 0.995)"}, "disk_read_bps"),
+		live(Relation{Name: "write_bytes_rate", Unit: "B/s", Intercept: 1.338e6, Slope: 1.203e5, Lag: 70, SD: 8.3e5, Bytes: 240, Fitted: "monitoring testbed, test week (R² 0.995)"}, "disk_write_bps"),
 	}
 }
 

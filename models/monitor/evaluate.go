@@ -91,7 +91,7 @@ func EvaluateTruth(spec Spec, truth [][]float64, seeds sim.Seeds, workers int) (
 		}
 		key := [2]int{j.metric, j.sampler}
 		if fitted[key] == nil {
-			q, err := ss.fit(spec.Metrics[j.metric].Name, ev.Truth[j.metric][:train])
+			q, err := ss.fit(spec.Metrics[j.metric].Name, ev.TrainPart(j.metric))
 			if err != nil {
 				return nil, err
 			}
@@ -134,7 +134,7 @@ func EvaluateTruth(spec Spec, truth [][]float64, seeds sim.Seeds, workers int) (
 
 // replay runs one sampler at one parameter value on one metric's evaluated part.
 func (ev *Evaluation) replay(mi int, ss SamplerSpec, param float64, q forecast.Quantiler, train int, seeds sim.Seeds) (results.TradeoffRow, error) {
-	s, closer, err := ss.build(ev.Spec.Metrics[mi].Name, param, q, ev.Truth[mi][:train], seeds)
+	s, closer, err := ss.build(ev.Spec.Metrics[mi].Name, param, q, ev.TrainPart(mi), seeds)
 	if err != nil {
 		return results.TradeoffRow{}, err
 	}
@@ -174,6 +174,12 @@ func (ev *Evaluation) AllRow(group []results.TradeoffRow) results.TradeoffRow {
 	return all
 }
 
+// TrainPart is metric mi's training part: its truth from the warm-up's end
+// to the training part's.
+func (ev *Evaluation) TrainPart(mi int) []float64 {
+	return ev.Truth[mi][int(ev.Spec.Warmup):int(ev.Spec.Train)]
+}
+
 // Row scores a run of a sampler on metric mi's evaluated part (a replay's,
 // or a live run's Reconstruct) against the truth: samples share, MAE, MAPE,
 // peaks missed. BytesShare is the samples share (one metric's scrapes all
@@ -188,7 +194,8 @@ func (ev *Evaluation) Row(mi int, sampler, paramName string, param float64, res 
 }
 
 // LiveSamplers are the section's live sampler (Spec.Live) for each metric,
-// built on train (per metric, the training part of its ground truth) as
+// built on train (per metric, the training part of its ground truth, from
+// the warm-up's end: Evaluation.TrainPart) as
 // the replay of that sampler builds them, with the same random streams: on
 // the same points they take the same decisions. Close ends an external
 // forecaster's processes.

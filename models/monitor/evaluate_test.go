@@ -87,10 +87,61 @@ func TestSpecProblems(t *testing.T) {
 		{Spec{Train: 10, Samplers: []SamplerSpec{{Kind: "forecast", Thresholds: []float64{0.01}, Forecaster: "lstm"}}}, "samplers[0].forecaster"},
 		{Spec{Train: 10, Samplers: []SamplerSpec{{Kind: "forecast", Thresholds: []float64{0.01}, Forecaster: "external"}}}, "samplers[0].external.command"},
 		{Spec{Train: 10, Samplers: []SamplerSpec{{Kind: "adam", Gammas: []float64{1.5}}}}, "samplers[0].gammas[0]"},
+		{Spec{Train: 10, Samplers: []SamplerSpec{{Kind: "adam", Gammas: []float64{0.1}}}, Live: &LiveSampler{Sampler: "fixed", Param: 5}}, "live.sampler"},
+		{Spec{Train: 10, Samplers: []SamplerSpec{{Kind: "adam", Gammas: []float64{0.1}}}, Live: &LiveSampler{Sampler: "adam", Param: 0.2}}, "live.param"},
+		{Spec{Train: 10, Samplers: []SamplerSpec{{Kind: "forecast", Thresholds: []float64{0.1}}}, Live: &LiveSampler{Sampler: "forecast", Param: 0.1}}, "live.sampler"},
 	} {
 		if p := tc.spec.Problems(50); p[tc.field] == "" {
 			t.Errorf("%+v: problems %v lack %s", tc.spec, p, tc.field)
 		}
+	}
+	// the default name of a forecast sampler is forecast-<forecaster>
+	ok := Spec{Train: 10, Samplers: []SamplerSpec{{Kind: "forecast", Thresholds: []float64{0.1}}}, Live: &LiveSampler{Sampler: "forecast-seasonal", Param: 0.1}}
+	if p := ok.Problems(50); p != nil {
+		t.Errorf("problems %v", p)
+	}
+}
+
+func TestSpecLiveProblems(t *testing.T) {
+	ok := Spec{Train: 10, Samplers: []SamplerSpec{{Kind: "fixed", Intervals: []int{5}}}, Live: &LiveSampler{Sampler: "fixed", Param: 5}}
+	if p := ok.LiveProblems(); p != nil {
+		t.Errorf("the default metrics carry their queries and families: %v", p)
+	}
+	for _, tc := range []struct {
+		spec  Spec
+		field string
+	}{
+		{Spec{Train: 10, Samplers: ok.Samplers}, "live"},
+		{Spec{Train: 10, Samplers: ok.Samplers, Live: ok.Live, Metrics: []hostmetrics.Relation{{Name: "x", Query: "sum(x)", Families: []string{"x"}}}}, "metrics[0].query"},
+		{Spec{Train: 10, Samplers: ok.Samplers, Live: ok.Live, Metrics: []hostmetrics.Relation{{Name: "x", Query: `sum(x{job="$job"})`}}}, "metrics[0].families"},
+	} {
+		if p := tc.spec.LiveProblems(); p[tc.field] == "" {
+			t.Errorf("%+v: problems %v lack %s", tc.spec, p, tc.field)
+		}
+	}
+}
+
+// EvaluateTruth on a hand-made truth: fixed 2 s on 0, 2, 4, … (train 2 s)
+// holds the truth at even seconds and interpolates the odd ones exactly.
+func TestEvaluateTruthByHand(t *testing.T) {
+	truth := [][]float64{{1, 1, 2, 4, 6, 8, 10, 12}}
+	spec := Spec{Train: 2, Metrics: []hostmetrics.Relation{{Name: "m", Bytes: 10}}, Samplers: []SamplerSpec{{Kind: "fixed", Intervals: []int{2, 4}}}}
+	ev, err := EvaluateTruth(spec, truth, sim.Seeds{Root: 1}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// evaluated part 2 4 6 8 10 12; fixed 2 scrapes 2 6 10 and interpolates
+	// 4 and 8 exactly, holds 10 for the last second: |12−10| / 6 s
+	r := ev.Rows[1]
+	if r.Sampler != "fixed" || r.Param != 2 || r.SamplesShare != 0.5 || r.MAE != 2.0/6 {
+		t.Errorf("fixed 2: %+v", r)
+	}
+	// fixed 4 scrapes 2 and 10: 4, 6, 8 interpolated exactly, 12 held at 10
+	if r := ev.Rows[3]; r.Param != 4 || r.SamplesShare != 2.0/6 || r.MAE != 2.0/6 {
+		t.Errorf("fixed 4: %+v", r)
+	}
+	if _, err := EvaluateTruth(spec, [][]float64{{1, 2}, {3, 4}}, sim.Seeds{}, 1); err == nil {
+		t.Error("two series for one metric accepted")
 	}
 }
 

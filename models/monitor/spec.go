@@ -18,6 +18,10 @@ type Spec struct {
 	// Train is the first part of the run, used to set the metrics' scales
 	// and to fit the forecasters; the samplers are evaluated on the rest.
 	Train sim.Duration `yaml:"train"`
+	// Warmup is the first part of the training part left out of it: a
+	// live job's deployment (the jar's upload, the first records) spikes
+	// the metrics, and one spike would stretch a min-max scale.
+	Warmup sim.Duration `yaml:"warmup,omitempty"`
 	// Load drives the metrics: throughput (records/s the job processes, the
 	// default) or input_rate.
 	Load string `yaml:"load,omitempty"`
@@ -137,6 +141,9 @@ func (s Spec) Problems(duration float64) map[string]string {
 	e := map[string]string{}
 	if s.Train <= 0 || float64(s.Train) >= duration {
 		e["train"] = fmt.Sprintf("must be within the run (0 < train < %gs): the first part fits the forecasters and the scales, the rest is evaluated; got %v", duration, s.Train)
+	}
+	if s.Warmup < 0 || (s.Warmup > 0 && s.Warmup >= s.Train) {
+		e["warmup"] = fmt.Sprintf("must be within the training part (0 ≤ warmup < train %v): it is left out of it; got %v", s.Train, s.Warmup)
 	}
 	if s.Load != "" && s.Load != "throughput" && s.Load != "input_rate" {
 		e["load"] = fmt.Sprintf("must be throughput or input_rate, got %q", s.Load)
