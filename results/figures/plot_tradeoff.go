@@ -17,6 +17,8 @@ import (
 // panel per metric (the summed "all" first), data transmitted (% of a 1 s
 // scrape, log x) against the reconstruction's MAPE (%), one line per
 // sampler through its parameter values, in the samplers' first-seen order.
+// A sampler that transmitted nothing is drawn at the axis's left end,
+// ticked "0", not left out.
 func PlotTradeoff(base, title string, rows []results.TradeoffRow) ([]string, error) {
 	var metrics, samplers []string
 	for _, r := range rows {
@@ -36,13 +38,31 @@ func PlotTradeoff(base, title string, rows []results.TradeoffRow) ([]string, err
 		p.Title.Text = m
 		p.X.Label.Text = "data transmitted (% of 1 s scraping)"
 		p.X.Scale = plot.LogScale{}
-		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
-		lo, hi := math.Inf(1), 0.0
+		lo, hi, zero := 100.0, 0.0, false
+		for _, r := range rows {
+			if r.Metric == m && !math.IsNaN(r.MAPE) {
+				if r.BytesShare > 0 {
+					lo = min(lo, 100*r.BytesShare)
+				} else {
+					zero = true
+				}
+			}
+		}
+		zeroX := lo / 10 // where "nothing sent" sits on the log axis, a decade left
+		ticks := zeroTicks{LogTicks: plot.LogTicks{Prec: -1}}
+		if zero {
+			ticks.zero = zeroX
+		}
+		p.X.Tick.Marker = ticks
 		for si, s := range samplers {
 			var pts plotter.XYs
 			for _, r := range rows {
-				if r.Metric == m && r.Sampler == s && r.BytesShare > 0 && !math.IsNaN(r.MAPE) {
-					pts = append(pts, plotter.XY{X: 100 * r.BytesShare, Y: r.MAPE})
+				if r.Metric == m && r.Sampler == s && r.BytesShare >= 0 && !math.IsNaN(r.MAPE) {
+					x := 100 * r.BytesShare
+					if x == 0 {
+						x = zeroX
+					}
+					pts = append(pts, plotter.XY{X: x, Y: r.MAPE})
 				}
 			}
 			if len(pts) == 0 {
@@ -52,11 +72,12 @@ func PlotTradeoff(base, title string, rows []results.TradeoffRow) ([]string, err
 			st := styleOf(si)
 			p.Add(&plotter.Line{XYs: pts, LineStyle: st.line}, &plotter.Scatter{XYs: pts, GlyphStyle: st.glyph})
 			for _, q := range pts {
-				lo, hi = min(lo, q.X), max(hi, q.Y)
+				hi = max(hi, q.Y)
 			}
 		}
-		if lo <= 100 {
-			p.X.Min, p.X.Max = lo/1.3, 130
+		p.X.Min, p.X.Max = lo/1.3, 130
+		if zero {
+			p.X.Min = zeroX / 1.3
 		}
 		p.Y.Min, p.Y.Max = 0, hi*1.1+1e-9
 		panels = append(panels, p)
@@ -89,4 +110,24 @@ func PlotTradeoff(base, title string, rows []results.TradeoffRow) ([]string, err
 			}
 		}
 	})
+}
+
+// zeroTicks are log ticks with one more, "0", at zero (when > 0): where a
+// log axis shows the points of nothing.
+type zeroTicks struct {
+	plot.LogTicks
+	zero float64
+}
+
+func (t zeroTicks) Ticks(min, max float64) []plot.Tick {
+	ts := t.LogTicks.Ticks(min, max)
+	if t.zero > 0 {
+		for i := range ts {
+			if ts[i].Value < 3*t.zero { // its label would run into "0"
+				ts[i].Label = ""
+			}
+		}
+		ts = append(ts, plot.Tick{Value: t.zero, Label: "0"})
+	}
+	return ts
 }
