@@ -153,6 +153,9 @@ def _begin(policy: Policy, hello: Dict[str, Any]) -> Dict[str, Any]:
         # Reply anyway: streamtwin compares the versions and says what is wrong.
         print("streamtwin_policy speaks protocol %d, streamtwin sent hello with protocol %r"
               % (PROTOCOL, hello.get("protocol")), file=sys.stderr)
+    if hello.get("role") is not None:
+        raise ProtocolError("this process is a policy, but streamtwin's hello has role %r: "
+                            "was it given as a forecaster? (docs/policy-protocol.md)" % (hello.get("role"),))
     policy.hello = hello
     policy.run = hello.get("run") or {}
     policy.capabilities = hello.get("capabilities") or {}

@@ -287,6 +287,7 @@ def test_print_goes_to_stderr(capsys):
     (lines([observation(1, [])]), "'observation' before hello"),
     (lines([hello(), hello()]), "unexpected 'hello'"),
     (lines([hello()]) + '{"type":"reconfigure"}\n', "unexpected 'reconfigure'"),
+    ('{"type":"hello","protocol":1,"role":"forecaster","config":{}}\n', "role 'forecaster': was it given as a forecaster"),
 ])
 def test_protocol_errors(text, match):
     with pytest.raises(ProtocolError, match=match):
