@@ -76,6 +76,7 @@ type Controller struct {
 	useDetail bool
 	windowLen int
 	aligned   []scenario.ScheduledFault // armed, waiting for a checkpoint to align to
+	fallible  policy.Fallible           // pol, when its Step can fail; resolved once
 }
 
 // New builds the controller of one run of sched with pol on b.
@@ -88,6 +89,7 @@ func New(b Backend, pol policy.Policy, sched *scenario.Schedule) *Controller {
 	if d, ok := pol.(policy.DetailUser); ok && d.UsesDetail() {
 		c.useDetail, c.detail = true, make([]results.Detail, 0, 2*n)
 	}
+	c.fallible, _ = pol.(policy.Fallible)
 	return c
 }
 
@@ -169,14 +171,13 @@ func (c *Controller) Observation() policy.Observation {
 
 func (c *Controller) step() {
 	now := time.Duration(c.b.Now() * float64(time.Second))
-	f, ok := c.pol.(policy.Fallible)
-	if !ok {
+	if c.fallible == nil {
 		for _, a := range c.pol.Step(now, c.Observation()) {
 			c.Apply(a)
 		}
 		return
 	}
-	actions, err := f.StepErr(now, c.Observation())
+	actions, err := c.fallible.StepErr(now, c.Observation())
 	var hold *policy.HoldError
 	switch {
 	case errors.As(err, &hold):
