@@ -1,6 +1,7 @@
 package loadci_test
 
 import (
+	"github.com/streamtwin/streamtwin/internal/jsonproc"
 	"os"
 	"slices"
 	"testing"
@@ -24,7 +25,7 @@ func TestStepCost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	py, err := external.New(external.Settings{Command: []string{"python3", "../../../examples/python/load_ci_policy.py"}})
+	py, err := external.New(external.Settings{Settings: jsonproc.Settings{Command: []string{"python3", "../../../examples/python/load_ci_policy.py"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +38,9 @@ func TestStepCost(t *testing.T) {
 		step func(time.Duration, policy.Observation) ([]policy.Action, error)
 		goal time.Duration
 	}{
-		{"in process (Go)", func(now time.Duration, o policy.Observation) ([]policy.Action, error) { return goRule.Step(now, o), nil }, 50 * time.Microsecond},
+		{"in process (Go)", func(now time.Duration, o policy.Observation) ([]policy.Action, error) {
+			return goRule.Step(now, o), nil
+		}, 50 * time.Microsecond},
 		{"over the protocol (Python)", py.StepErr, time.Millisecond},
 	} {
 		const ticks = 5000

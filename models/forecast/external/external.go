@@ -12,7 +12,6 @@ import (
 
 	"github.com/streamtwin/streamtwin/internal/jsonproc"
 	"github.com/streamtwin/streamtwin/models/forecast"
-	"github.com/streamtwin/streamtwin/sim"
 )
 
 // Protocol is the version of docs/forecaster-protocol.md this package speaks.
@@ -21,20 +20,9 @@ const Protocol = 1
 // Name is the forecaster's name until its process says another in ready.
 const Name = "external"
 
-// Settings configure the process; the yaml keys are those of a
-// configuration that embeds them (`external: {command: [...]}`).
-type Settings struct {
-	// Command is the process's argv; Dir its working directory (empty: the
-	// current one).
-	Command []string `yaml:"command"`
-	Dir     string   `yaml:"dir,omitempty"`
-	// Timeout bounds the wait for each reply, StartTimeout the wait for the
-	// reply to hello (an interpreter's start-up and its imports).
-	Timeout      sim.Duration `yaml:"timeout,omitempty"`
-	StartTimeout sim.Duration `yaml:"start_timeout,omitempty"`
-	// Config is handed to the process in hello, as given.
-	Config map[string]any `yaml:"config,omitempty"`
-}
+// Settings are the forecaster process of a forecast sampler's external
+// section, as a policy's (internal/jsonproc.Settings).
+type Settings = jsonproc.Settings
 
 // Defaults of Settings.
 const (
@@ -59,24 +47,10 @@ type Forecaster struct {
 // New validates cfg and fills in its defaults; the process starts with the
 // first Quantiles call, or Start.
 func New(cfg Settings) (*Forecaster, error) {
-	if len(cfg.Command) == 0 || cfg.Command[0] == "" {
-		return nil, errors.New("forecaster external.command: missing; the process to run, e.g. [python3, examples/python/numpy_forecaster.py]")
+	cfg, err := cfg.WithDefaults("forecaster external", "[python3, examples/python/numpy_forecaster.py]", DefaultTimeout, DefaultStartTimeout)
+	if err != nil {
+		return nil, err
 	}
-	for _, d := range []struct {
-		name string
-		d    sim.Duration
-	}{{"timeout", cfg.Timeout}, {"start_timeout", cfg.StartTimeout}} {
-		if d.d < 0 || math.IsNaN(float64(d.d)) {
-			return nil, fmt.Errorf("forecaster external.%s must not be negative, got %v", d.name, d.d)
-		}
-	}
-	if cfg.Timeout == 0 {
-		cfg.Timeout = sim.Duration(DefaultTimeout.Seconds())
-	}
-	if cfg.StartTimeout == 0 {
-		cfg.StartTimeout = sim.Duration(DefaultStartTimeout.Seconds())
-	}
-	cfg.Command = append([]string(nil), cfg.Command...)
 	return &Forecaster{cfg: cfg, name: Name}, nil
 }
 
@@ -119,7 +93,7 @@ func (f *Forecaster) start() error {
 		f.dead = fmt.Errorf("forecaster external.config: %w", err)
 		return f.dead
 	}
-	proc, err := jsonproc.Start(f.cfg.Command, f.cfg.Dir)
+	proc, err := f.cfg.Start()
 	if err != nil {
 		f.dead = fmt.Errorf("forecaster process %w", err)
 		return f.dead

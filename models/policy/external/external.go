@@ -25,14 +25,8 @@ const Name = "external"
 
 // Settings are the keys of `policy: {external: {...}}`.
 type Settings struct {
-	// Command is the process's argv; Dir its working directory (the
-	// scenario loader makes it the scenario's folder by default).
-	Command []string `yaml:"command"`
-	Dir     string   `yaml:"dir,omitempty"`
-	// Timeout bounds the wait for each reply, StartTimeout the wait for the
-	// reply to hello (an interpreter's start-up).
-	Timeout      sim.Duration `yaml:"timeout,omitempty"`
-	StartTimeout sim.Duration `yaml:"start_timeout,omitempty"`
+	// the process: command, dir, timeout, start_timeout, config
+	jsonproc.Settings `yaml:",inline"`
 	// Interval is how often the controller asks.
 	Interval sim.Duration `yaml:"interval,omitempty"`
 	// Window is how many samples of history the process needs; it gets the
@@ -43,8 +37,6 @@ type Settings struct {
 	// OnError is fail (end the run) or hold (keep the configuration, record
 	// a policy_error event).
 	OnError string `yaml:"on_error,omitempty"`
-	// Config is handed to the process in hello, as given.
-	Config map[string]any `yaml:"config,omitempty"`
 }
 
 // Defaults of Settings.
@@ -87,16 +79,13 @@ type Policy struct {
 
 // New validates cfg and fills in its defaults; the process starts with Begin.
 func New(cfg Settings) (*Policy, error) {
-	if len(cfg.Command) == 0 || cfg.Command[0] == "" {
-		return nil, errors.New("policy.external.command: missing; the process to run, e.g. [python3, my_policy.py]")
+	var err error
+	if cfg.Settings, err = cfg.Settings.WithDefaults("policy.external", "[python3, my_policy.py]", DefaultTimeout, DefaultStartTimeout); err != nil {
+		return nil, err
 	}
-	for name, d := range map[string]sim.Duration{"timeout": cfg.Timeout, "start_timeout": cfg.StartTimeout, "interval": cfg.Interval} {
-		if d < 0 {
-			return nil, fmt.Errorf("policy.external.%s must not be negative, got %v", name, d)
-		}
+	if cfg.Interval < 0 {
+		return nil, fmt.Errorf("policy.external.interval must not be negative, got %v", cfg.Interval)
 	}
-	cfg.Timeout = orDefault(cfg.Timeout, DefaultTimeout)
-	cfg.StartTimeout = orDefault(cfg.StartTimeout, DefaultStartTimeout)
 	cfg.Interval = orDefault(cfg.Interval, DefaultInterval)
 	if cfg.Interval < 0.001 {
 		return nil, fmt.Errorf("policy.external.interval must be at least 1ms, got %v", cfg.Interval)
@@ -142,7 +131,7 @@ func (p *Policy) UsesDetail() bool { return p.cfg.Detail }
 // the run (the process is stopped).
 func (p *Policy) Begin(info policy.RunInfo) error {
 	p.info = info
-	proc, err := jsonproc.Start(p.cfg.Command, p.cfg.Dir)
+	proc, err := p.cfg.Start()
 	if err != nil {
 		return fmt.Errorf("policy process %w", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"github.com/streamtwin/streamtwin/internal/jsonproc"
 	"os"
 	"path/filepath"
 	"strings"
@@ -207,7 +208,7 @@ func TestHold(t *testing.T) {
 
 // An action the backend cannot do is refused at that tick, naming the backend.
 func TestActionTheBackendCannotDo(t *testing.T) {
-	p, err := external.New(external.Settings{Command: []string{os.Args[0], "fake-policy", "rescale"}, Timeout: 2})
+	p, err := external.New(external.Settings{Settings: jsonproc.Settings{Command: []string{os.Args[0], "fake-policy", "rescale"}, Timeout: 2}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +230,7 @@ func TestActionTheBackendCannotDo(t *testing.T) {
 
 // A process that needs an action the backend lacks is refused before the run.
 func TestRequiresRefusedBeforeTheRun(t *testing.T) {
-	p, err := external.New(external.Settings{Command: []string{os.Args[0], "fake-policy", "ok"}})
+	p, err := external.New(external.Settings{Settings: jsonproc.Settings{Command: []string{os.Args[0], "fake-policy", "ok"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +242,7 @@ func TestRequiresRefusedBeforeTheRun(t *testing.T) {
 }
 
 func TestStartFails(t *testing.T) {
-	p, err := external.New(external.Settings{Command: []string{"/nonexistent/policy"}})
+	p, err := external.New(external.Settings{Settings: jsonproc.Settings{Command: []string{"/nonexistent/policy"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,9 +258,9 @@ func TestSettingsValidation(t *testing.T) {
 		want string
 	}{
 		{external.Settings{}, "policy.external.command: missing"},
-		{external.Settings{Command: []string{"x"}, OnError: "retry"}, `policy.external.on_error must be fail or hold, got "retry"`},
-		{external.Settings{Command: []string{"x"}, Timeout: -1}, "policy.external.timeout must not be negative"},
-		{external.Settings{Command: []string{"x"}, Window: -5}, "policy.external.window must be at least 1 sample"},
+		{external.Settings{Settings: jsonproc.Settings{Command: []string{"x"}}, OnError: "retry"}, `policy.external.on_error must be fail or hold, got "retry"`},
+		{external.Settings{Settings: jsonproc.Settings{Command: []string{"x"}, Timeout: -1}}, "policy.external.timeout must not be negative"},
+		{external.Settings{Settings: jsonproc.Settings{Command: []string{"x"}}, Window: -5}, "policy.external.window must be at least 1 sample"},
 	} {
 		if _, err := external.New(tc.cfg); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("New(%+v): %v; want %q", tc.cfg, err, tc.want)
