@@ -43,6 +43,9 @@ func liveRunCommand() *cli.Command {
 			"statistics) and restarts them after job.cluster.restart_delay, runs the scenario's policy\n" +
 			"(CI changes by stop-with-savepoint + resubmit) and samples metrics every second. It always\n" +
 			"cancels its jobs and deletes its topics and jar, also on Ctrl-C.\n" +
+			"With a monitoring section (on `live up --prometheus`), its live sampler turns Prometheus's scraping\n" +
+			"on and off after the training part, and every sampler is replayed on the host's real metrics:\n" +
+			"tradeoff.csv, hostmetrics.parquet and monitoring-live.csv (docs/monitoring.md, \"Live\").\n" +
 			"Against a cluster of `streamtwin live up` (--dir), or an existing one with --flink and --kafka\n" +
 			"(no fault injection there: its TaskManagers are not ours to kill).",
 		Flags: []cli.Flag{
