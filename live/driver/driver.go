@@ -215,7 +215,13 @@ func Run(ctx context.Context, sc scenario.Scenario, sched *scenario.Schedule, en
 		// interrupted: it may need a few seconds after the run's last one
 		bctx, bcancel := context.WithCancel(ctx)
 		defer bcancel()
-		go func() { beside <- env.Beside(bctx, r.start) }()
+		go func() {
+			err := env.Beside(bctx, r.start)
+			if err != nil && !errors.Is(err, context.Canceled) {
+				r.Fail(err) // at once: the run stops, it does not go on without it
+			}
+			beside <- err
+		}()
 		go func() {
 			select {
 			case <-ended:
@@ -233,9 +239,7 @@ func Run(ctx context.Context, sc scenario.Scenario, sched *scenario.Schedule, en
 	}
 	r.stop()
 	r.wg.Wait()
-	if err := <-beside; err != nil && !errors.Is(err, context.Canceled) {
-		r.Fail(err)
-	}
+	<-beside // its error, if any, is the run's (Fail)
 	var runErr error
 	select {
 	case runErr = <-r.errs:
