@@ -25,4 +25,15 @@
 // The Points a sampler sees are, for each scraped second, the value of the
 // family's value query (Run.Values; default sum(<family>)) at the end of
 // that second: the newest sample Prometheus holds then.
+//
+// [Session] is the monitoring side of a live run of a scenario with a
+// monitoring section (streamtwin live run): it trains the section's live
+// sampler on the real ground truth (job node-truth), runs it as a Run
+// against job node for the rest of the run, and afterwards replays every
+// sampler of the section on the whole run's truth, adding the live
+// sampler's measured rows and monitoring-live.csv (docs/monitoring.md,
+// "Live"). The sampler starts once its training part's truth is fetched
+// and it is built, half a second and its fitting time after its first
+// second began: that second's decision takes effect late, and the TSDB's
+// count starts with it.
 package monitor
