@@ -58,7 +58,7 @@ func (f *truthTSDB) Series(_ context.Context, q string, from, to time.Time, step
 // replay's, and the TSDB's share (2 series, counted at mid-second) the
 // run's.
 func TestSession(t *testing.T) {
-	const sec = 50 * time.Millisecond
+	const sec = 100 * time.Millisecond
 	spec := models.Spec{
 		Train:    4,
 		Metrics:  []hostmetrics.Relation{{Name: "m", Bytes: 100, Query: `sum(m{job="$job"})`, Families: []string{"m"}}},
@@ -129,7 +129,7 @@ func TestSessionRefusesWithoutLiveRun(t *testing.T) {
 // run writes it (twin.RunToDirWith with the session's hooks, the driver
 // replaced by an executor that writes 12 samples while the session runs).
 func TestSessionRunFolder(t *testing.T) {
-	const sec = 50 * time.Millisecond
+	const sec = 100 * time.Millisecond
 	yaml := `name: session
 duration: 12s
 workload: {shape: constant, rate: 1000/s}
