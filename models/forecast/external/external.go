@@ -1,7 +1,6 @@
 package external
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -116,7 +115,7 @@ func (f *Forecaster) hello(proc *jsonproc.Process, hello []byte) error {
 		return fmt.Errorf("forecaster process %w", err)
 	}
 	var r reply
-	if err := decode(data, &r); err != nil {
+	if err := jsonproc.Decode(data, &r); err != nil {
 		return fmt.Errorf("forecaster process %s: its reply to hello is not valid: %v; the line: %s", proc.Argv(), err, jsonproc.Quote(data))
 	}
 	switch {
@@ -176,7 +175,7 @@ func (f *Forecaster) quantiles(data []byte, h int, levels []float64) ([][]float6
 		return fmt.Errorf("forecaster %s %s: reply at call %d: %s; the line: %s", f.name, f.proc.Argv(), f.call, fmt.Sprintf(format, a...), jsonproc.Quote(data))
 	}
 	var r reply
-	if err := decode(data, &r); err != nil {
+	if err := jsonproc.Decode(data, &r); err != nil {
 		return nil, bad("not valid: %v", err)
 	}
 	switch r.Type {
@@ -318,19 +317,6 @@ func (v *value) UnmarshalJSON(b []byte) error {
 		return fmt.Errorf("quantile %s is not a number", jsonproc.Quote(b))
 	}
 	*v = value(x)
-	return nil
-}
-
-// decode is strict: a misspelt field is an error, not a silent default.
-func decode(data []byte, v any) error {
-	d := json.NewDecoder(bytes.NewReader(data))
-	d.DisallowUnknownFields()
-	if err := d.Decode(v); err != nil {
-		return err
-	}
-	if d.More() {
-		return errors.New("more than one JSON value on the line")
-	}
 	return nil
 }
 

@@ -1,9 +1,7 @@
 package external
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -160,7 +158,7 @@ func (p *Policy) begin(hello []byte) error {
 		return fmt.Errorf("policy process %w", err)
 	}
 	var r reply
-	if err := decode(data, &r); err != nil {
+	if err := jsonproc.Decode(data, &r); err != nil {
 		return fmt.Errorf("policy process %s: its reply to hello is not valid: %v in line %s", p.proc.Argv(), err, jsonproc.Quote(data))
 	}
 	switch {
@@ -246,7 +244,7 @@ func (p *Policy) End(reason string) {
 // actions decodes and checks one reply to an observation.
 func (p *Policy) actions(data []byte) ([]policy.Action, error) {
 	var r reply
-	if err := decode(data, &r); err != nil {
+	if err := jsonproc.Decode(data, &r); err != nil {
 		return nil, fmt.Errorf("not valid: %v", err)
 	}
 	if r.Type != "actions" {
@@ -301,19 +299,6 @@ func kindList(ks []policy.ActionKind) string {
 		s[i] = string(k)
 	}
 	return strings.Join(s, ", ")
-}
-
-// decode is strict: a misspelt field is an error, not a silent default.
-func decode(data []byte, v any) error {
-	d := json.NewDecoder(bytes.NewReader(data))
-	d.DisallowUnknownFields()
-	if err := d.Decode(v); err != nil {
-		return err
-	}
-	if d.More() {
-		return errors.New("more than one JSON value on the line")
-	}
-	return nil
 }
 
 func orEmpty(m map[string]any) map[string]any {
