@@ -17,8 +17,8 @@ import (
 
 	"github.com/streamtwin/streamtwin/live/cluster"
 	livemonitor "github.com/streamtwin/streamtwin/live/monitor"
-	"github.com/streamtwin/streamtwin/models/hostmetrics"
 	"github.com/streamtwin/streamtwin/live/prometheus"
+	"github.com/streamtwin/streamtwin/models/hostmetrics"
 	"github.com/streamtwin/streamtwin/models/monitor"
 	"github.com/streamtwin/streamtwin/results"
 )
