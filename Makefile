@@ -4,7 +4,7 @@ VENV    := .venv
 PYTHON  := $(VENV)/bin/python
 BIN     := bin/streamtwin
 
-.PHONY: demo test unit python-test docs monitoring daedalus autoscaler-tuning live-rescale-profile live-daedalus bench build vet clean reference calibration calibration-live live-jobs live-test live-khaos-profile live-khaos-reference live-traffic-profile live-host-profile live-soak fuzz slurm-test
+.PHONY: demo test unit python-test docs deps monitoring daedalus autoscaler-tuning live-rescale-profile live-daedalus bench build vet clean reference calibration calibration-live live-jobs live-test live-khaos-profile live-khaos-reference live-traffic-profile live-host-profile live-soak fuzz slurm-test
 
 build:
 	$(GO) build -o $(BIN) ./cmd/streamtwin
@@ -22,10 +22,17 @@ $(PYTHON): requirements.txt
 vet:
 	$(GO) vet ./...
 
+# The Debian packages the tests need, installed when missing (as root or
+# through sudo; otherwise the command names them): a JDK and Maven for the
+# live job jar, Flink and Kafka; prometheus and node-exporter for
+# `live up --prometheus`. make slurm-test installs Slurm and munge the same way.
+deps:
+	bash deploy/install-packages.sh java prometheus
+
 # Unit and model tests; the Python policy package's tests (python-test);
 # end-to-end CLI runs whose files must open in pandas/pyarrow and DuckDB; the
 # notebooks executed headless on them.
-test: vet build $(PYTHON) live-jobs python-test
+test: deps vet build $(PYTHON) live-jobs python-test
 	$(GO) test -count=1 ./...
 	rm -rf runs/test
 	$(BIN) run scenarios/demo.yaml --out runs/test/demo --plot

@@ -92,3 +92,55 @@ func TestIndexedJobManifest(t *testing.T) {
 		t.Errorf("manifest does not map the completion index to --shard: %+v", job)
 	}
 }
+
+// TestInstallPackagesScript: deploy/install-packages.sh, the one install
+// step of make test, make slurm-test and .ci/run, does nothing when the
+// commands are there, names the packages when it cannot install them (not
+// root, no sudo), and refuses an unknown set.
+func TestInstallPackagesScript(t *testing.T) {
+	script, _ := filepath.Abs("../deploy/install-packages.sh")
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	have := t.TempDir() // java and mvn, as stubs, readable by nobody
+	os.Chmod(filepath.Dir(have), 0o755)
+	os.Chmod(have, 0o755)
+	for _, c := range []string{"java", "mvn"} {
+		if err := os.WriteFile(filepath.Join(have, c), []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	empty := t.TempDir()
+	run := func(path string, args ...string) (string, int) {
+		cmd := exec.Command(bash, append([]string{script}, args...)...)
+		if os.Geteuid() == 0 { // as root it would install: run as nobody
+			setpriv, err := exec.LookPath("setpriv")
+			if err != nil {
+				t.Skip("root without setpriv: cannot run the script unprivileged")
+			}
+			cmd = exec.Command(setpriv, append([]string{"--reuid=65534", "--regid=65534", "--clear-groups", bash, script}, args...)...)
+		}
+		cmd.Env = []string{"PATH=" + path}
+		out, _ := cmd.CombinedOutput()
+		return string(out), cmd.ProcessState.ExitCode()
+	}
+	for _, c := range []struct {
+		name, path string
+		args       []string
+		code       int
+		want       string
+	}{
+		{"present", have, []string{"java"}, 0, ""},
+		{"missing, no root", empty, []string{"java", "prometheus"}, 1,
+			"Install them as root:  apt-get install --no-install-recommends openjdk-17-jdk-headless maven prometheus prometheus-node-exporter"},
+		{"unknown set", empty, []string{"promethus"}, 2, "unknown set 'promethus' (java, prometheus, slurm)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out, code := run(c.path, c.args...)
+			if code != c.code || !strings.Contains(out, c.want) || (c.want == "" && out != "") {
+				t.Errorf("exit %d, output %q; want exit %d and %q", code, out, c.code, c.want)
+			}
+		})
+	}
+}

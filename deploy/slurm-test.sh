@@ -26,26 +26,7 @@ die() {
 [[ -x $BIN ]] || die "$BIN missing: make build"
 
 # --- Slurm and munge from Debian, if missing --------------------------------
-if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null || ! command -v sbatch >/dev/null ||
-	! command -v munged >/dev/null || ! command -v mungekey >/dev/null; then
-	log "installing slurm-wlm and munge"
-	# Keep the packages from starting their system services (munge would
-	# start with /etc/munge's key and outlive this test): the Debian way is
-	# a policy-rc.d that denies service starts, for the time of the install.
-	policy=
-	if [[ ! -e /usr/sbin/policy-rc.d ]]; then
-		printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d
-		chmod 755 /usr/sbin/policy-rc.d
-		policy=/usr/sbin/policy-rc.d
-	fi
-	rc=0
-	aptlog=$(mktemp)
-	{ apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
-		-o DPkg::Lock::Timeout=300 slurm-wlm munge; } >"$aptlog" 2>&1 || rc=$?
-	[[ -z $policy ]] || rm -f "$policy"
-	((rc == 0)) || { tail -n 20 "$aptlog"; die "apt-get install slurm-wlm munge failed"; }
-	rm -f "$aptlog"
-fi
+bash deploy/install-packages.sh slurm || die "Slurm and munge are needed"
 log "$(slurmctld -V), $(munged -V 2>&1 | awk '{print $1; exit}')"
 
 # --- cleanup: whatever happens, stop everything this test started -----------
