@@ -112,3 +112,14 @@ func TestTemporaryPathRefused(t *testing.T) {
 		t.Fatalf("error %v", err)
 	}
 }
+
+func TestNum(t *testing.T) {
+	for _, c := range []struct {
+		x    float64
+		want string
+	}{{240, "240"}, {1, "1"}, {45.6789, "45.68"}, {10.9, "10.9"}, {0.1, "0.1"}, {15859027, "15,859,027"}, {108.26, "108.3"}, {0, "0"}} {
+		if got := num(c.x); got != c.want {
+			t.Errorf("num(%v) = %q, want %q", c.x, got, c.want)
+		}
+	}
+}
