@@ -8,11 +8,12 @@ checkpoint interval of ``short_ci_s``, at or below ``low_rate`` for
 ``long_ci_s``, and in between, or when the job already has that interval, it
 does nothing. Both versions take the same decisions with the same reasons.
 
-Use it from a scenario::
+Use it from a scenario (paths are relative to the scenario's folder, here
+scenarios/)::
 
     policy:
       external:
-        command: [python3, examples/python/load_ci_policy.py]
+        command: [python3, ../examples/python/load_ci_policy.py]
         config: {high_rate: 20000, low_rate: 8000}
 
 It needs no installation: it finds the streamtwin_policy package in the

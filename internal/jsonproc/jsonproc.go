@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -35,13 +36,19 @@ type line struct {
 	err  error // a read error other than EOF
 }
 
-// Start runs argv in dir (empty: the current directory).
-func Start(argv []string, dir string) (*Process, error) {
+// Start runs argv in dir (empty: the current directory), with env
+// (NAME=value) added to streamtwin's environment: a name in env replaces
+// the inherited value. argv[0] with a slash is relative to dir; a bare
+// name is looked up in streamtwin's PATH, whatever env says.
+func Start(argv []string, dir string, env []string) (*Process, error) {
 	if len(argv) == 0 || argv[0] == "" {
 		return nil, errors.New("no command")
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir
+	if len(env) > 0 {
+		cmd.Env = append(os.Environ(), env...) // the last value of a name wins
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.WaitDelay = time.Second
 	p := &Process{argv: argv, cmd: cmd, stderr: &tail{}}

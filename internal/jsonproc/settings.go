@@ -2,6 +2,7 @@ package jsonproc
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"time"
@@ -14,9 +15,15 @@ import (
 // monitoring.samplers[].external).
 type Settings struct {
 	// Command is the process's argv; Dir its working directory (the
-	// scenario loader makes it the scenario's folder by default).
+	// scenario loader makes it the scenario's folder by default). A
+	// command[0] with a slash (../.venv/bin/python) is relative to Dir; a
+	// bare name (python3) is looked up in streamtwin's own PATH.
 	Command []string `yaml:"command"`
 	Dir     string   `yaml:"dir,omitempty"`
+	// Env is added to the environment the process inherits from
+	// streamtwin (PYTHONPATH, a model's folder); a name given here
+	// replaces the inherited value.
+	Env Env `yaml:"env,omitempty"`
 	// Timeout bounds the wait for each reply, StartTimeout the wait for the
 	// reply to hello (an interpreter's start-up and its imports).
 	Timeout      sim.Duration `yaml:"timeout,omitempty"`
@@ -27,7 +34,7 @@ type Settings struct {
 
 // WithDefaults checks s and fills in the timeouts it leaves out; errors
 // name field (policy.external) and show example (a command) when the
-// command is missing.
+// command is missing. Env's names must not be empty nor contain '='.
 func (s Settings) WithDefaults(field, example string, timeout, startTimeout time.Duration) (Settings, error) {
 	if len(s.Command) == 0 || s.Command[0] == "" {
 		return s, fmt.Errorf("%s.command: missing; the process to run, e.g. %s", field, example)
@@ -46,9 +53,12 @@ func (s Settings) WithDefaults(field, example string, timeout, startTimeout time
 	if s.StartTimeout == 0 {
 		s.StartTimeout = sim.Duration(startTimeout.Seconds())
 	}
-	s.Command = slices.Clone(s.Command)
+	if err := s.Env.check(field); err != nil {
+		return s, err
+	}
+	s.Command, s.Env = slices.Clone(s.Command), maps.Clone(s.Env)
 	return s, nil
 }
 
-// Start runs the command in its folder.
-func (s Settings) Start() (*Process, error) { return Start(s.Command, s.Dir) }
+// Start runs the command in its folder, with its environment.
+func (s Settings) Start() (*Process, error) { return Start(s.Command, s.Dir, s.Env.List()) }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/streamtwin/streamtwin/internal/jsonproc"
 	"github.com/streamtwin/streamtwin/models/forecast"
 	"github.com/streamtwin/streamtwin/models/forecast/external"
 )
@@ -68,6 +69,9 @@ func fakeForecaster(mode string) {
 			}
 			name := "fake-" + mode
 			if tag, ok := msg.Config["tag"].(string); ok {
+				name = tag
+			}
+			if tag := os.Getenv("FAKE_FORECASTER_NAME"); tag != "" { // given by Settings.Env
 				name = tag
 			}
 			switch mode {
@@ -378,6 +382,7 @@ func TestSettingsValidation(t *testing.T) {
 		{external.Settings{Command: []string{""}}, "forecaster external.command: missing"},
 		{external.Settings{Command: []string{"x"}, Timeout: -1}, "forecaster external.timeout must not be negative"},
 		{external.Settings{Command: []string{"x"}, StartTimeout: -1}, "forecaster external.start_timeout must not be negative"},
+		{external.Settings{Command: []string{"x"}, Env: jsonproc.Env{"A=B": "c"}}, `forecaster external.env: name "A=B" contains '='`},
 	} {
 		if _, err := external.New(tc.cfg); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("New(%+v): %v; want %q", tc.cfg, err, tc.want)
@@ -389,6 +394,14 @@ func TestSettingsValidation(t *testing.T) {
 	}
 	if err := f.Start(); err == nil || !strings.Contains(err.Error(), "forecaster external.config:") {
 		t.Errorf("Start with a config JSON cannot encode: %v", err)
+	}
+}
+
+// Settings.Env reaches the process: the fake takes its name from it.
+func TestEnvReachesTheProcess(t *testing.T) {
+	f := fake(t, "ok", external.Settings{Env: jsonproc.Env{"FAKE_FORECASTER_NAME": "from-env"}})
+	if err := f.Start(); err != nil || f.Name() != "from-env" {
+		t.Errorf("Start: %v, name %q; want from-env", err, f.Name())
 	}
 }
 

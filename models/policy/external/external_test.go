@@ -62,7 +62,11 @@ func fakePolicy(mode string) {
 		}
 		act := `[]`
 		if msg.Tick == 1 {
-			act = `[{"kind":"set_checkpoint_interval","interval_s":20,"reason":"fake: tick 1"}]`
+			ci := "20"
+			if v := os.Getenv("FAKE_POLICY_CI_S"); v != "" { // given by the scenario's env
+				ci = v
+			}
+			act = `[{"kind":"set_checkpoint_interval","interval_s":` + ci + `,"reason":"fake: tick 1"}]`
 		}
 		if msg.Tick == 2 {
 			switch mode {
@@ -265,5 +269,50 @@ func TestSettingsValidation(t *testing.T) {
 		if _, err := external.New(tc.cfg); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("New(%+v): %v; want %q", tc.cfg, err, tc.want)
 		}
+	}
+}
+
+// The scenario's env reaches the process: the fake policy asks at tick 1
+// for the interval FAKE_POLICY_CI_S says.
+func TestEnvReachesTheProcess(t *testing.T) {
+	t.Setenv("FAKE_POLICY_CI_S", "20") // inherited, replaced by the scenario's
+	src := fmt.Sprintf(`name: env
+seed: 7
+duration: 1m
+workload: {shape: constant, rate: 10000/s}
+job: {parallelism: 2, checkpoint: {interval: 10s}}
+policy:
+  external:
+    command: [%q, fake-policy, ok]
+    env: {FAKE_POLICY_CI_S: 37}
+`, os.Args[0])
+	sc, err := scenario.ParseRun(filepath.Join(t.TempDir(), "s.yaml"), []byte(src), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "run")
+	if _, err := twin.RunToDir(sc, dir, twin.Output{}); err != nil {
+		t.Fatal(err)
+	}
+	samples, err := results.ReadSamples(filepath.Join(dir, "timeseries.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ci := samples[len(samples)-1].CheckpointIntervalS; ci != 37 {
+		t.Errorf("final checkpoint interval %g s; want 37 s, from the scenario's env", ci)
+	}
+}
+
+// A bad env is refused before the run, naming the field (and, in a
+// scenario file, its line).
+func TestEnvRefused(t *testing.T) {
+	src := "name: x\nduration: 1m\nworkload: {shape: constant, rate: 1000/s}\npolicy:\n  external:\n    command: [python3, p.py]\n    env: {A=B: c}\n"
+	_, err := scenario.ParseRun(filepath.Join(t.TempDir(), "s.yaml"), []byte(src), "", nil)
+	if want := `s.yaml:7: policy.external.env: name "A=B" contains '='`; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("ParseRun: %v; want %q", err, want)
+	}
+	_, err = external.New(external.Settings{Settings: jsonproc.Settings{Command: []string{"x"}, Env: jsonproc.Env{"": "c"}}})
+	if want := "policy.external.env: a variable's name cannot be empty"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("New: %v; want %q", err, want)
 	}
 }
