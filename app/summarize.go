@@ -1,15 +1,20 @@
 package app
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/streamtwin/streamtwin/models/sweep"
 	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/sim"
 	"github.com/urfave/cli/v2"
 )
 
@@ -20,10 +25,14 @@ func summarizeCommand() *cli.Command {
 		Description: "Prints the headline figures (" + strings.Join(headlineFigures, ", ") + ")\n" +
 			"of each group; --all prints every figure, --figure picks some. The statistics of every figure\n" +
 			"are written to the parquet file either way. Numbers are rounded to 4 significant digits\n" +
-			"(docs/results.md); confidence intervals of figures that cannot be negative stop at 0.",
+			"(docs/results.md); confidence intervals of figures that cannot be negative stop at 0.\n" +
+			"A group holds the replications of one setting: a parameter that varies in the sweep must be\n" +
+			"in --by, or in --pool to pool its values into the groups on purpose (the table and the\n" +
+			"parquet's pooled_over column say so); otherwise summarize refuses, naming it.",
 		ArgsUsage: "RUNS_DIR|runs.parquet",
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "by", Usage: "group by these parameter columns (repeat, or comma-separate)"},
+			&cli.StringSliceFlag{Name: "pool", Usage: "pool the runs of every value of these parameters into each group, on purpose (repeat, or comma-separate)"},
 			&cli.StringSliceFlag{Name: "figure", Usage: "print only these figures (all are written)"},
 			&cli.BoolFlag{Name: "all", Usage: "print every figure, not only the headline ones"},
 			&cli.StringFlag{Name: "out", Usage: "parquet file for the statistics (default: stats[-by-…].parquet beside runs.parquet)"},
@@ -39,19 +48,30 @@ func summarizeCommand() *cli.Command {
 			if !exists(path) {
 				return badInput(fmt.Errorf("%s: no such file; run a sweep first", path))
 			}
+			figures := splitList(c.StringSlice("figure"))
+			for _, f := range figures {
+				if err := results.CheckFigure(f); err != nil {
+					return badInput(fmt.Errorf("--figure: %w", err))
+				}
+			}
 			t, err := results.ReadTable(path)
 			if err != nil {
 				return err
 			}
-			var by []string
-			for _, b := range c.StringSlice("by") {
-				by = append(by, strings.Split(b, ",")...)
-			}
-			stats, err := results.SummarizeRuns(t, by)
-			if err != nil {
+			by, pool := splitList(c.StringSlice("by")), splitList(c.StringSlice("pool"))
+			keys := paramKeys(filepath.Dir(path), t)
+			stats, err := results.SummarizeRuns(t, by, pool)
+			var pe *results.PoolingError
+			switch {
+			case errors.As(err, &pe):
+				return badInput(fmt.Errorf("%s: %s", path, poolingMessage(t, keys, pe, pool)))
+			case err != nil:
 				return badInput(fmt.Errorf("%s: %w", path, err))
 			}
-			printStats(os.Stdout, by, stats, c.StringSlice("figure"), c.Bool("all"))
+			printStats(os.Stdout, by, stats, figures, c.Bool("all"), keys)
+			if len(pool) > 0 {
+				fmt.Println(pooledLine(t, pool))
+			}
 			out := c.String("out")
 			if out == "" {
 				name := "stats.parquet"
@@ -60,7 +80,7 @@ func summarizeCommand() *cli.Command {
 				}
 				out = filepath.Join(filepath.Dir(path), name)
 			}
-			if err := results.WriteStats(out, by, stats); err != nil {
+			if err := results.WriteStats(out, by, pool, stats); err != nil {
 				return err
 			}
 			fmt.Println("→", out)
@@ -71,13 +91,15 @@ func summarizeCommand() *cli.Command {
 
 // headlineFigures are what summarize prints by default: recovery, its
 // violations, latency, throughput and lag (5 lines per group instead of
-// 31; a 45-run sweep grouped by two parameters fits about a screen).
+// one per figure; a 45-run sweep grouped by two parameters fits about a
+// screen).
 var headlineFigures = []string{"recovery_mean_s", "qos_recovery_violations", "latency_p99_ms",
 	"throughput_mean", "lag_max"}
 
 // printStats prints the statistics of the chosen figures (figures given,
-// else all with all, else the headline ones) as an aligned table.
-func printStats(w io.Writer, by []string, stats []results.FigureStat, figures []string, all bool) {
+// else all with all, else the headline ones) as an aligned table, the group
+// values in their parameters' units (keys).
+func printStats(w io.Writer, by []string, stats []results.FigureStat, figures []string, all bool, keys paramKeyFormat) {
 	if len(figures) == 0 && !all {
 		figures = headlineFigures
 	}
@@ -93,7 +115,11 @@ func printStats(w io.Writer, by []string, stats []results.FigureStat, figures []
 			continue
 		}
 		shown[s.Figure] = true
-		rows = append(rows, statRow(s))
+		row := statRow(s)
+		for i, b := range by {
+			row[i] = keys.format(b, row[i])
+		}
+		rows = append(rows, row)
 	}
 	right := make([]bool, len(header))
 	for i := len(by) + 1; i < len(right); i++ {
@@ -123,4 +149,134 @@ func countFigures(stats []results.FigureStat) int {
 		seen[s.Figure] = true
 	}
 	return len(seen)
+}
+
+// pooledLine says what the groups pool on purpose: "pooled over
+// workload.rate (3 values)".
+func pooledLine(t *results.Table, pool []string) string {
+	var parts []string
+	for _, p := range pool {
+		parts = append(parts, fmt.Sprintf("%s (%s)", p, plural(len(results.Levels(t, p)), "value")))
+	}
+	return "pooled over " + strings.Join(parts, ", ") + ": n counts the runs of every value, not replications only"
+}
+
+// poolingMessage explains a refused summary: which parameters vary within
+// the groups (with their values, in their units) and the two ways out.
+func poolingMessage(t *results.Table, keys paramKeyFormat, e *results.PoolingError, pool []string) string {
+	var what []string
+	for _, p := range e.Params {
+		levels := results.Levels(t, p)
+		var vs []string
+		for _, l := range levels[:min(len(levels), 5)] {
+			vs = append(vs, keys.format(p, l))
+		}
+		if len(levels) > 5 {
+			vs = append(vs, "…")
+		}
+		what = append(what, fmt.Sprintf("%s (%s: %s)", p, plural(len(levels), "value"), strings.Join(vs, ", ")))
+	}
+	it, verb := "it", "varies"
+	if len(e.Params) > 1 {
+		it, verb = "them", "vary"
+	}
+	where := "between the runs"
+	if len(e.By) > 0 {
+		where = "within the groups of --by " + strings.Join(e.By, ",")
+	}
+	return fmt.Sprintf("%s %s %s, so the statistics would mix %s with the replications. "+
+		"Add %s to --by (--by %s), or pool over %s on purpose with --pool %s",
+		strings.Join(what, " and "), verb, where, it,
+		it, strings.Join(append(slices.Clone(e.By), e.Params...), ","),
+		it, strings.Join(append(slices.Clone(pool), e.Params...), ","))
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}
+
+// paramKeyFormat prints the values of numeric parameter columns in their
+// units, by column name.
+type paramKeyFormat map[string]func(float64) string
+
+// format prints a group key (results.Table.Key: a number in base units, or
+// text) of column name: 10 → 10s, 60000 → 60,000/s; a column of unknown
+// unit as it is, no value as –.
+func (p paramKeyFormat) format(name, key string) string {
+	if key == "" {
+		return results.NoValue
+	}
+	if f := p[name]; f != nil {
+		if x, err := strconv.ParseFloat(key, 64); err == nil {
+			return f(x)
+		}
+	}
+	return key
+}
+
+// paramKeys learns the unit of each parameter of a sweep from how the
+// sweep file wrote its values, as the runs' params.json keep them (10s: a
+// duration, 60000/s: a rate, 64MiB: a size; the same parsers, in the same
+// order, as sweep.Value, which turned them into the base units of
+// runs.parquet): durations print as scenarios write them (sim.Duration:
+// 10s, 1m30s), rates as records/s with thousands separators, sizes as
+// sim.Bytes. It reads the first and the last run's params.json (a value
+// written 0 says nothing of its unit). Without run folders (a merged
+// runs.parquet) the values print in base units.
+func paramKeys(dir string, t *results.Table) paramKeyFormat {
+	keys := paramKeyFormat{}
+	ids := t.Strings["run_id"]
+	if len(ids) == 0 {
+		return keys
+	}
+	for _, id := range []string{ids[0], ids[len(ids)-1]} {
+		b, err := os.ReadFile(filepath.Join(dir, "runs", id, sweep.ParamsFile))
+		if err != nil {
+			continue
+		}
+		var params struct {
+			Params []results.ParamValue `json:"params"`
+		}
+		if json.Unmarshal(b, &params) != nil {
+			continue
+		}
+		for _, p := range params.Params {
+			if _, ok := t.Floats[p.Name]; ok && keys[p.Name] == nil {
+				if f := unitFormat(p.Text); f != nil {
+					keys[p.Name] = f
+				}
+			}
+		}
+	}
+	return keys
+}
+
+// unitFormat is how to print values of a parameter written text in a sweep
+// file; nil for a plain number (or 0, which any unit may write).
+func unitFormat(text string) func(float64) string {
+	if _, err := strconv.ParseFloat(strings.TrimSpace(text), 64); err == nil {
+		return nil
+	}
+	if _, err := sim.ParseDuration(text); err == nil {
+		return func(x float64) string { return sim.Duration(x).String() }
+	}
+	if _, err := sim.ParseRate(text); err == nil {
+		return formatRate
+	}
+	if _, err := sim.ParseBytes(text); err == nil {
+		return func(x float64) string { return sim.Bytes(x).String() }
+	}
+	return nil
+}
+
+// formatRate prints records/s in the table number format: 60,000/s; a
+// fractional rate (a random draw) to 4 significant digits.
+func formatRate(x float64) string {
+	if x == math.Trunc(x) {
+		return results.FormatCount(x) + "/s"
+	}
+	return results.FormatNumber(x, 0) + "/s"
 }

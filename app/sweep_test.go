@@ -96,7 +96,7 @@ func TestSweepResumeAfterKill(t *testing.T) {
 		t.Errorf("merged shards differ from the unsharded sweep")
 	}
 	// statistics over the replications
-	stdout, stderr, code, _ := runCLI(t, "results", "summarize", whole, "--by", "job.checkpoint.interval", "--figure", "recovery_mean_s")
+	stdout, stderr, code, _ := runCLI(t, "results", "summarize", whole, "--by", "job.checkpoint.interval", "--pool", "workload.rate,faults[0].at", "--figure", "recovery_mean_s")
 	if code != 0 || strings.Count(stdout, "recovery_mean_s") != 3 {
 		t.Errorf("summarize: exit %d\n%s%s", code, stdout, stderr)
 	}

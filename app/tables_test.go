@@ -30,8 +30,8 @@ func TestPrintedTablesAreTidy(t *testing.T) {
 		t.Fatal(stderr)
 	}
 	by := "job.checkpoint.interval,workload.rate"
-	short, _, code, _ := runCLI(t, "results", "summarize", swept, "--by", by)
-	all, _, code2, _ := runCLI(t, "results", "summarize", swept, "--by", by, "--all")
+	short, _, code, _ := runCLI(t, "results", "summarize", swept, "--by", by, "--pool", "faults[0].at")
+	all, _, code2, _ := runCLI(t, "results", "summarize", swept, "--by", by, "--pool", "faults[0].at", "--all")
 	if code != 0 || code2 != 0 {
 		t.Fatalf("summarize: exit %d, --all: exit %d", code, code2)
 	}

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/parquet-go/parquet-go"
+
+	"github.com/streamtwin/streamtwin/internal/suggest"
 )
 
 // ReadFloatColumns loads whole numeric columns of a parquet file by name,
@@ -136,6 +138,8 @@ func (e *ColumnError) Error() string {
 	what := fmt.Sprintf("no column %q", e.Column)
 	if e.Problem != "" {
 		what = fmt.Sprintf("column %q %s", e.Column, e.Problem)
+	} else if s := suggest.DidYouMean(suggest.Closest(e.Column, e.Available, 3)); s != "" {
+		what += "; " + s
 	}
 	return fmt.Sprintf("%s: %s (available: %s)", e.File, what, strings.Join(e.Available, ", "))
 }

@@ -4,12 +4,15 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/streamtwin/streamtwin/internal/suggest"
 )
 
 // FigureStat is one figure of one group of runs, across its replications.
@@ -65,15 +68,187 @@ func CIBounds(mean, half float64, nonNegative bool) (low, high float64) {
 	return low, high
 }
 
+// RunKeys are the columns of runs.parquet that identify a run, neither
+// parameters nor figures. Its replications (replication, seed) are what a
+// summary describes the spread over.
+var RunKeys = []string{"run_id", "run_index", "replication", "seed"}
+
+// ParamColumns are the parameter columns of a runs table: in runs.parquet
+// (which has a seed column) the columns between seed and the first summary
+// figure, so a figure of an older or newer version is not taken for one;
+// in any other table every column that is neither a run key nor a figure.
+func ParamColumns(t *Table) []string {
+	figs, _ := Figures(Summary{})
+	skip := map[string]bool{}
+	for _, n := range append(RunKeys, figs...) {
+		skip[n] = true
+	}
+	runsTable := slices.Contains(t.Names, "seed")
+	started := !runsTable
+	var out []string
+	for _, n := range t.Names {
+		switch {
+		case n == "seed":
+			started = true
+		case runsTable && started && slices.Contains(figs, n):
+			return out
+		case started && !skip[n]:
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// Key is row i of a column as a group key: a number in its shortest exact
+// form in plain decimals (strconv 'f', -1: 10, 1000000, 0.25), NaN as "",
+// text as it is. Two runs are in one group only if their values are equal.
+func (t *Table) Key(name string, i int) string {
+	if c, ok := t.Floats[name]; ok {
+		if math.IsNaN(c[i]) {
+			return ""
+		}
+		return strconv.FormatFloat(c[i], 'f', -1, 64)
+	}
+	return t.Strings[name][i]
+}
+
+// Levels are the distinct values of a column, as keys (Table.Key), in
+// order: numbers ascending, text in order of first appearance.
+func Levels(t *Table, name string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for i := 0; i < t.Rows; i++ {
+		if k := t.Key(name, i); !seen[k] {
+			seen[k] = true
+			out = append(out, k)
+		}
+	}
+	sort.SliceStable(out, func(a, b int) bool { return lessGroup([]string{out[a]}, []string{out[b]}) })
+	return out
+}
+
+// Pooled lists the parameter columns (ParamColumns) outside by that take
+// more than one value within a group of runs with equal values of by: a
+// statistic of such a group mixes those parameters with the replications.
+// A parameter that varies only together with a by column is not pooled.
+func Pooled(t *Table, by []string) []string {
+	group := make([]string, t.Rows)
+	for i := range group {
+		var key []string
+		for _, b := range by {
+			key = append(key, t.Key(b, i))
+		}
+		group[i] = strings.Join(key, "\x00")
+	}
+	var out []string
+	for _, p := range ParamColumns(t) {
+		if slices.Contains(by, p) {
+			continue
+		}
+		first := map[string]string{}
+		for i := 0; i < t.Rows; i++ {
+			v := t.Key(p, i)
+			if f, ok := first[group[i]]; !ok {
+				first[group[i]] = v
+			} else if f != v {
+				out = append(out, p)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// PoolingError is a summary whose groups would mix runs of different
+// values of parameters neither grouped by nor pooled on purpose: their
+// mean, spread and confidence interval would describe the parameters, not
+// the replications.
+type PoolingError struct {
+	By     []string // the grouping asked for
+	Params []string // the parameters that vary within its groups, in column order
+}
+
+func (e *PoolingError) Error() string {
+	within := "the runs"
+	if len(e.By) > 0 {
+		within = "the groups by " + strings.Join(e.By, ", ")
+	}
+	return fmt.Sprintf("%s mix runs of different %s: group by them too, or pool them on purpose",
+		within, strings.Join(e.Params, ", "))
+}
+
+// NameError is a name given by the user (a figure, a parameter, a column)
+// that is not among the known ones. Its message suggests the closest known
+// names (suggest.Closest: recovery → recovery_mean_s, …) and lists them.
+type NameError struct {
+	Kind  string // "figure", "parameter", "column"
+	Name  string
+	Known []string
+}
+
+func (e *NameError) Error() string {
+	msg := fmt.Sprintf("unknown %s %q", e.Kind, e.Name)
+	if s := suggest.DidYouMean(suggest.Closest(e.Name, e.Known, 3)); s != "" {
+		msg += "; " + s
+	}
+	if len(e.Known) > 0 {
+		msg += fmt.Sprintf(" (%ss: %s)", e.Kind, strings.Join(e.Known, ", "))
+	}
+	return msg
+}
+
+// CheckFigure is nil when name is a summary figure (Figures) and otherwise
+// a NameError suggesting the closest: the one check of a figure name a user
+// gives (summarize --figure, a compare tolerance file). Columns of a table
+// (plot -x/-y/-z) are checked against the table: ColumnError suggests the
+// same way.
+func CheckFigure(name string) error {
+	figs, _ := Figures(Summary{})
+	if slices.Contains(figs, name) {
+		return nil
+	}
+	return &NameError{Kind: "figure", Name: name, Known: figs}
+}
+
 // SummarizeRuns groups the rows of a runs table by the given parameter
-// columns and describes every summary figure in each group.
-func SummarizeRuns(t *Table, by []string) ([]FigureStat, error) {
+// columns and describes every summary figure in each group. A parameter
+// that varies within the groups is refused with a PoolingError unless it is
+// in pool: what a group describes is its replications, and pooling other
+// parameters into them is a choice to make on purpose. An unknown by or
+// pool column is a NameError.
+func SummarizeRuns(t *Table, by, pool []string) ([]FigureStat, error) {
+	params := ParamColumns(t)
+	unknown := func(name string) error {
+		if len(params) == 0 {
+			return &NameError{Kind: "column", Name: name, Known: t.Names}
+		}
+		return &NameError{Kind: "parameter", Name: name, Known: params}
+	}
 	for _, b := range by {
 		if _, ok := t.Floats[b]; !ok {
 			if _, ok := t.Strings[b]; !ok {
-				return nil, fmt.Errorf("no column %q; columns: %s", b, strings.Join(t.Names, ", "))
+				return nil, unknown(b)
 			}
 		}
+	}
+	for _, p := range pool {
+		switch {
+		case slices.Contains(by, p):
+			return nil, fmt.Errorf("%s is both grouped by and pooled over; keep it in one of the two", p)
+		case slices.Contains(t.Names, p) && !slices.Contains(params, p):
+			return nil, fmt.Errorf("%s is not a parameter; only parameters pool (parameters: %s)", p, strings.Join(params, ", "))
+		case !slices.Contains(params, p):
+			return nil, unknown(p)
+		}
+	}
+	var missing []string
+	for _, p := range Pooled(t, by) {
+		if !slices.Contains(pool, p) {
+			missing = append(missing, p)
+		}
+	}
+	if len(missing) > 0 {
+		return nil, &PoolingError{By: by, Params: missing}
 	}
 	figs, _ := Figures(Summary{})
 	groups := map[string][]int{}
@@ -81,7 +256,7 @@ func SummarizeRuns(t *Table, by []string) ([]FigureStat, error) {
 	for i := 0; i < t.Rows; i++ {
 		var key []string
 		for _, b := range by {
-			key = append(key, t.Value(b, i))
+			key = append(key, t.Key(b, i))
 		}
 		k := strings.Join(key, "\x00")
 		if _, ok := groups[k]; !ok {
@@ -144,9 +319,15 @@ func lessGroup(a, b []string) bool {
 	return false
 }
 
+// PooledColumn is the column of the statistics parquet that names the
+// parameters pooled on purpose (SummarizeRuns' pool), comma-separated; ""
+// when the groups hold replications only.
+const PooledColumn = "pooled_over"
+
 // WriteStats writes the statistics as a long table (the --by columns,
-// figure, n, mean, std, ci95_low, ci95_high, min, max) to a parquet file.
-func WriteStats(path string, by []string, stats []FigureStat) error {
+// figure, n, mean, std, ci95_low, ci95_high, min, max, pooled_over) to a
+// parquet file. Group values are text, numbers in base units (Table.Key).
+func WriteStats(path string, by, pooled []string, stats []FigureStat) error {
 	fields := []reflect.StructField{}
 	for i, b := range by {
 		fields = append(fields, reflect.StructField{Name: "G" + strconv.Itoa(i), Type: reflect.TypeOf(""), Tag: reflect.StructTag(`parquet:"` + b + `"`)})
@@ -155,11 +336,12 @@ func WriteStats(path string, by []string, stats []FigureStat) error {
 	for _, f := range []struct {
 		n string
 		t reflect.Type
-	}{{"figure", str}, {"n", in}, {"mean", flt}, {"std", flt}, {"ci95_low", flt}, {"ci95_high", flt}, {"min", flt}, {"max", flt}} {
-		fields = append(fields, reflect.StructField{Name: strings.ToUpper(f.n[:1]) + strings.ReplaceAll(f.n[1:], "95_", "95"), Type: f.t, Tag: reflect.StructTag(`parquet:"` + f.n + `"`)})
+	}{{"figure", str}, {"n", in}, {"mean", flt}, {"std", flt}, {"ci95_low", flt}, {"ci95_high", flt}, {"min", flt}, {"max", flt}, {PooledColumn, str}} {
+		fields = append(fields, reflect.StructField{Name: strings.ToUpper(f.n[:1]) + strings.NewReplacer("95_", "95", "_", "").Replace(f.n[1:]), Type: f.t, Tag: reflect.StructTag(`parquet:"` + f.n + `"`)})
 	}
 	rt := reflect.StructOf(fields)
 	rows := reflect.MakeSlice(reflect.SliceOf(rt), 0, len(stats))
+	pooledText := strings.Join(pooled, ",")
 	for _, s := range stats {
 		v := reflect.New(rt).Elem()
 		for i, g := range s.Group {
@@ -171,6 +353,7 @@ func WriteStats(path string, by []string, stats []FigureStat) error {
 		for j, x := range []float64{s.Mean, s.Std, s.CILow, s.CIHigh, s.Min, s.Max} {
 			v.Field(k + 2 + j).SetFloat(x)
 		}
+		v.Field(k + 8).SetString(pooledText)
 		rows = reflect.Append(rows, v)
 	}
 	return writeReflectRows(path, rt, rows)

@@ -1,8 +1,11 @@
 package results
 
 import (
+	"errors"
 	"math"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -118,11 +121,125 @@ func TestCIBounds(t *testing.T) {
 		}
 	}
 	table := &Table{Rows: 2, Names: []string{"latency_p99_ms"}, Floats: map[string][]float64{"latency_p99_ms": {1, 20000}}}
-	stats, err := SummarizeRuns(table, nil)
+	stats, err := SummarizeRuns(table, nil, nil)
 	if err != nil || len(stats) != 1 {
 		t.Fatalf("SummarizeRuns: %v, %d stats", err, len(stats))
 	}
 	if stats[0].CILow != 0 {
 		t.Errorf("SummarizeRuns: latency ci95_low = %g, want 0 (clamped)", stats[0].CILow)
+	}
+}
+
+// sweepTable is a runs table of a 2 × 2 grid (interval 10 s / 30 s × rate
+// 1,000,000 / 1,000,001 records/s: apart only in the 7th digit), 2
+// replications each.
+func sweepTable() *Table {
+	t := &Table{Rows: 8, Names: []string{"run_id", "run_index", "replication", "seed", "job.checkpoint.interval", "workload.rate", "recovery_mean_s", "lag_max"},
+		Floats: map[string][]float64{
+			"run_index":               {0, 1, 2, 3, 4, 5, 6, 7},
+			"replication":             {0, 1, 0, 1, 0, 1, 0, 1},
+			"seed":                    {1, 2, 1, 2, 1, 2, 1, 2},
+			"job.checkpoint.interval": {10, 10, 10, 10, 30, 30, 30, 30},
+			"workload.rate":           {1e6, 1e6, 1e6 + 1, 1e6 + 1, 1e6, 1e6, 1e6 + 1, 1e6 + 1},
+			"recovery_mean_s":         {10, 12, 20, 22, 30, 32, 40, 42},
+			"lag_max":                 {1, 1, 1, 1, 1, 1, 1, 1},
+		},
+		Strings: map[string][]string{"run_id": {"r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7"}}}
+	return t
+}
+
+// TestSummarizeRunsRefusesPooling: a parameter that varies within the
+// groups is refused, named, unless pooled on purpose; replications are not
+// parameters; values 1 apart in the 7th digit are different groups.
+func TestSummarizeRunsRefusesPooling(t *testing.T) {
+	tab := sweepTable()
+	if got := ParamColumns(tab); !slices.Equal(got, []string{"job.checkpoint.interval", "workload.rate"}) {
+		t.Errorf("ParamColumns = %q", got)
+	}
+	_, err := SummarizeRuns(tab, []string{"job.checkpoint.interval"}, nil)
+	var pe *PoolingError
+	if !errors.As(err, &pe) || !slices.Equal(pe.Params, []string{"workload.rate"}) {
+		t.Fatalf("by interval: err %v, want a PoolingError naming workload.rate", err)
+	}
+	_, err = SummarizeRuns(tab, nil, nil)
+	if !errors.As(err, &pe) || !slices.Equal(pe.Params, []string{"job.checkpoint.interval", "workload.rate"}) {
+		t.Fatalf("no by: err %v, want a PoolingError naming both parameters", err)
+	}
+	stats, err := SummarizeRuns(tab, []string{"job.checkpoint.interval", "workload.rate"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var groups []string
+	for _, s := range stats {
+		if s.Figure == "recovery_mean_s" {
+			groups = append(groups, strings.Join(s.Group, " "))
+			if s.N != 2 {
+				t.Errorf("group %v: n = %d, want the 2 replications", s.Group, s.N)
+			}
+		}
+	}
+	if want := []string{"10 1000000", "10 1000001", "30 1000000", "30 1000001"}; !slices.Equal(groups, want) {
+		t.Errorf("groups %q, want %q", groups, want)
+	}
+	stats, err = SummarizeRuns(tab, []string{"job.checkpoint.interval"}, []string{"workload.rate"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stats[0].N != 4 || stats[0].Group[0] != "10" {
+		t.Errorf("pooled: %+v, want n = 4 in group 10", stats[0])
+	}
+	for _, c := range []struct {
+		by, pool []string
+		want     string
+	}{
+		{[]string{"interval"}, nil, `unknown parameter "interval"; did you mean job.checkpoint.interval?`},
+		{[]string{"job.checkpoint.interval"}, []string{"rate"}, `unknown parameter "rate"; did you mean workload.rate?`},
+		{[]string{"job.checkpoint.interval"}, []string{"job.checkpoint.interval"}, "both grouped by and pooled over"},
+		{[]string{"job.checkpoint.interval"}, []string{"lag_max"}, "lag_max is not a parameter"},
+	} {
+		if _, err := SummarizeRuns(tab, c.by, c.pool); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("by %q pool %q: err %v, want %q", c.by, c.pool, err, c.want)
+		}
+	}
+	// a parameter that varies only together with a grouped one is not pooled
+	tab.Names = append(tab.Names[:6:6], "job.parallelism", "recovery_mean_s", "lag_max")
+	tab.Floats["job.parallelism"] = []float64{2, 2, 2, 2, 4, 4, 4, 4}
+	if _, err := SummarizeRuns(tab, []string{"job.checkpoint.interval", "workload.rate"}, nil); err != nil {
+		t.Errorf("a parameter tied to a grouped one: %v", err)
+	}
+}
+
+func TestCheckFigure(t *testing.T) {
+	if err := CheckFigure("recovery_mean_s"); err != nil {
+		t.Error(err)
+	}
+	err := CheckFigure("recovery")
+	var ne *NameError
+	if !errors.As(err, &ne) || !strings.Contains(err.Error(), `unknown figure "recovery"; did you mean recovery_mean_s, recovery_median_s or recovery_max_s? (figures: `) {
+		t.Errorf("CheckFigure(recovery) = %v", err)
+	}
+}
+
+// TestWriteStatsPooled: the statistics parquet names what was pooled.
+func TestWriteStatsPooled(t *testing.T) {
+	tab := sweepTable()
+	stats, err := SummarizeRuns(tab, []string{"job.checkpoint.interval"}, []string{"workload.rate"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "stats.parquet")
+	if err := WriteStats(path, []string{"job.checkpoint.interval"}, []string{"workload.rate"}, stats); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadTable(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"job.checkpoint.interval", "figure", "n", "mean", "std", "ci95_low", "ci95_high", "min", "max", PooledColumn}
+	if !slices.Equal(got.Names, want) {
+		t.Errorf("columns %q, want %q", got.Names, want)
+	}
+	if c := got.Strings[PooledColumn]; len(c) != len(stats) || c[0] != "workload.rate" {
+		t.Errorf("%s = %q", PooledColumn, c)
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/token"
+
+	"github.com/streamtwin/streamtwin/internal/suggest"
 )
 
 // UnknownFieldError is a key that no field has at its place in a schema (a
@@ -159,41 +161,5 @@ func keyPath(n ast.Node, tk *token.Token, above []string) ([]string, bool) {
 
 // Suggest returns the known name nearest to name if it is close enough to
 // be a typo: at most 2 edits (letters swapped count as one), and at most
-// one per three letters, ignoring case; "" if none is.
-func Suggest(name string, known []string) string {
-	limit := min(2, len([]rune(name))/3)
-	best, bestD := "", limit+1
-	for _, k := range known {
-		if d := editDistance(strings.ToLower(name), strings.ToLower(k)); d < bestD {
-			best, bestD = k, d
-		}
-	}
-	return best
-}
-
-// editDistance is the optimal-string-alignment Damerau–Levenshtein
-// distance: insertions, deletions, substitutions and adjacent swaps.
-func editDistance(a, b string) int {
-	s, t := []rune(a), []rune(b)
-	d := make([][]int, len(s)+1)
-	for i := range d {
-		d[i] = make([]int, len(t)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(s); i++ {
-		for j := 1; j <= len(t); j++ {
-			cost := 1
-			if s[i-1] == t[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && s[i-1] == t[j-2] && s[i-2] == t[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(s)][len(t)]
-}
+// one per three letters, ignoring case; "" if none is (suggest.Typo).
+func Suggest(name string, known []string) string { return suggest.Typo(name, known) }

@@ -433,7 +433,7 @@ func ParseTolerances(path string, data []byte) (Tolerances, error) {
 						if name == cmpIgnored {
 							p.errorf(f.Key, "figures."+name, "%s is never compared", name)
 						} else {
-							p.errorf(f.Key, "figures."+name, "unknown figure %q (figures: %s)", name, strings.Join(knownFigures(), ", "))
+							p.errorf(f.Key, "figures."+name, "%v", results.CheckFigure(name)) // did you mean …?
 						}
 						continue
 					}
