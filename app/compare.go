@@ -26,7 +26,10 @@ func compareCommand() *cli.Command {
 			"  default: {rel: 0.05, abs: 0}\n" +
 			"  figures:\n" +
 			"    recovery_mean_s: {rel: 0.02}\n" +
-			"    latency_p99_ms: {rel: 0.1, abs: 5}\n\n" +
+			"    latency_p99_ms: {rel: 0.1, abs: 5}\n" +
+			"    cpu_busy_mean: informational      # printed, never beyond tolerance\n" +
+			"A twin run against a live run of the same scenario: the agreement the project claims is\n" +
+			compare.TwinVsLiveTolerances + " (--tolerance it).\n\n" +
 			"Numbers are rounded to 4 significant digits, counts whole (docs/results.md); REL is (B-A)/|A|,\n" +
 			"\"–\" for a change from A = 0 (B-A shows it).\n" +
 			"Prints the figures that differ (all with --all) and \"N figures compared, M beyond\n" +
@@ -89,6 +92,9 @@ func compareCommand() *cli.Command {
 					return err
 				}
 			}
+			if !c.IsSet("tolerance") && !c.IsSet("rel") && !c.IsSet("abs") && compare.TwinVsLive(sets[0], sets[1]) {
+				twinVsLiveHint(sets[0], c.Args().Get(0), c.Args().Get(1))
+			}
 			switch {
 			case cmp.Beyond > 0:
 				return cli.Exit(fmt.Sprintf("%d of %d figures beyond tolerance", cmp.Beyond, cmp.Compared), 1)
@@ -98,6 +104,19 @@ func compareCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// twinVsLiveHint names the tolerance file of a twin run against a live run,
+// which --tolerance takes, when they were compared at one tolerance for
+// every figure.
+func twinVsLiveHint(a *compare.ResultSet, pathA, pathB string) {
+	twin, live := pathA, pathB
+	if len(a.Runs) > 0 && a.Runs[0].Backend == "live" {
+		twin, live = pathB, pathA
+	}
+	fmt.Fprintf(os.Stderr, "hint: a twin run against a live run, compared at ±%g%% for every figure. The agreement the twin claims,\n"+
+		"figure by figure, is %s (in the streamtwin repository; the twin run is A):\n"+
+		"  streamtwin compare %s %s --tolerance %s\n", 100*compare.DefaultRel, compare.TwinVsLiveTolerances, twin, live, compare.TwinVsLiveTolerances)
 }
 
 // decisionLog reads a run folder's policy decisions and CI timeline.

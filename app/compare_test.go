@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -103,7 +104,7 @@ func TestCompareCLI(t *testing.T) {
 		{"not JSON", []string{a, garbage}, 2, nil, nil, "neither a summary nor a reference"},
 		{"negative --rel", []string{a, b, "--rel", "-0.1"}, 2, nil, nil, "--rel must be a finite number ≥ 0"},
 		{"non-numeric --rel", []string{a, b, "--rel", "five"}, 2, nil, nil, "invalid value"},
-		{"unknown flag", []string{a, b, "--tol", "0.1"}, 2, nil, nil, "flag provided but not defined"},
+		{"unknown flag", []string{a, b, "--tol", "0.1"}, 2, nil, nil, "streamtwin compare: unknown flag --tol; did you mean --tolerance?"},
 		{"--rel with --tolerance", []string{a, b, "--rel", "0.1", "--tolerance", tolLoose}, 2, nil, nil, "either --tolerance or --rel/--abs"},
 		{"unknown key in the tolerance file", []string{a, b, "--tolerance", tolBad}, 2, nil, nil, tolBad + `:3: figures.recovery_mean_s: unknown key "rell"`},
 		{"missing tolerance file", []string{a, b, "--tolerance", filepath.Join(dir, "none.yaml")}, 2, nil, nil, "none.yaml"},
@@ -296,5 +297,57 @@ func TestCompareDecisionsCLI(t *testing.T) {
 				t.Errorf("stderr %q lacks %q", stderr, c.stderr)
 			}
 		})
+	}
+}
+
+// TestTwinVsLiveReference: the twin, run fresh on the scenarios of the
+// committed live runs, is as close to them as
+// results/reference/live/twin-vs-live.yaml claims (exit 0); a live run
+// further off on a claimed figure fails (exit 1), on an informational one
+// it does not. Without a tolerance, compare names the file.
+func TestTwinVsLiveReference(t *testing.T) {
+	tol := filepath.Join("..", compare.TwinVsLiveTolerances)
+	dir := t.TempDir()
+	for _, c := range []struct{ scenario, live string }{
+		{"live-khaos", "live-khaos"},
+		{"live-daedalus", "daedalus-live"},
+	} {
+		twin := filepath.Join(dir, "sim-"+c.scenario)
+		if _, stderr, code, _ := runCLI(t, "run", filepath.Join("..", "scenarios", c.scenario+".yaml"), "--out", twin); code != 0 {
+			t.Fatalf("run %s: %s", c.scenario, stderr)
+		}
+		live := filepath.Join("..", "results", "reference", "live", c.live)
+		stdout, stderr, code, _ := runCLI(t, "compare", twin, live, "--tolerance", tol)
+		if code != 0 || !strings.Contains(stdout, " 0 beyond tolerance; ") || !strings.Contains(stdout, " informational ") || stderr != "" {
+			t.Errorf("%s: the twin against the committed live run: exit %d (want 0)\n%s%s", c.scenario, code, stdout, stderr)
+		}
+		if c.scenario != "live-khaos" {
+			continue
+		}
+		// a claimed figure beyond its tolerance: exit 1
+		far := shiftedCopy(t, live, filepath.Join(dir, "far"), map[string]float64{"recovery_mean_s": 0.5})
+		stdout, _, code, _ = runCLI(t, "compare", twin, far, "--tolerance", tol)
+		if code != 1 || !regexp.MustCompile(`recovery_mean_s .* ±25% +BEYOND`).MatchString(stdout) {
+			t.Errorf("live recovery halved: exit %d (want 1)\n%s", code, stdout)
+		}
+		// an informational one: printed, exit 0
+		tail := shiftedCopy(t, live, filepath.Join(dir, "tail"), map[string]float64{"latency_p99_ms": 10})
+		stdout, _, code, _ = runCLI(t, "compare", twin, tail, "--tolerance", tol)
+		if code != 0 || !regexp.MustCompile(`latency_p99_ms .* info +info`).MatchString(stdout) {
+			t.Errorf("live latency p99 10x: exit %d (want 0, informational)\n%s", code, stdout)
+		}
+		// without the file: the hint, with the twin run first whichever side it is on
+		for _, args := range [][]string{{twin, live}, {live, twin}} {
+			_, stderr, code, _ := runCLI(t, "compare", args[0], args[1])
+			want := "streamtwin compare " + twin + " " + live + " --tolerance " + compare.TwinVsLiveTolerances
+			if code != 1 || !strings.Contains(stderr, "hint: a twin run against a live run") || !strings.Contains(stderr, want) {
+				t.Errorf("compare %s %s: exit %d, stderr %q; want 1 and a hint with %q", args[0], args[1], code, stderr, want)
+			}
+		}
+		for _, args := range [][]string{{twin, live, "--rel", "0.5"}, {twin, twin}} {
+			if _, stderr, _, _ := runCLI(t, append([]string{"compare"}, args...)...); strings.Contains(stderr, "hint:") {
+				t.Errorf("compare %v: a hint %q, want none", args, stderr)
+			}
+		}
 	}
 }

@@ -120,6 +120,18 @@ func layoutOptions(c *cli.Context) ([]figures.Option, error) {
 		}
 		return append(opts, figures.WithFault(c.Int("fault"), margin)), nil
 	}
+	if c.IsSet("margin") {
+		// plot faults zooms on every fault: the margin applies to each zoom;
+		// plot and plot panels zoom only with --fault.
+		if c.Command.Name != "faults" {
+			return nil, badInput(errors.New("--margin is the time shown around a --fault zoom; give --fault N with it (or --from/--to for any window)"))
+		}
+		margin, err := seconds("margin")
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, figures.WithFaultMargin(margin))
+	}
 	if !math.IsNaN(from) && !math.IsNaN(to) && to <= from {
 		return nil, badInput(fmt.Errorf("--to %s is not after --from %s", c.String("to"), c.String("from")))
 	}
@@ -275,7 +287,7 @@ func figureCommands() []*cli.Command {
 				"the N'th fault of every run, aligned at the fault.",
 			Flags: []cli.Flag{labelsFlag, outFlag, titleFlag, widthFlag,
 				&cli.IntFlag{Name: "fault", Usage: "draw only the N'th fault (1 = the first)"},
-				&cli.StringFlag{Name: "margin", Value: "2m", Usage: "time shown before the fault and after the latest recovery"}},
+				&cli.StringFlag{Name: "margin", Value: "2m", Usage: "time shown before each fault and after its latest recovery"}},
 			Action: func(c *cli.Context) error {
 				dirs, labels, outDir, err := runDirsArg(c, "plot faults")
 				if err != nil {

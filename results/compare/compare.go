@@ -35,6 +35,11 @@ package compare
 // or fractions, where 1e-6 is far below anything meaningful yet above the
 // float noise of record counts in the 1e8–1e9 range (a final_lag of 6e-8). NaN equals NaN; NaN against a number, or
 // an infinity against anything else, is beyond any tolerance.
+//
+// A tolerance file may mark a figure informational: it is compared and
+// printed, but never beyond tolerance (a figure one side does not claim to
+// predict, such as the twin's latency tail against a live run's; see
+// TwinVsLiveTolerances).
 
 import (
 	"bufio"
@@ -71,6 +76,14 @@ const (
 	// cmpIgnored is never compared: the one value that differs between two
 	// runs of the same scenario and seed.
 	cmpIgnored = "wall_time_s"
+
+	// TwinVsLiveTolerances is the agreement the project claims between a
+	// twin run and a live run of the same scenario, figure by figure
+	// (relative to the repository's root).
+	TwinVsLiveTolerances = "results/reference/live/twin-vs-live.yaml"
+	// informational is the tolerance file's word for a figure that is
+	// reported and never fails.
+	informational = "informational"
 )
 
 // ResultSet is one side of a comparison: runs with their figures.
@@ -83,6 +96,7 @@ type ResultSet struct {
 // SetRun is one run of a result set.
 type SetRun struct {
 	Key     string
+	Backend string   // summary.json's backend ("sim" or "live"), "" when not given
 	Figures []string // in canonical order
 	Values  map[string]float64
 	// Params identify a sweep row beyond its run_id (run_index, replication,
@@ -173,6 +187,7 @@ func summaryRun(where, key string, obj map[string]any) (SetRun, error) {
 		key = cmp.Or(v, s)
 	}
 	r := SetRun{Key: key, Values: map[string]float64{}}
+	r.Backend, _ = obj["backend"].(string)
 	var walk func(prefix string, o map[string]any)
 	walk = func(prefix string, o map[string]any) {
 		for k, v := range o {
@@ -330,6 +345,9 @@ func loadSweep(path string) (*ResultSet, error) {
 type Tolerance struct {
 	Rel float64 // fraction of |A|
 	Abs float64 // in the figure's unit
+	// Informational: the figure is compared and reported, never beyond
+	// tolerance (Rel and Abs are not used).
+	Informational bool
 }
 
 // Bound is the largest |B − A| allowed around a.
@@ -337,10 +355,11 @@ func (t Tolerance) Bound(a float64) float64 {
 	return max(t.Abs, t.Rel*math.Abs(a), AbsFloor)
 }
 
-// Within reports whether b is within tolerance of the baseline a.
+// Within reports whether b is within tolerance of the baseline a (always,
+// for an informational figure).
 func (t Tolerance) Within(a, b float64) bool {
 	switch {
-	case a == b, math.IsNaN(a) && math.IsNaN(b):
+	case t.Informational, a == b, math.IsNaN(a) && math.IsNaN(b):
 		return true
 	case math.IsNaN(a), math.IsNaN(b), math.IsInf(a, 0), math.IsInf(b, 0):
 		return false
@@ -349,11 +368,31 @@ func (t Tolerance) Within(a, b float64) bool {
 }
 
 func (t Tolerance) String() string {
+	if t.Informational {
+		return "info"
+	}
 	s := "±" + strconv.FormatFloat(t.Rel*100, 'g', 4, 64) + "%"
 	if t.Abs > 0 {
 		s += " or " + results.FormatNumber(t.Abs, 0)
 	}
 	return s
+}
+
+// Cell is the tolerance as compare's TOL column shows it for figure: the
+// absolute part in the figure's format (a count whole), and "±abs" alone
+// when there is no relative part.
+func (t Tolerance) Cell(figure string) string {
+	if t.Informational || t.Abs == 0 {
+		return t.String()
+	}
+	abs := results.FormatNumber(t.Abs, 0)
+	if results.IsCount(figure) {
+		abs = results.FormatCount(t.Abs)
+	}
+	if t.Rel == 0 {
+		return "±" + abs
+	}
+	return "±" + strconv.FormatFloat(t.Rel*100, 'g', 4, 64) + "% or " + abs
 }
 
 // Tolerances are a default and per-figure overrides.
@@ -379,6 +418,7 @@ func (ts Tolerances) For(figure string) Tolerance {
 //	figures:
 //	  recovery_mean_s: {rel: 0.02}      # abs comes from default
 //	  latency_p99_ms: {rel: 0.1, abs: 5}
+//	  cpu_busy_mean: informational      # reported, never beyond tolerance
 //
 // Keys left out take the default's value (the default's own: rel 0.05, abs
 // 0). Unknown keys, unknown figures and bad numbers are errors naming
@@ -402,6 +442,7 @@ func ParseTolerances(path string, data []byte) (Tolerances, error) {
 	type override struct {
 		name     string
 		rel, abs *float64
+		info     bool
 	}
 	var overrides []override
 	for _, doc := range file.Docs {
@@ -423,7 +464,7 @@ func ParseTolerances(path string, data []byte) (Tolerances, error) {
 					ts.Default.Abs = *abs
 				}
 			case "figures":
-				figs, ok := p.mapping(kv.Value, "figures", "a mapping of figure names to {rel:, abs:}")
+				figs, ok := p.mapping(kv.Value, "figures", "a mapping of figure names to {rel:, abs:} or informational")
 				if !ok {
 					continue
 				}
@@ -437,8 +478,12 @@ func ParseTolerances(path string, data []byte) (Tolerances, error) {
 						}
 						continue
 					}
+					if isInformational(f.Value) {
+						overrides = append(overrides, override{name: name, info: true})
+						continue
+					}
 					rel, abs := p.tolerance(f.Value, "figures."+name)
-					overrides = append(overrides, override{name, rel, abs})
+					overrides = append(overrides, override{name: name, rel: rel, abs: abs})
 				}
 			default:
 				p.errorf(kv.Key, "", "unknown key %q (want default, figures)", key)
@@ -450,6 +495,7 @@ func ParseTolerances(path string, data []byte) (Tolerances, error) {
 	}
 	for _, o := range overrides {
 		t := ts.Default
+		t.Informational = o.info
 		if o.rel != nil {
 			t.Rel = *o.rel
 		}
@@ -507,6 +553,12 @@ func (p *tolParser) mapping(n ast.Node, field, want string) ([]*ast.MappingValue
 	return out, true
 }
 
+// isInformational: the figure's value is the word informational.
+func isInformational(n ast.Node) bool {
+	s, ok := unwrapAnchor(n).(*ast.StringNode)
+	return ok && strings.TrimSpace(s.Value) == informational
+}
+
 func unwrapAnchor(n ast.Node) ast.Node {
 	for {
 		a, ok := n.(*ast.AnchorNode)
@@ -519,7 +571,11 @@ func unwrapAnchor(n ast.Node) ast.Node {
 
 // tolerance reads {rel:, abs:}; absent keys come back nil.
 func (p *tolParser) tolerance(n ast.Node, where string) (rel, abs *float64) {
-	kvs, ok := p.mapping(n, where, "a mapping {rel: …, abs: …}")
+	want := "a mapping {rel: …, abs: …}"
+	if where != "default" {
+		want += " or " + informational
+	}
+	kvs, ok := p.mapping(n, where, want)
 	if !ok {
 		return nil, nil
 	}
@@ -576,8 +632,8 @@ type FigureDiff struct {
 	Beyond      bool
 }
 
-// Status is "same", "ok" (within tolerance), "BEYOND", "only in A" or
-// "only in B".
+// Status is "same", "ok" (within tolerance), "info" (an informational
+// figure that differs), "BEYOND", "only in A" or "only in B".
 func (d FigureDiff) Status() string {
 	switch {
 	case !d.InB:
@@ -588,6 +644,8 @@ func (d FigureDiff) Status() string {
 		return "BEYOND"
 	case d.A == d.B || math.IsNaN(d.A) && math.IsNaN(d.B):
 		return "same"
+	case d.Tol.Informational:
+		return "info"
 	}
 	return "ok"
 }
@@ -601,8 +659,9 @@ type Comparison struct {
 	// Notes are identity mismatches of matched sweep rows (seed, parameters).
 	Notes []string
 	// Compared counts (run, figure) pairs present on both sides; Beyond those
-	// beyond tolerance; OneSided the figures and runs on one side only.
-	Compared, Beyond, OneSided int
+	// beyond tolerance; Informational those compared without a tolerance
+	// (never beyond it); OneSided the figures and runs on one side only.
+	Compared, Beyond, Informational, OneSided int
 }
 
 // Failed: something is beyond tolerance or, when strict, something is on
@@ -663,6 +722,9 @@ func Compare(a, b *ResultSet, tol Tolerances) (*Comparison, error) {
 			d := FigureDiff{Run: key, Figure: n, A: va, B: vb, InA: inA, InB: inB, Tol: tol.For(n)}
 			if inA && inB {
 				c.Compared++
+				if d.Tol.Informational {
+					c.Informational++
+				}
 				d.Abs, d.Rel = vb-va, relDiff(va, vb)
 				if d.Beyond = !d.Tol.Within(va, vb); d.Beyond {
 					c.Beyond++
@@ -678,6 +740,21 @@ func Compare(a, b *ResultSet, tol Tolerances) (*Comparison, error) {
 			a.Path, b.Path, runKeys(a), runKeys(b))
 	}
 	return c, nil
+}
+
+// TwinVsLive reports whether one side holds twin runs and the other live
+// runs (summary.json's backend "sim" and "live"), the comparison whose
+// claimed tolerances are TwinVsLiveTolerances.
+func TwinVsLive(a, b *ResultSet) bool {
+	has := func(s *ResultSet, backend string) bool {
+		for _, r := range s.Runs {
+			if r.Backend == backend {
+				return true
+			}
+		}
+		return false
+	}
+	return has(a, "sim") && has(b, "live") || has(a, "live") && has(b, "sim")
 }
 
 func relDiff(a, b float64) float64 {
@@ -706,6 +783,9 @@ func runKeys(s *ResultSet) string {
 // plus what is on one side only.
 func (c *Comparison) Verdict(strict bool) string {
 	s := fmt.Sprintf("%d figures compared, %d beyond tolerance", c.Compared, c.Beyond)
+	if c.Informational > 0 {
+		s += fmt.Sprintf("; %d informational (reported, never beyond tolerance)", c.Informational)
+	}
 	if c.OneSided > 0 {
 		s += fmt.Sprintf("; %d on one side only", c.OneSided)
 		if strict {
@@ -742,7 +822,7 @@ func (c *Comparison) WriteTable(w io.Writer, all, strict bool) error {
 		}
 		if d.InA && d.InB {
 			row[4], row[5] = ChangeCells(d.Figure, d.Abs, d.Rel, scale)
-			row[6] = d.Tol.String()
+			row[6] = d.Tol.Cell(d.Figure)
 		}
 		rows = append(rows, row)
 	}

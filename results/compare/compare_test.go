@@ -120,7 +120,7 @@ figures:
 	}
 	// overrides inherit the default's keys, wherever default is written
 	ts, err = ParseTolerances("tol.yaml", []byte("figures:\n  faults: {rel: 0}\ndefault:\n  abs: 2\n"))
-	if err != nil || ts.For("faults") != (Tolerance{0, 2}) || ts.For("lag_max") != (Tolerance{DefaultRel, 2}) {
+	if err != nil || ts.For("faults") != (Tolerance{Abs: 2}) || ts.For("lag_max") != (Tolerance{Rel: DefaultRel, Abs: 2}) {
 		t.Errorf("inheritance: %+v, %v", ts, err)
 	}
 	if ts, err := ParseTolerances("empty.yaml", []byte("# nothing\n")); err != nil || ts.For("x") != (Tolerance{Rel: DefaultRel}) {
@@ -525,6 +525,155 @@ func TestWriteTableNumbers(t *testing.T) {
 	} {
 		if !want.MatchString(table) {
 			t.Errorf("table has no line matching %s:\n%s", want, table)
+		}
+	}
+}
+
+// TestInformational: a figure marked informational in a tolerance file is
+// compared and printed, but never beyond tolerance; the other figures keep
+// their tolerances.
+func TestInformational(t *testing.T) {
+	ts, err := ParseTolerances("tol.yaml", []byte("default: {rel: 0.05}\nfigures:\n  latency_p99_ms: informational\n  cpu_busy_mean: &i informational\n  lag_max: informational\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"latency_p99_ms", "cpu_busy_mean", "lag_max"} {
+		if tol := ts.For(f); !tol.Informational || tol.String() != "info" || !tol.Within(1, 1e9) || !tol.Within(1, math.NaN()) {
+			t.Errorf("%s: %+v (%s), want informational, within whatever the values", f, tol, tol)
+		}
+	}
+	if tol := ts.For("recovery_mean_s"); tol.Informational || tol.Within(10, 11) {
+		t.Errorf("recovery_mean_s: %+v, want the default ±5%%", tol)
+	}
+	base := realSummary(t)
+	shifted := base
+	shifted.LatencyP99Ms *= 10
+	shifted.CPUBusyMean *= 3
+	cmp, err := Compare(singleSet(t, base), singleSet(t, shifted), ts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cmp.Beyond != 0 || cmp.Failed(true) || cmp.Informational != 3 {
+		t.Errorf("beyond %d, informational %d; want 0 and 3", cmp.Beyond, cmp.Informational)
+	}
+	var out strings.Builder
+	cmp.WriteTable(&out, false, false)
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`latency_p99_ms .* info +info\n`),
+		regexp.MustCompile(`cpu_busy_mean .* info +info\n`),
+		regexp.MustCompile(`0 beyond tolerance; 3 informational \(reported, never beyond tolerance\)\n$`),
+	} {
+		if !want.MatchString(out.String()) {
+			t.Errorf("table does not match %s:\n%s", want, out.String())
+		}
+	}
+	if strings.Contains(out.String(), "lag_max") { // the same on both sides: not listed without --all
+		t.Errorf("an unchanged informational figure is listed:\n%s", out.String())
+	}
+	shifted.RecoveryMeanS *= 1.2
+	if cmp, _ = Compare(singleSet(t, base), singleSet(t, shifted), ts); cmp.Beyond != 1 {
+		t.Errorf("a claimed figure 20%% off: %d beyond, want 1", cmp.Beyond)
+	}
+
+	for _, c := range []struct{ name, src, want string }{
+		{"another word", "figures:\n  lag_max: info\n", `tol.yaml:2: figures.lag_max must be a mapping {rel: …, abs: …} or informational`},
+		{"not for the default", "default: informational\n", `tol.yaml:1: default must be a mapping {rel: …, abs: …}`},
+	} {
+		if _, err := ParseTolerances("tol.yaml", []byte(c.src)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want %q", c.name, err, c.want)
+		}
+	}
+}
+
+// TestTwinVsLiveTolerances: the committed twin-vs-live file parses and
+// decides about every summary figure (a tolerance or informational), so a
+// new figure is not compared at the 5 % default by accident.
+func TestTwinVsLiveTolerances(t *testing.T) {
+	path := filepath.Join("..", "..", TwinVsLiveTolerances)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, err := ParseTolerances(path, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range knownFigures() {
+		if _, ok := ts.Figures[f]; !ok {
+			t.Errorf("%s does not say what the twin claims for %s (a tolerance, or informational)", path, f)
+		}
+	}
+	// every figure has a comment saying why: on its line, or on the lines
+	// before it or before the group of figures it belongs to
+	figure := regexp.MustCompile(`^  ([a-z0-9_]+):`)
+	explained := false
+	for i, l := range strings.Split(string(b), "\n") {
+		m := figure.FindStringSubmatch(l)
+		switch {
+		case m != nil:
+			if explained = explained || strings.Contains(l, "#"); !explained {
+				t.Errorf("%s:%d: %s has no comment saying why", path, i+1, m[1])
+			}
+		default:
+			explained = strings.HasPrefix(strings.TrimSpace(l), "#")
+		}
+	}
+}
+
+// TestTwinVsLive: the backends of the two sides.
+func TestTwinVsLive(t *testing.T) {
+	set := func(backends ...string) *ResultSet {
+		s := &ResultSet{}
+		for _, b := range backends {
+			s.Runs = append(s.Runs, SetRun{Backend: b})
+		}
+		return s
+	}
+	for _, c := range []struct {
+		a, b *ResultSet
+		want bool
+	}{
+		{set("sim"), set("live"), true},
+		{set("live"), set("sim"), true},
+		{set("sim"), set("sim"), false},
+		{set("live"), set("live"), false},
+		{set(""), set("live"), false},
+		{set("sim", "live"), set("live"), true},
+	} {
+		if got := TwinVsLive(c.a, c.b); got != c.want {
+			t.Errorf("TwinVsLive(%v, %v) = %v, want %v", c.a.Runs, c.b.Runs, got, c.want)
+		}
+	}
+	live, err := LoadResultSet(filepath.Join("..", "reference", "live", "live-khaos"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim, err := LoadResultSet(filepath.Join("..", "reference", "live", "daedalus-sim"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if live.Runs[0].Backend != "live" || sim.Runs[0].Backend != "sim" || !TwinVsLive(sim, live) {
+		t.Errorf("backends read from summary.json: %q, %q", sim.Runs[0].Backend, live.Runs[0].Backend)
+	}
+}
+
+// TestToleranceCell: compare's TOL column.
+func TestToleranceCell(t *testing.T) {
+	for _, c := range []struct {
+		tol    Tolerance
+		figure string
+		want   string
+	}{
+		{Tolerance{Rel: 0.05}, "lag_max", "±5%"},
+		{Tolerance{Rel: 0.05, Abs: 5}, "latency_p99_ms", "±5% or 5.000"},
+		{Tolerance{Rel: 0.05, Abs: 2}, "reconfigurations", "±5% or 2"},
+		{Tolerance{Abs: 1000}, "final_lag", "±1,000"},
+		{Tolerance{Abs: 1}, "reconfigurations", "±1"},
+		{Tolerance{Rel: 0}, "faults", "±0%"},
+		{Tolerance{Informational: true, Rel: 0.05}, "latency_p99_ms", "info"},
+	} {
+		if got := c.tol.Cell(c.figure); got != c.want {
+			t.Errorf("%+v for %s: %q, want %q", c.tol, c.figure, got, c.want)
 		}
 	}
 }

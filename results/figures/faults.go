@@ -24,8 +24,9 @@ const maxFaultPanels = 24
 // PlotFaults zooms on each fault of several runs, one panel per fault
 // (the n'th fault of every run in panel n), aligned at the fault: the lag
 // of each run (in its colour, dash and marker, the same as in the other
-// figures of the run set) from DefaultFaultMarginS before the fault to that
-// margin after the latest recovery, a marker where each run recovered, the
+// figures of the run set) from DefaultFaultMarginS (WithFaultMargin, or
+// WithFault's margin) before the fault to that margin after the latest
+// recovery, a marker where each run recovered, the
 // recovery bound R of the runs' QoS, and each run's recovery time written
 // in the panel ("unrecovered (> 2 h)" for a fault that never recovered).
 // WithFault draws one fault. It writes nothing, and returns no paths, when
@@ -61,10 +62,7 @@ func faultZooms(runs []results.LabelledRun, o figureOptions) (*gridFigure, error
 	if o.window.fault > most {
 		return nil, fmt.Errorf("%w: fault %d: no run has that many faults (at most %d)", ErrWindow, o.window.fault, most)
 	}
-	margin := float64(DefaultFaultMarginS)
-	if o.window.fault > 0 && o.window.marginS > 0 {
-		margin = o.window.marginS
-	}
+	margin := o.window.margin()
 	var which []int // fault numbers, 1-based
 	switch {
 	case most == 0:

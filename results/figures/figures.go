@@ -100,7 +100,7 @@ func WithLatencyColumn(col string) Option {
 func WithOverlay() Option { return func(o *figureOptions) { o.overlay = true } }
 
 func collectOptions(opts []Option) figureOptions {
-	o := figureOptions{latency: "latency_p99_ms", window: window{fromS: math.NaN(), toS: math.NaN()}}
+	o := figureOptions{latency: "latency_p99_ms", window: window{fromS: math.NaN(), toS: math.NaN(), marginS: math.NaN()}}
 	for _, f := range opts {
 		f(&o)
 	}

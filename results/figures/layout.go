@@ -27,7 +27,8 @@ var ErrWindow = errors.New("time window")
 
 // window is the time range a figure shows: [fromS, toS] (NaN: the run's
 // start or end), or the fault'th fault (1-based) from marginS before it to
-// marginS after its recovery.
+// marginS after its recovery. marginS also sets the fault zooms of
+// PlotFaults; NaN is DefaultFaultMarginS.
 type window struct {
 	fromS, toS float64
 	fault      int
@@ -47,9 +48,24 @@ func WithWindow(fromS, toS float64) Option {
 
 // WithFault zooms PlotRun and PlotPanels on the n'th fault (1-based): from
 // marginS before it to marginS after the latest of its recoveries (or the
-// run's end when it never recovered).
+// run's end when it never recovered). PlotFaults draws only that fault's
+// zoom, with that margin.
 func WithFault(n int, marginS float64) Option {
 	return func(o *figureOptions) { o.window.fault, o.window.marginS = n, marginS }
+}
+
+// WithFaultMargin sets the time PlotFaults shows before each fault and
+// after its latest recovery (default DefaultFaultMarginS).
+func WithFaultMargin(marginS float64) Option {
+	return func(o *figureOptions) { o.window.marginS = marginS }
+}
+
+// margin is the time shown around a fault, s.
+func (w window) margin() float64 {
+	if math.IsNaN(w.marginS) || w.marginS < 0 {
+		return DefaultFaultMarginS
+	}
+	return w.marginS
 }
 
 // bounds resolves the window against runs whose faults are faults[i] and
@@ -72,7 +88,7 @@ func (w window) bounds(faults [][]results.FaultRecovery, endS []float64) (lo, hi
 			if f.Recovered() {
 				end = f.AtS + f.RecoveryS
 			}
-			lo, hi = min(lo, f.AtS-w.marginS), max(hi, end+w.marginS)
+			lo, hi = min(lo, f.AtS-w.margin()), max(hi, end+w.margin())
 		}
 		if most == 0 {
 			return 0, 0, fmt.Errorf("%w: fault %d: the run has no faults", ErrWindow, w.fault)

@@ -241,3 +241,101 @@ func TestWidthSizesText(t *testing.T) {
 		t.Errorf("tick labels %g pt, want 7 pt", got)
 	}
 }
+
+// TestFaultZoomMargin: the margin of the fault zooms applies to every zoom
+// (it was read only with WithFault), and a margin of 0 is one.
+func TestFaultZoomMargin(t *testing.T) {
+	runs, _ := faultRuns(t)
+	for _, c := range []struct {
+		name   string
+		opts   []Option
+		panels int
+		margin float64
+	}{
+		{"default", nil, 2, DefaultFaultMarginS},
+		{"every zoom", []Option{WithFaultMargin(20)}, 2, 20},
+		{"one fault", []Option{WithFault(2, 30)}, 1, 30},
+		{"no margin", []Option{WithFaultMargin(0)}, 2, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			g, err := faultZooms(runs, collectOptions(c.opts))
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			for _, row := range g.rows {
+				for _, p := range row {
+					if p == nil {
+						continue
+					}
+					n++
+					if p.X.Min != -c.margin {
+						t.Errorf("%s: x from %g s, want %g s", p.Title.Text, p.X.Min, -c.margin)
+					}
+				}
+			}
+			if n != c.panels {
+				t.Errorf("%d panels, want %d", n, c.panels)
+			}
+		})
+	}
+}
+
+// TestTitlesNameTheBackend: a twin run's figures and a live run's of one
+// scenario carry different titles: the run figure, its fault zoom, the
+// panels and the fault zooms of a run set.
+func TestTitlesNameTheBackend(t *testing.T) {
+	dir := t.TempDir()
+	var dirs []string
+	for _, backend := range []string{"sim", "live", ""} {
+		samples, events, sum := resultstest.SyntheticRun(600)
+		sum.Variant, sum.Backend = "", backend
+		d := filepath.Join(dir, "run-"+backend)
+		resultstest.WriteRun(t, d, samples, events, sum)
+		dirs = append(dirs, d)
+	}
+	for i, want := range []string{"synthetic (twin)", "synthetic (live)", "synthetic"} {
+		f, err := runFigure(dirs[i], collectOptions(nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := f.panels[0].Title.Text; got != want {
+			t.Errorf("run figure of %s: title %q, want %q", dirs[i], got, want)
+		}
+		f, err = runFigure(dirs[i], collectOptions([]Option{WithFault(1, 30)}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := f.panels[0].Title.Text; got != want+" — fault 1" {
+			t.Errorf("fault zoom of %s: title %q, want %q", dirs[i], got, want+" — fault 1")
+		}
+	}
+	for _, c := range []struct {
+		dirs []string
+		want string
+	}{
+		{dirs[:2], "synthetic (twin vs live)"},
+		{[]string{dirs[1], dirs[0]}, "synthetic (live vs twin)"},
+		{[]string{dirs[0], dirs[2]}, "synthetic (twin)"},
+		{dirs[1:2], "synthetic (live)"},
+	} {
+		runs, err := results.LabelRuns(c.dirs, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := smallMultiples(runs, collectOptions(nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		z, err := faultZooms(runs, collectOptions(nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g.title != c.want || z.title != c.want {
+			t.Errorf("panels %q, faults %q, want %q", g.title, z.title, c.want)
+		}
+		if g, _ := faultZooms(runs, collectOptions([]Option{WithTitle("mine")})); g.title != "mine" {
+			t.Errorf("--title: %q, want it as given", g.title)
+		}
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/streamtwin/streamtwin/results"
 	"gonum.org/v1/plot"
@@ -379,16 +381,43 @@ func smallMultiples(runs []results.LabelledRun, o figureOptions) (*gridFigure, e
 	return g, nil
 }
 
-// runSetTitle is the scenario the runs share, or "".
+// runSetTitle is the scenario the runs share with their backends, e.g.
+// "live-khaos (twin vs live)", or "".
 func runSetTitle(runs []results.LabelledRun) string {
 	s := runs[0].Summary
 	if s == nil {
 		return ""
 	}
+	sums := []*results.Summary{s}
 	for _, r := range runs[1:] {
 		if r.Summary == nil || r.Summary.Scenario != s.Scenario {
 			return ""
 		}
+		sums = append(sums, r.Summary)
 	}
-	return s.Scenario
+	return s.Scenario + backendTag(sums...)
+}
+
+// backendTag names the backends of runs for a title, so a twin run's figure
+// and a live run's of the same scenario tell themselves apart: " (twin)",
+// " (live)", " (twin vs live)" in the runs' order, or "" when no summary
+// says (written before summaries had a backend).
+func backendTag(sums ...*results.Summary) string {
+	var names []string
+	for _, s := range sums {
+		if s == nil || s.Backend == "" {
+			continue
+		}
+		n := s.Backend
+		if n == "sim" {
+			n = "twin" // the simulator runs the twin
+		}
+		if !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(names, " vs ") + ")"
 }
