@@ -64,7 +64,7 @@ func TestEvaluateCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"R = 40 s (given)", "L = 2000 ms (given)", "# rec > 40 s", "% seconds > 2000 ms"} {
+	for _, want := range []string{"R = 40 s (given)", "L = 2000 ms (given)", "# rec > 40 s", "% of intervals > 2000 ms"} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("evaluation.md with given bounds lacks %q", want)
 		}

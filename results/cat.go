@@ -10,6 +10,8 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode"
@@ -35,15 +37,37 @@ type CatOptions struct {
 	// Head or Tail, the table stops after DefaultCatRows. CSV always
 	// prints every row unless Head or Tail is set.
 	All bool
+	// Kinds keeps only the rows whose kind column holds one of them (an
+	// events file; each one of EventKinds); nil keeps every row. Head,
+	// Tail and the default limit count the rows kept.
+	Kinds []string
+	// Summary prints one row per fault of an events file instead of its
+	// rows (FaultSummaries); not with Head, Tail, All or Kinds.
+	Summary bool
 }
+
+// EventKinds are the kinds of events.parquet (the Kind constants of
+// schema.go), in the order a run meets them: what CatOptions.Kinds takes.
+var EventKinds = []string{
+	KindFault, KindDetected, KindRestart, KindTaskManagerUp, KindRunning, KindRecovered, KindUnrecovered,
+	KindCheckpointCompleted, KindCheckpointFailed, KindSavepoint, KindReconfigured,
+	KindPolicyDecision, KindPolicyError, KindRunEnd,
+}
+
+// ErrNoKindColumn is returned (wrapped) by Cat when Kinds or Summary is
+// given for a file without the kind and time_s columns of an events file.
+var ErrNoKindColumn = errors.New("not an events file (no kind and time_s columns); --kind and --summary read events.parquet")
 
 // Cat prints a result file as an aligned text table or (CSV) as CSV. It
 // reads Parquet (through the file's own schema: nested or repeated columns
 // as [a b ...]), JSON (summary.json, fit.json, reference files: one key,
 // value row per number or string, nested keys dotted) and CSV; the kind is
 // told from the content. The table formats numbers by the one table rule
-// (FormatNumber; counts whole), NaN as "–" and nulls as "null"; CSV keeps
-// every value exact, nulls empty and NaN as NaN.
+// (FormatNumber; counts whole) except times in s (a column or key named
+// …_s, not …_per_s), which keep the millisecond (2,101.380), NaN as "–"
+// and nulls as "null"; CSV keeps every value exact, nulls empty and NaN
+// as NaN. When the table of an events file stops at DefaultCatRows, the
+// note counts the rows left by kind.
 func Cat(w io.Writer, path string, opt CatOptions) error {
 	if err := cat(w, path, opt); err != nil {
 		return fmt.Errorf("results: cat %s: %w", path, err)
@@ -54,6 +78,12 @@ func Cat(w io.Writer, path string, opt CatOptions) error {
 func cat(w io.Writer, path string, opt CatOptions) error {
 	if opt.Head < 0 || opt.Tail < 0 || opt.Head > 0 && opt.Tail > 0 {
 		return errors.New("give one of head or tail, a number of rows > 0")
+	}
+	if opt.Summary && (opt.Head > 0 || opt.Tail > 0 || opt.All || len(opt.Kinds) > 0) {
+		return errors.New("the fault summary has one row per fault: give it without head, tail, all or kinds")
+	}
+	if err := CheckEventKinds(opt.Kinds); err != nil {
+		return err
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -66,6 +96,27 @@ func cat(w io.Writer, path string, opt CatOptions) error {
 	}
 	if c, ok := src.(io.Closer); ok {
 		defer c.Close()
+	}
+	kindCol := eventsKindColumn(src.header())
+	if (opt.Summary || len(opt.Kinds) > 0) && kindCol < 0 {
+		return ErrNoKindColumn
+	}
+	if opt.Summary {
+		if _, ok := src.(*parquetSource); !ok {
+			return fmt.Errorf("%w, not a CSV or JSON file", ErrNoKindColumn)
+		}
+		events, err := ReadEvents(path)
+		if err != nil {
+			return err
+		}
+		return writeFaultSummary(w, FaultSummaries(events), opt.CSV)
+	}
+	if len(opt.Kinds) > 0 {
+		keep := map[string]bool{}
+		for _, k := range opt.Kinds {
+			keep[k] = true
+		}
+		src = &kindFilter{rowSource: src, col: kindCol, keep: keep}
 	}
 	bw := bufio.NewWriter(w)
 	var out rowSink
@@ -81,11 +132,11 @@ func cat(w io.Writer, path string, opt CatOptions) error {
 	if limit == 0 && opt.Tail == 0 && !opt.CSV && !opt.All {
 		limit = DefaultCatRows
 	}
-	var more int64
+	var left []string // the first row after the limit
 	if opt.Tail > 0 {
 		err = copyTail(out, src, opt.Tail)
 	} else {
-		more, err = copyHead(out, src, limit)
+		left, err = copyHead(out, src, limit)
 	}
 	if err != nil {
 		return err
@@ -93,27 +144,264 @@ func cat(w io.Writer, path string, opt CatOptions) error {
 	if err := out.flush(); err != nil {
 		return err
 	}
-	if more > 0 && limit == DefaultCatRows && opt.Head == 0 {
-		fmt.Fprintf(bw, "… %s more rows (use --head N, --tail N or --all)\n", FormatCount(float64(more)))
+	if left != nil && limit == DefaultCatRows && opt.Head == 0 {
+		note, err := moreRowsNote(src, left, kindCol)
+		if err != nil {
+			return err
+		}
+		bw.WriteString(note + "\n")
 	}
 	return bw.Flush()
 }
 
-// copyHead copies the first limit rows (all for 0) and counts the rest.
-func copyHead(out rowSink, src rowSource, limit int) (more int64, err error) {
-	for n := 0; ; n++ {
-		if limit > 0 && n == limit {
-			return src.remaining()
+// moreRowsNote says how many rows the default table left out (first, the
+// first of them, already read, and the rest of src); for an events file by
+// kind, pointing at the options that find the faults.
+func moreRowsNote(src rowSource, first []string, kindCol int) (string, error) {
+	if kindCol < 0 {
+		more, err := src.remaining()
+		return fmt.Sprintf("… %s more rows (use --head N, --tail N or --all)", FormatCount(float64(1+more))), err
+	}
+	count := map[string]int{}
+	var order []string
+	more := 0
+	for r := first; ; {
+		k := ""
+		if kindCol < len(r) {
+			k = r[kindCol]
 		}
-		r, err := src.next()
+		if count[k] == 0 {
+			order = append(order, k)
+		}
+		count[k]++
+		more++
+		var err error
+		if r, err = src.next(); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			return "", err
+		}
+	}
+	// the kinds of a run in EventKinds's order (faults first), any other after
+	rank := func(k string) int {
+		if i := slices.Index(EventKinds, k); i >= 0 {
+			return i
+		}
+		return len(EventKinds) + slices.Index(order, k)
+	}
+	slices.SortFunc(order, func(a, b string) int { return rank(a) - rank(b) })
+	parts := make([]string, len(order))
+	for i, k := range order {
+		parts[i] = FormatCount(float64(count[k])) + " " + k
+	}
+	return fmt.Sprintf("… %s more rows: %s (--kind KIND,… keeps those kinds, --summary prints one line per fault; --head N, --tail N or --all)",
+		FormatCount(float64(more)), strings.Join(parts, ", ")), nil
+}
+
+// FaultSummary is one fault of a run and how the job came back from it.
+// The recovery is FaultRecoveries's, the one pairing of a fault with its
+// recovered (or unrecovered) event; the detection and the return to
+// running are the first failure_detected and the first running event
+// after the fault within its outage: up to its recovered (or unrecovered)
+// event, or, with neither, up to the next fault. Times in s since the run
+// start; NaN when there is no such event.
+type FaultSummary struct {
+	FaultRecovery
+	TaskManager             *int32 // the TaskManager killed, nil if the event names none
+	Reason                  string
+	DetectedAtS, RunningAtS float64
+	RecoveredAtS            float64 // AtS + RecoveryS
+}
+
+// FaultSummaries lists the faults of events in time order, each with its
+// detection, return to running and recovery.
+func FaultSummaries(events []Event) []FaultSummary {
+	sorted := slices.Clone(events)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].TimeS < sorted[j].TimeS })
+	var faults []Event
+	for _, e := range sorted {
+		if e.Kind == KindFault {
+			faults = append(faults, e)
+		}
+	}
+	recs := FaultRecoveries(events) // the same faults in the same order
+	out := make([]FaultSummary, len(faults))
+	for i, f := range faults {
+		fs := FaultSummary{FaultRecovery: recs[i], TaskManager: f.TaskManager, Reason: f.Reason,
+			DetectedAtS: math.NaN(), RunningAtS: math.NaN(), RecoveredAtS: math.NaN()}
+		// the outage: [fault, end], or [fault, next fault) with no closing event
+		end, closed := math.Inf(1), true
+		switch {
+		case fs.Recovered():
+			fs.RecoveredAtS = fs.AtS + fs.RecoveryS
+			end = fs.RecoveredAtS
+		case !math.IsNaN(fs.UnrecoveredS):
+			end = fs.AtS + fs.UnrecoveredS
+		case i+1 < len(faults):
+			end, closed = faults[i+1].TimeS, false
+		}
+		for _, e := range sorted {
+			if e.TimeS < fs.AtS || e.TimeS > end || !closed && e.TimeS == end {
+				continue
+			}
+			switch {
+			case e.Kind == KindDetected && math.IsNaN(fs.DetectedAtS):
+				fs.DetectedAtS = e.TimeS
+			case e.Kind == KindRunning && math.IsNaN(fs.RunningAtS):
+				fs.RunningAtS = e.TimeS
+			}
+		}
+		out[i] = fs
+	}
+	return out
+}
+
+// writeFaultSummary prints one row per fault: an aligned table with a
+// closing count, or CSV with exact values (empty for none).
+func writeFaultSummary(w io.Writer, faults []FaultSummary, asCSV bool) error {
+	header := []string{"fault", "at_s", "taskmanager", "detected_s", "running_s", "recovered_s", "recovery_s"}
+	if asCSV {
+		cw := csv.NewWriter(w)
+		cw.Write(append(header, "unrecovered_s", "reason"))
+		num := func(x float64) string {
+			if math.IsNaN(x) {
+				return ""
+			}
+			return strconv.FormatFloat(x, 'g', -1, 64)
+		}
+		for i, f := range faults {
+			tm := ""
+			if f.TaskManager != nil {
+				tm = strconv.Itoa(int(*f.TaskManager))
+			}
+			cw.Write([]string{strconv.Itoa(i + 1), num(f.AtS), tm, num(f.DetectedAtS), num(f.RunningAtS),
+				num(f.RecoveredAtS), num(f.RecoveryS), num(f.UnrecoveredS), f.Reason})
+		}
+		cw.Flush()
+		return cw.Error()
+	}
+	if len(faults) == 0 {
+		_, err := io.WriteString(w, "no faults\n")
+		return err
+	}
+	// a time with its delay after the fault: 2,102.384 (+1.000)
+	at := func(t, fault float64) string {
+		if math.IsNaN(t) {
+			return NoValue
+		}
+		return catFigure("time_s", t) + " (+" + catFigure("time_s", t-fault) + ")"
+	}
+	rows := [][]string{append(header, "reason")}
+	recovered, unrecovered, neither := 0, 0, 0
+	for i, f := range faults {
+		tm := NoValue
+		if f.TaskManager != nil {
+			tm = strconv.Itoa(int(*f.TaskManager))
+		}
+		rec := NoValue
+		switch {
+		case f.Recovered():
+			rec = catFigure("recovery_s", f.RecoveryS)
+			recovered++
+		case !math.IsNaN(f.UnrecoveredS):
+			rec = "unrecovered (>" + catFigure("recovery_s", f.UnrecoveredS) + ")"
+			unrecovered++
+		default:
+			neither++
+		}
+		recAt := NoValue
+		if f.Recovered() {
+			recAt = catFigure("time_s", f.RecoveredAtS)
+		}
+		rows = append(rows, []string{strconv.Itoa(i + 1), catFigure("time_s", f.AtS), tm,
+			at(f.DetectedAtS, f.AtS), at(f.RunningAtS, f.AtS), recAt, rec, formatText([]byte(f.Reason), false)})
+	}
+	right := []bool{true, true, true, true, true, true, true, false}
+	var b strings.Builder
+	WriteAligned(&b, rows, right)
+	plural := map[bool]string{true: "s"}[len(faults) != 1]
+	fmt.Fprintf(&b, "%d fault%s: %d recovered, %d unrecovered", len(faults), plural, recovered, unrecovered)
+	if neither > 0 {
+		fmt.Fprintf(&b, ", %d with neither (no recovered or unrecovered event began at the fault: e.g. a TaskManager already down or running no task)", neither)
+	}
+	b.WriteString("\n")
+	if unrecovered > 0 {
+		b.WriteString("unrecovered (>T): still recovering when the run ended, T s after the fault; its recovery time is longer\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// CheckEventKinds refuses a kind that is none of EventKinds, listing them.
+func CheckEventKinds(kinds []string) error {
+	for _, k := range kinds {
+		if !slices.Contains(EventKinds, k) {
+			return fmt.Errorf("unknown event kind %q (kinds: %s)", k, strings.Join(EventKinds, ", "))
+		}
+	}
+	return nil
+}
+
+// eventsKindColumn is the index of the kind column of a header that also
+// has time_s (an events file), else -1.
+func eventsKindColumn(header []string) int {
+	if !slices.Contains(header, "time_s") {
+		return -1
+	}
+	return slices.Index(header, "kind")
+}
+
+// kindFilter passes on the rows whose kind is kept. It hides the source's
+// seeking, so a tail streams through the kept rows.
+type kindFilter struct {
+	rowSource
+	col  int
+	keep map[string]bool
+}
+
+func (f *kindFilter) next() ([]string, error) {
+	for {
+		r, err := f.rowSource.next()
+		if err != nil {
+			return nil, err
+		}
+		if f.col < len(r) && f.keep[r[f.col]] {
+			return r, nil
+		}
+	}
+}
+
+// remaining counts the kept rows left by reading them.
+func (f *kindFilter) remaining() (int64, error) {
+	var n int64
+	for {
+		_, err := f.next()
 		if errors.Is(err, io.EOF) {
-			return 0, nil
+			return n, nil
 		}
 		if err != nil {
-			return 0, err
+			return n, err
+		}
+		n++
+	}
+}
+
+// copyHead copies the first limit rows (all for 0). When rows are left
+// after them, it returns the first of those (read, not copied).
+func copyHead(out rowSink, src rowSource, limit int) (next []string, err error) {
+	for n := 0; ; n++ {
+		r, err := src.next()
+		if errors.Is(err, io.EOF) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if limit > 0 && n == limit {
+			return r, nil
 		}
 		if err := out.row(r); err != nil {
-			return 0, err
+			return nil, err
 		}
 	}
 }
@@ -367,7 +655,7 @@ func formatText(b []byte, full bool) string {
 // pandas reads them back, and by the table format otherwise.
 func formatFloat(name string, x float64, bits int, full bool) string {
 	if !full {
-		return FormatFigure(name, x, 0)
+		return catFigure(name, x)
 	}
 	switch {
 	case math.IsNaN(x):
@@ -378,6 +666,30 @@ func formatFloat(name string, x float64, bits int, full bool) string {
 		return "-inf"
 	}
 	return strconv.FormatFloat(x, 'g', -1, bits)
+}
+
+// catFigure is a number of the table view: a time in s (isSeconds) to
+// the millisecond, with thousands separated (2,101.380: an event time
+// rounded to 4 digits would say 2,101), anything else by FormatFigure.
+func catFigure(name string, x float64) string {
+	if !isSeconds(name) {
+		return FormatFigure(name, x, 0)
+	}
+	if s, special := formatSpecial(x); special {
+		return s
+	}
+	s := strconv.FormatFloat(x, 'f', 3, 64)
+	if s == "-0.000" {
+		s = "0.000"
+	}
+	return groupThousands(s)
+}
+
+// isSeconds reports whether a column or figure name is a time in s:
+// time_s, duration_s, recovery_mean_s, checkpoint_interval_s, … but not
+// a rate (…_per_s).
+func isSeconds(name string) bool {
+	return strings.HasSuffix(name, "_s") && !strings.HasSuffix(name, "_per_s")
 }
 
 type rowSink interface {

@@ -76,7 +76,8 @@ func (s *jsonSource) value(d *json.Decoder, key string) error {
 
 // number is exact for CSV; the table shows a number written as an integer
 // as one (seed, faults), and formats any other by its figure's name (the
-// last part of the key, qos.x as qos_x): a count as a whole number.
+// last part of the key, qos.x as qos_x): a count as a whole number, a time
+// in s to the millisecond.
 func (s *jsonSource) number(key string, n json.Number) string {
 	x, err := n.Float64()
 	if !s.table || err != nil {
@@ -90,7 +91,7 @@ func (s *jsonSource) number(key string, n json.Number) string {
 	if len(parts) > 1 && parts[len(parts)-2] == "qos" {
 		name = "qos_" + name
 	}
-	return FormatFigure(name, x, 0)
+	return catFigure(name, x)
 }
 
 func (s *jsonSource) add(key, value string) { s.rows = append(s.rows, []string{key, value}) }
@@ -137,7 +138,7 @@ func (s *csvSource) next() ([]string, error) {
 	if s.table {
 		for i, c := range rec {
 			if x, err := strconv.ParseFloat(strings.TrimSpace(c), 64); err == nil && i < len(s.head) {
-				rec[i] = FormatFigure(s.head[i], x, 0)
+				rec[i] = catFigure(s.head[i], x)
 			} else {
 				rec[i] = formatText([]byte(c), false)
 			}

@@ -2,8 +2,13 @@ package results_test
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/csv"
+	"errors"
 	"flag"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io"
 	"math"
 	"os"
@@ -245,7 +250,7 @@ func TestCatJSON(t *testing.T) {
 		regexp.MustCompile(`(?m)^records_in +367,308,140$`),
 		regexp.MustCompile(`(?m)^final_lag +0$`),
 		regexp.MustCompile(`(?m)^latency_p99_ms +21,357$`),
-		regexp.MustCompile(`(?m)^recovery_times_s\[1\] +61\.25$`),
+		regexp.MustCompile(`(?m)^recovery_times_s\[1\] +61\.250$`), // a time in s: to the ms
 		regexp.MustCompile(`(?m)^qos\.recovery_violations +0$`),
 	} {
 		if !want.MatchString(table) {
@@ -263,5 +268,215 @@ func TestCatJSON(t *testing.T) {
 	os.WriteFile(bin, []byte{0, 1, 2, 0xff}, 0o644)
 	if err := results.Cat(io.Discard, bin, results.CatOptions{}); err == nil || !strings.Contains(err.Error(), "Parquet, JSON or CSV") {
 		t.Errorf("binary file: %v", err)
+	}
+}
+
+// runEvents is an events file as a run writes it: a checkpoint every 30 s
+// from the start (so the first DefaultCatRows rows are all checkpoints),
+// a fault at 2,101.38 s that recovers, one at 5,280 s that is still
+// recovering at the end, and one on a TaskManager already down.
+func runEvents() []results.Event {
+	ptr := resultstest.Ptr[float64]
+	var events []results.Event
+	for i := 1; i <= 240; i++ {
+		events = append(events, results.Event{TimeS: 30*float64(i) + 0.0125, Kind: results.KindCheckpointCompleted,
+			CheckpointID: resultstest.Ptr(int64(i)), DurationS: ptr(0.75), SizeBytes: ptr(1e6)})
+	}
+	events = append(events,
+		results.Event{TimeS: 2101.38, Kind: results.KindFault, TaskManager: resultstest.Ptr[int32](0), Reason: "faults[0]"},
+		results.Event{TimeS: 2102.38, Kind: results.KindDetected, Reason: "TaskManager 0 lost"},
+		results.Event{TimeS: 2103.5, Kind: results.KindRestart, DurationS: ptr(1.12)},
+		results.Event{TimeS: 2114.7, Kind: results.KindRunning, DurationS: ptr(13.32), Value: ptr(3e6)},
+		results.Event{TimeS: 2147.065, Kind: results.KindRecovered, DurationS: ptr(45.685), Reason: "TaskManager 0 lost"},
+		results.Event{TimeS: 5280, Kind: results.KindFault, TaskManager: resultstest.Ptr[int32](2), Reason: "faults[1]"},
+		results.Event{TimeS: 5281, Kind: results.KindDetected, Reason: "TaskManager 2 lost"},
+		results.Event{TimeS: 5293.32, Kind: results.KindRunning, DurationS: ptr(13.32), Value: ptr(4e6)},
+		results.Event{TimeS: 6000, Kind: results.KindFault, TaskManager: resultstest.Ptr[int32](2), Reason: "faults[2] (TaskManager already down)"},
+		results.Event{TimeS: 7200, Kind: results.KindUnrecovered, DurationS: ptr(1920), Reason: "TaskManager 2 lost"},
+		results.Event{TimeS: 7200, Kind: results.KindRunEnd, DurationS: ptr(0), Reason: "RUNNING"},
+	)
+	slices.SortStableFunc(events, func(a, b results.Event) int { return cmp.Compare(a.TimeS, b.TimeS) })
+	return events
+}
+
+func writeRunEvents(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), results.EventsFile)
+	writeParquet(t, path, runEvents())
+	return path
+}
+
+// TestCatKinds: --kind keeps the rows of those kinds, in time order, with
+// head, tail and the default limit counting only them; an unknown kind is
+// refused naming the kinds, and a file without a kind column says so.
+func TestCatKinds(t *testing.T) {
+	path := writeRunEvents(t)
+	kindsOf := func(out string) []string {
+		var ks []string
+		for _, l := range strings.Split(strings.TrimSpace(out), "\n")[1:] {
+			ks = append(ks, strings.Fields(l)[1])
+		}
+		return ks
+	}
+	faults := results.CatOptions{Kinds: []string{results.KindFault, results.KindRecovered, results.KindUnrecovered}}
+	got := catText(t, path, faults)
+	if want := []string{"fault", "recovered", "fault", "fault", "unrecovered"}; !slices.Equal(kindsOf(got), want) {
+		t.Errorf("--kind fault,recovered,unrecovered: kinds %v, want %v:\n%s", kindsOf(got), want, got)
+	}
+	faults.Tail = 2
+	if got := kindsOf(catText(t, path, faults)); !slices.Equal(got, []string{"fault", "unrecovered"}) {
+		t.Errorf("--kind … --tail 2: %v", got)
+	}
+	csvOut := catText(t, path, results.CatOptions{CSV: true, Kinds: []string{results.KindRunning}})
+	if n := strings.Count(csvOut, "\n"); n != 3 || !strings.Contains(csvOut, "\n2114.7,running,") {
+		t.Errorf("--csv --kind running: %d lines:\n%s", n, csvOut)
+	}
+	// the limit counts kept rows: 240 checkpoints, 50 shown, 190 more
+	cps := catText(t, path, results.CatOptions{Kinds: []string{results.KindCheckpointCompleted}})
+	if !strings.Contains(cps, "… 190 more rows: 190 checkpoint_completed") {
+		t.Errorf("--kind checkpoint_completed: no note of 190 more:\n%s", cps)
+	}
+
+	err := results.Cat(io.Discard, path, results.CatOptions{Kinds: []string{"recovery"}})
+	if err == nil || !strings.Contains(err.Error(), `unknown event kind "recovery"`) || !strings.Contains(err.Error(), "recovered") {
+		t.Errorf("unknown kind: %v", err)
+	}
+	samples, _, _ := resultstest.SyntheticRun(60)
+	ts := filepath.Join(t.TempDir(), results.TimeseriesFile)
+	writeParquet(t, ts, samples)
+	for _, opt := range []results.CatOptions{{Kinds: []string{results.KindFault}}, {Summary: true}} {
+		if err := results.Cat(io.Discard, ts, opt); !errors.Is(err, results.ErrNoKindColumn) {
+			t.Errorf("%+v on a timeseries: %v, want ErrNoKindColumn", opt, err)
+		}
+	}
+}
+
+// TestCatEventsNote: the default table of events.parquet stops among the
+// checkpoints; its note counts the rows left by kind, faults first, and
+// points at --kind and --summary.
+func TestCatEventsNote(t *testing.T) {
+	out := catText(t, writeRunEvents(t), results.CatOptions{})
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	note := lines[len(lines)-1]
+	for _, want := range []string{"… 201 more rows: 3 fault, 2 failure_detected, 1 restart, 2 running, 1 recovered, 1 unrecovered, 190 checkpoint_completed, 1 run_end",
+		"--kind", "--summary"} {
+		if !strings.Contains(note, want) {
+			t.Errorf("note %q lacks %q", note, want)
+		}
+	}
+}
+
+// TestCatTimesToTheMillisecond: in the table, times in s keep the
+// millisecond, in every kind of file; other numbers keep 4 digits, and a
+// rate per s is no time.
+func TestCatTimesToTheMillisecond(t *testing.T) {
+	path := writeRunEvents(t)
+	out := catText(t, path, results.CatOptions{Kinds: []string{results.KindFault, results.KindRecovered}})
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`(?m)^2,101\.380  fault `),
+		regexp.MustCompile(`(?m)^2,147\.065  recovered .* 45\.685  `),
+	} {
+		if !want.MatchString(out) {
+			t.Errorf("events table has no line matching %s:\n%s", want, out)
+		}
+	}
+	dir := t.TempDir()
+	csvPath := filepath.Join(dir, "rescales.csv")
+	os.WriteFile(csvPath, []byte("at_s,input_rate,capacity_before_records_per_s,downtime_s\n2101.38,12345.678,9876.54321,0.0004\n"), 0o644)
+	out = catText(t, csvPath, results.CatOptions{})
+	if want := regexp.MustCompile(`(?m)^2,101\.380 +12,346 +9,877 +0\.000$`); !want.MatchString(out) {
+		t.Errorf("CSV table has no line matching %s:\n%s", want, out)
+	}
+	run := filepath.Join(dir, "run")
+	samples, events, sum := resultstest.SyntheticRun(60)
+	sum.RecoveryMeanS = 2101.38
+	resultstest.WriteRun(t, run, samples, events, sum)
+	out = catText(t, filepath.Join(run, results.SummaryFile), results.CatOptions{All: true})
+	if want := regexp.MustCompile(`(?m)^recovery_mean_s +2,101\.380$`); !want.MatchString(out) {
+		t.Errorf("summary.json table has no line matching %s:\n%s", want, out)
+	}
+}
+
+// TestCatSummary: one line per fault, its detection, return to running and
+// recovery; a fault still recovering at the end says unrecovered with the
+// lower bound, never a recovery of 0 s; a fault with no recovery event of
+// its own says neither. CSV has the exact times, empty for none.
+func TestCatSummary(t *testing.T) {
+	path := writeRunEvents(t)
+	out := catText(t, path, results.CatOptions{Summary: true})
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 6 {
+		t.Fatalf("summary: %d lines, want header, 3 faults and 2 closing lines:\n%s", len(lines), out)
+	}
+	for i, want := range []*regexp.Regexp{
+		regexp.MustCompile(`^fault +at_s +taskmanager +detected_s +running_s +recovered_s +recovery_s +reason$`),
+		regexp.MustCompile(`^ +1 +2,101\.380 +0 +2,102\.380 \(\+1\.000\) +2,114\.700 \(\+13\.320\) +2,147\.065 +45\.685 +faults\[0\]$`),
+		regexp.MustCompile(`^ +2 +5,280\.000 +2 +5,281\.000 \(\+1\.000\) +5,293\.320 \(\+13\.320\) +– +unrecovered \(>1,920\.000\) +faults\[1\]$`),
+		regexp.MustCompile(`^ +3 +6,000\.000 +2 +– +– +– +– +faults\[2\] \(TaskManager already down\)$`),
+		regexp.MustCompile(`^3 faults: 1 recovered, 1 unrecovered, 1 with neither`),
+		regexp.MustCompile(`^unrecovered \(>T\): `),
+	} {
+		if !want.MatchString(lines[i]) {
+			t.Errorf("line %d %q does not match %s", i, lines[i], want)
+		}
+	}
+	recs, err := csv.NewReader(strings.NewReader(catText(t, path, results.CatOptions{Summary: true, CSV: true}))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]string{
+		{"fault", "at_s", "taskmanager", "detected_s", "running_s", "recovered_s", "recovery_s", "unrecovered_s", "reason"},
+		{"1", "2101.38", "0", "2102.38", "2114.7", "2147.065", "45.685", "", "faults[0]"},
+		{"2", "5280", "2", "5281", "5293.32", "", "", "1920", "faults[1]"},
+		{"3", "6000", "2", "", "", "", "", "", "faults[2] (TaskManager already down)"},
+	}
+	// 2101.38 + 45.685 is not exactly 2147.065 in floating point
+	if len(recs) == 4 {
+		if x, _ := strconv.ParseFloat(recs[1][5], 64); math.Abs(x-2147.065) < 1e-9 {
+			recs[1][5] = "2147.065"
+		}
+	}
+	if !reflect.DeepEqual(recs, want) {
+		t.Errorf("summary CSV:\n got %q\nwant %q", recs, want)
+	}
+	if err := results.Cat(io.Discard, path, results.CatOptions{Summary: true, Kinds: []string{results.KindFault}}); err == nil {
+		t.Error("--summary with --kind: no error")
+	}
+	empty := filepath.Join(t.TempDir(), results.EventsFile)
+	writeParquet(t, empty, []results.Event{{TimeS: 7200, Kind: results.KindRunEnd, Reason: "RUNNING"}})
+	if got := catText(t, empty, results.CatOptions{Summary: true}); got != "no faults\n" {
+		t.Errorf("no faults: %q", got)
+	}
+}
+
+// TestEventKindsListsEveryKind: EventKinds (what --kind accepts) holds
+// every Kind constant of schema.go, so a new kind cannot be refused.
+func TestEventKindsListsEveryKind(t *testing.T) {
+	f, err := parser.ParseFile(token.NewFileSet(), "schema.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var consts []string
+	for _, d := range f.Decls {
+		g, ok := d.(*ast.GenDecl)
+		if !ok || g.Tok != token.CONST {
+			continue
+		}
+		for _, spec := range g.Specs {
+			for i, n := range spec.(*ast.ValueSpec).Names {
+				if lit, ok := spec.(*ast.ValueSpec).Values[i].(*ast.BasicLit); ok && strings.HasPrefix(n.Name, "Kind") {
+					v, _ := strconv.Unquote(lit.Value)
+					consts = append(consts, v)
+				}
+			}
+		}
+	}
+	if len(consts) < 10 {
+		t.Fatalf("found only %d Kind constants in schema.go: %v", len(consts), consts)
+	}
+	slices.Sort(consts)
+	listed := slices.Sorted(slices.Values(results.EventKinds))
+	if !slices.Equal(consts, listed) {
+		t.Errorf("EventKinds %v, schema.go's kinds %v", listed, consts)
 	}
 }

@@ -113,8 +113,11 @@ type VariantEvaluation struct {
 	LatencyMeanMs, LatencyMedianMs, LatencyOverPct float64
 	LatencyWindowsOver, LatencyWindows             int
 
-	LatencySteadyMeanMs     float64 // summary latency_steady_mean_ms
-	Reconfigurations        int     // summary reconfigurations
+	// LatencySteadyMeanMs is summary latency_steady_mean_ms: the
+	// record-weighted event-time mean (latency_mean_ms) outside recoveries,
+	// whatever LatencyColumn is.
+	LatencySteadyMeanMs     float64
+	Reconfigurations        int // summary reconfigurations
 	CIChanges               []CIChange
 	CheckpointIntervalMeanS float64 // summary checkpoint_interval_mean_s (time-weighted)
 	WorkerSeconds           float64 // summary worker_seconds
@@ -610,6 +613,59 @@ func (ev *Evaluation) Write(dir string) ([]string, error) {
 	return append(paths, figs...), nil
 }
 
+// LatencyDefinition names what a timeseries latency column measures, for
+// the labels of tables and figures: "latency-marker p99" for
+// latency_marker_p99_ms, "event-time p99", "event-time p50" and
+// "event-time mean" for latency_p99_ms, latency_p50_ms and latency_mean_ms;
+// any other column by its readable name.
+func LatencyDefinition(column string) string {
+	switch column {
+	case "latency_marker_p99_ms":
+		return "latency-marker p99"
+	case "latency_p99_ms":
+		return "event-time p99"
+	case "latency_p50_ms":
+		return "event-time p50"
+	case "latency_mean_ms":
+		return "event-time mean"
+	}
+	return figures.ReadableName(column)
+}
+
+// latencyMeaning says in words what the latencies of LatencyDefinition are.
+func latencyMeaning(column string) string {
+	switch column {
+	case "latency_marker_p99_ms":
+		return "what Flink's latency markers report at the sinks: source-to-sink transit, without the wait in Kafka or in windows; Khaos's latency"
+	case "latency_p99_ms", "latency_p50_ms", "latency_mean_ms":
+		return "end-to-end from each event's time, the wait in Kafka included"
+	}
+	return "a column of timeseries.parquet"
+}
+
+// latencyShortName is LatencyDefinition as a column header word:
+// marker_p99, event_p99, event_p50, event_mean, or the column's name.
+func latencyShortName(column string) string {
+	switch column {
+	case "latency_marker_p99_ms":
+		return "marker_p99"
+	case "latency_p99_ms":
+		return "event_p99"
+	case "latency_p50_ms":
+		return "event_p50"
+	case "latency_mean_ms":
+		return "event_mean"
+	}
+	return strings.TrimSuffix(column, "_ms")
+}
+
+// The steady latency of summary.json (latency_steady_mean_ms), which is
+// no statistic of the evaluated column.
+const (
+	steadyLatencyName  = "steady-state event-time mean (the record-weighted mean of `latency_mean_ms` outside recoveries, summary latency_steady_mean_ms: end-to-end from each event's time, the wait in Kafka included)"
+	steadyLatencyLabel = "event-time mean outside recoveries, record-weighted (ms)"
+)
+
 // commonBound is the value every variant shares, or NaN.
 func (ev *Evaluation) commonBound(get func(VariantEvaluation) float64) float64 {
 	if len(ev.Variants) == 0 {
@@ -676,11 +732,12 @@ func (ev *Evaluation) WriteMarkdown(w io.Writer) error {
 
 	// Per-failure measurements, as Khaos's table.
 	b.WriteString("## Per-failure measurements\n\n")
-	latName := figures.ReadableName(ev.LatencyColumn)
-	fmt.Fprintf(&b, "Cell = throughput before failure (k records/s) / %s before failure (ms) / recovery time (s); "+
+	latName := LatencyDefinition(ev.LatencyColumn)
+	fmt.Fprintf(&b, "Cell = throughput before failure (k records/s) / %s before failure (ms: the mean of `%s`, %s) / recovery time (s); "+
 		"before = the %s s up to the fault, intervals without output skipped. Rows in time order; "+
 		"*at* = the fault time (h:mm:ss) in the first variant that has that failure. n/r = not recovered by the end of the run; "+
-		"(CI …) = the CI in force at the fault, for variants whose CI changed.\n\n", latName, fmtG(ev.PreFailureS))
+		"(CI …) = the CI in force at the fault, for variants whose CI changed.\n\n",
+		latName, ev.LatencyColumn, latencyMeaning(ev.LatencyColumn), fmtG(ev.PreFailureS))
 	nRows := 0
 	for _, v := range ev.Variants {
 		nRows = max(nRows, len(v.Failures))
@@ -719,17 +776,18 @@ func (ev *Evaluation) WriteMarkdown(w io.Writer) error {
 
 	// The latency series, as Khaos's "24 h latency series".
 	rows = nil
-	fmt.Fprintf(&b, "\n## Latency series (%s)\n\n", fmtSpan(ev.maxDuration()))
-	fmt.Fprintf(&b, "Per-interval %s over the whole run, failure periods included, intervals without output dropped "+
+	fmt.Fprintf(&b, "\n## Latency series (%s): %s\n\n", fmtSpan(ev.maxDuration()), latName)
+	fmt.Fprintf(&b, "The per-interval %s (`%s`, %s) over the whole run, failure periods included, intervals without output dropped "+
 		"(as in Khaos's series); a window is %s s of consecutive intervals with output, counted out of all full windows. "+
-		"Steady = the record-weighted mean latency outside recoveries (summary latency_steady_mean_ms).\n\n", latName, fmtG(ev.WindowS))
-	metric("mean latency (ms)", func(v VariantEvaluation) string { return fmtNum(v.LatencyMeanMs) })
-	metric("median latency (ms)", func(v VariantEvaluation) string { return fmtNum(v.LatencyMedianMs) })
-	metric(ev.latLabel("%% seconds > %s"), func(v VariantEvaluation) string { return fmtNum(v.LatencyOverPct) })
-	metric(ev.latLabel(fmtG(ev.WindowS)+"-s windows with mean > %s"), func(v VariantEvaluation) string {
+		"The last row is another latency, the %s.\n\n",
+		latName, ev.LatencyColumn, latencyMeaning(ev.LatencyColumn), fmtG(ev.WindowS), steadyLatencyName)
+	metric(latName+", mean over intervals (ms)", func(v VariantEvaluation) string { return fmtNum(v.LatencyMeanMs) })
+	metric(latName+", median over intervals (ms)", func(v VariantEvaluation) string { return fmtNum(v.LatencyMedianMs) })
+	metric(latName+", "+ev.latLabel("%% of intervals > %s"), func(v VariantEvaluation) string { return fmtPct(v.LatencyOverPct) })
+	metric(latName+", "+ev.latLabel(fmtG(ev.WindowS)+"-s windows with mean > %s"), func(v VariantEvaluation) string {
 		return fmt.Sprintf("%d/%d", v.LatencyWindowsOver, v.LatencyWindows)
 	})
-	metric("steady latency mean (ms)", func(v VariantEvaluation) string { return fmtNum(v.LatencySteadyMeanMs) })
+	metric(steadyLatencyLabel, func(v VariantEvaluation) string { return fmtNum(v.LatencySteadyMeanMs) })
 	if math.IsNaN(l) {
 		metric("L (ms)", func(v VariantEvaluation) string { return fmtG(v.LatencyBoundMs) })
 	}
@@ -779,7 +837,9 @@ func (ev *Evaluation) writeMeasuredMarkdown(b *strings.Builder) {
 	src := cmp.Or(ev.MeasuredSource, "the measured table")
 	fmt.Fprintf(b, "\n## Measured vs simulated\n\n")
 	fmt.Fprintf(b, "Measured failures of %s per checkpoint interval, next to the variant with that static CI "+
-		"(job.checkpoint.interval of its scenario.yaml, static policy). Recovery times in s; latency = mean pre-failure latency (ms).\n\n", src)
+		"(job.checkpoint.interval of its scenario.yaml, static policy). Recovery times in s; latency = the mean over the failures of the "+
+		"latency before each (ms): measured, the table's latency_ms (Khaos recorded the latency-marker p99); simulated, the %s (`%s`).\n\n",
+		src, LatencyDefinition(ev.LatencyColumn), ev.LatencyColumn)
 	withLat := false
 	for _, m := range ev.Measured {
 		withLat = withLat || !math.IsNaN(m.MeasuredLatencyMs)
@@ -788,7 +848,7 @@ func (ev *Evaluation) writeMeasuredMarkdown(b *strings.Builder) {
 	header := []string{"CI (s)", "variant", "measured n", "measured median rec (s)", "measured mean rec (s)", "measured " + over,
 		"sim n", "sim median rec (s)", "sim mean rec (s)", "sim " + over}
 	if withLat {
-		header = append(header, "measured latency (ms)", "sim latency (ms)")
+		header = append(header, "measured pre-failure latency (ms)", "sim pre-failure "+LatencyDefinition(ev.LatencyColumn)+" (ms)")
 	}
 	var rows [][]string
 	for _, m := range ev.Measured {
@@ -817,15 +877,18 @@ func (ev *Evaluation) writeMeasuredMarkdown(b *strings.Builder) {
 }
 
 // WriteSummaryTable prints one aligned line per variant: the figures of
-// variants.csv that fit a terminal.
+// variants.csv that fit a terminal. The latency columns are named by their
+// definition: the series' (latency-marker p99 by default: marker_p99_…) and
+// the steady event-time mean.
 func (ev *Evaluation) WriteSummaryTable(w io.Writer) error {
+	lat := latencyShortName(ev.LatencyColumn)
 	rows := [][]string{{"variant", "CI_s", "failures", "rec_median_s", "rec_mean_s", "rec_max_s", ">R",
-		"lat_mean_ms", "lat_median_ms", "%>L", "windows>L", "steady_ms", "reconf", "CI_mean_s", "worker_s"}}
+		lat + "_mean_ms", lat + "_median_ms", lat + ">L", "windows>L", "steady_event_mean_ms", "reconf", "CI_mean_s", "worker_s"}}
 	for _, v := range ev.Variants {
 		rows = append(rows, []string{v.Label, fmtG(v.CheckpointIntervalS), strconv.Itoa(len(v.Failures)),
 			fmtNum(v.RecoveryMedianS), fmtNum(v.RecoveryMeanS), fmtNum(v.RecoveryMaxS),
 			strconv.Itoa(v.RecoveryViolations), fmtNum(v.LatencyMeanMs), fmtNum(v.LatencyMedianMs),
-			fmtNum(v.LatencyOverPct), fmt.Sprintf("%d/%d", v.LatencyWindowsOver, v.LatencyWindows),
+			fmtPct(v.LatencyOverPct), fmt.Sprintf("%d/%d", v.LatencyWindowsOver, v.LatencyWindows),
 			fmtNum(v.LatencySteadyMeanMs), strconv.Itoa(v.Reconfigurations), fmtNum(v.CheckpointIntervalMeanS),
 			fmtNum(v.WorkerSeconds)})
 	}
@@ -841,11 +904,11 @@ func (ev *Evaluation) WriteSummaryTable(w io.Writer) error {
 
 func (ev *Evaluation) writeFailuresCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"variant", "failure", "fault_at_s", "throughput", "latency_ms", "recovery_s", "checkpoint_interval_s"})
+	cw.Write([]string{"variant", "failure", "fault_at_s", "throughput", "latency_ms", "recovery_s", "checkpoint_interval_s", "latency_column"})
 	for _, v := range ev.Variants {
 		for _, f := range v.Failures {
 			cw.Write([]string{v.Label, strconv.Itoa(f.Index), csvNum(f.FaultAtS), csvNum(f.ThroughputMean),
-				csvNum(f.LatencyMeanMs), csvNum(f.RecoveryS), csvNum(f.CIS)})
+				csvNum(f.LatencyMeanMs), csvNum(f.RecoveryS), csvNum(f.CIS), ev.LatencyColumn})
 		}
 	}
 	cw.Flush()
@@ -858,7 +921,7 @@ func (ev *Evaluation) writeVariantsCSV(w io.Writer) error {
 		"recovery_median_s", "recovery_mean_s", "recovery_max_s", "recovery_bound_s", "recovery_violations",
 		"latency_bound_ms", "latency_mean_ms", "latency_median_ms", "latency_over_bound_pct",
 		"latency_windows_over", "latency_windows", "latency_steady_mean_ms",
-		"reconfigurations", "ci_changes", "checkpoint_interval_mean_s", "worker_seconds"})
+		"reconfigurations", "ci_changes", "checkpoint_interval_mean_s", "worker_seconds", "latency_column"})
 	for _, v := range ev.Variants {
 		changes := make([]string, len(v.CIChanges))
 		for i, c := range v.CIChanges {
@@ -868,7 +931,8 @@ func (ev *Evaluation) writeVariantsCSV(w io.Writer) error {
 			csvNum(v.RecoveryMedianS), csvNum(v.RecoveryMeanS), csvNum(v.RecoveryMaxS), csvNum(v.RecoveryBoundS), strconv.Itoa(v.RecoveryViolations),
 			csvNum(v.LatencyBoundMs), csvNum(v.LatencyMeanMs), csvNum(v.LatencyMedianMs), csvNum(v.LatencyOverPct),
 			strconv.Itoa(v.LatencyWindowsOver), strconv.Itoa(v.LatencyWindows), csvNum(v.LatencySteadyMeanMs),
-			strconv.Itoa(v.Reconfigurations), strings.Join(changes, ";"), csvNum(v.CheckpointIntervalMeanS), csvNum(v.WorkerSeconds)})
+			strconv.Itoa(v.Reconfigurations), strings.Join(changes, ";"), csvNum(v.CheckpointIntervalMeanS), csvNum(v.WorkerSeconds),
+			ev.LatencyColumn})
 	}
 	cw.Flush()
 	return cw.Error()
@@ -964,6 +1028,15 @@ func fmtCI(v float64) string {
 // fmtNum is a measured number by the one table format of the tree
 // (results.FormatNumber: 4 significant digits, thousands separated).
 func fmtNum(v float64) string { return results.FormatNumber(v, 0) }
+
+// fmtPct is a percentage with its sign: 0.5522 % (of the intervals), so it
+// does not read as a fraction.
+func fmtPct(v float64) string {
+	if math.IsNaN(v) {
+		return "–"
+	}
+	return fmtNum(v) + " %"
+}
 
 // fmtThousands is a rate in thousands (56.90 for 56 900).
 func fmtThousands(v float64) string { return fmtNum(v / 1000) }

@@ -366,11 +366,12 @@ func TestEvaluationWrite(t *testing.T) {
 		"| median rec (s) |  | 150.0 | 80.00 |",
 		"| mean rec (s) |  | 150.0 | 80.00 |",
 		"| # rec > 240 s |  | 1 | 0 |",
-		"## Latency series (30 min)",
-		"| median latency (ms) | 500.0 | 400.0 |",
-		"| % seconds > 1000 ms | 14.41 | 4.520 |",
-		"| 300-s windows with mean > 1000 ms | 1/5 | 0/5 |",
-		"| steady latency mean (ms) | 512.5 | 410.0 |",
+		"## Latency series (30 min): event-time p99",
+		"| event-time p99, mean over intervals (ms) | 725.9 | 470.1 |",
+		"| event-time p99, median over intervals (ms) | 500.0 | 400.0 |",
+		"| event-time p99, % of intervals > 1000 ms | 14.41 % | 4.520 % |",
+		"| event-time p99, 300-s windows with mean > 1000 ms | 1/5 | 0/5 |",
+		"| event-time mean outside recoveries, record-weighted (ms) | 512.5 | 410.0 |",
 		"| CI changes (h:mm:ss → new CI s) | 0:26:40 → 20 | – |",
 		"| worker-seconds (TaskManager-s) | 7,190 | 7,200 |",
 	} {
@@ -381,11 +382,11 @@ func TestEvaluationWrite(t *testing.T) {
 
 	rows := readCSVFile(t, filepath.Join(out, FailuresCSV))
 	wantRows := [][]string{
-		{"variant", "failure", "fault_at_s", "throughput", "latency_ms", "recovery_s", "checkpoint_interval_s"},
-		{"khaos", "1", "600", "9000", csvNum(117000.0 / 290), "50", "30"},
-		{"khaos", "2", "1200.5", "11000", "700", "250", "30"},
-		{"ci30", "1", "500.25", "19000", "400", "60", "30"},
-		{"ci30", "2", "1100", "20000", "600", "100", "30"},
+		{"variant", "failure", "fault_at_s", "throughput", "latency_ms", "recovery_s", "checkpoint_interval_s", "latency_column"},
+		{"khaos", "1", "600", "9000", csvNum(117000.0 / 290), "50", "30", "latency_p99_ms"},
+		{"khaos", "2", "1200.5", "11000", "700", "250", "30", "latency_p99_ms"},
+		{"ci30", "1", "500.25", "19000", "400", "60", "30", "latency_p99_ms"},
+		{"ci30", "2", "1100", "20000", "600", "100", "30", "latency_p99_ms"},
 	}
 	if !reflect.DeepEqual(rows, wantRows) {
 		t.Errorf("failures.csv = %v, want %v", rows, wantRows)
@@ -403,7 +404,7 @@ func TestEvaluationWrite(t *testing.T) {
 		"recovery_median_s": "150", "recovery_mean_s": "150", "recovery_max_s": "250", "recovery_bound_s": "240",
 		"recovery_violations": "1", "latency_bound_ms": "1000", "latency_median_ms": "500", "latency_windows_over": "1",
 		"latency_windows": "5", "latency_steady_mean_ms": "512.5", "reconfigurations": "1", "ci_changes": "1600:20",
-		"checkpoint_interval_mean_s": "29.5", "worker_seconds": "7190",
+		"checkpoint_interval_mean_s": "29.5", "worker_seconds": "7190", "latency_column": "latency_p99_ms",
 	} {
 		if got[col] != want {
 			t.Errorf("variants.csv khaos %s = %q, want %q", col, got[col], want)
@@ -487,5 +488,77 @@ func TestEvaluationRunsOrder(t *testing.T) {
 	// No run folders.
 	if _, _, err := Runs(t.TempDir()); !errors.Is(err, ErrNoRunFolders) {
 		t.Errorf("empty folder: %v, want ErrNoRunFolders", err)
+	}
+}
+
+// TestEvaluationLabelsNameTheirLatency: every latency row and column of
+// evaluation.md and of the terminal table names its definition (the
+// latency-marker p99 is not the event-time mean beside it), and the share
+// of intervals over L is a percentage with its sign, for every latency
+// column evaluate takes.
+func TestEvaluationLabelsNameTheirLatency(t *testing.T) {
+	dirs := evalRuns(t, t.TempDir())
+	for col, def := range map[string]string{
+		"latency_marker_p99_ms": "latency-marker p99", "latency_p99_ms": "event-time p99",
+		"latency_p50_ms": "event-time p50", "latency_mean_ms": "event-time mean",
+	} {
+		ev, err := Evaluate(dirs, nil, Options{LatencyColumn: col})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var md strings.Builder
+		if err := ev.WriteMarkdown(&md); err != nil {
+			t.Fatal(err)
+		}
+		text := md.String()
+		section := text[strings.Index(text, "## Latency series"):strings.Index(text, "## Variants")]
+		if !strings.Contains(section, "): "+def+"\n") || !strings.Contains(section, "`"+col+"`") {
+			t.Errorf("%s: the latency series heading and text do not name %q (`%s`):\n%s", col, def, col, section)
+		}
+		for _, line := range strings.Split(section, "\n") {
+			cells := strings.Split(line, " | ")
+			if !strings.HasPrefix(line, "| ") || strings.HasPrefix(line, "| Metric") {
+				continue
+			}
+			label := strings.TrimPrefix(cells[0], "| ")
+			if !strings.HasPrefix(label, def+", ") && label != steadyLatencyLabel {
+				t.Errorf("%s: latency row %q does not begin with its definition %q", col, label, def)
+			}
+			if strings.Contains(label, "%") {
+				for _, c := range cells[1:] {
+					if c = strings.TrimSuffix(c, " |"); !strings.HasSuffix(c, " %") {
+						t.Errorf("%s: share %q of row %q has no %% sign", col, c, label)
+					}
+				}
+			}
+		}
+		if !strings.Contains(section, "| event-time mean outside recoveries, record-weighted (ms) | 512.5 | 410.0 |") {
+			t.Errorf("%s: the steady latency row does not say it is the event-time mean:\n%s", col, section)
+		}
+		if want := "/ " + def + " before failure (ms: the mean of `" + col + "`"; !strings.Contains(text, want) {
+			t.Errorf("%s: the per-failure cells are not explained as %q", col, want)
+		}
+
+		var table strings.Builder
+		if err := ev.WriteSummaryTable(&table); err != nil {
+			t.Fatal(err)
+		}
+		head := strings.Fields(strings.SplitN(table.String(), "\n", 2)[0])
+		short := latencyShortName(col)
+		for _, want := range []string{short + "_mean_ms", short + "_median_ms", short + ">L", "steady_event_mean_ms"} {
+			if !slices.Contains(head, want) {
+				t.Errorf("%s: summary table header %v lacks %q", col, head, want)
+			}
+		}
+		for _, line := range strings.Split(strings.TrimSpace(table.String()), "\n")[1:] {
+			if !strings.Contains(line, " %") {
+				t.Errorf("%s: the share over L is not a percentage in the summary line %q", col, line)
+			}
+		}
+		for _, h := range head {
+			if strings.HasPrefix(h, "lat") {
+				t.Errorf("%s: header %q says latency without its definition", col, h)
+			}
+		}
 	}
 }
