@@ -113,8 +113,8 @@ func runCalibrate(c *cli.Context) error {
 		done := 0
 		opt.FoldDone = func(f calibrate.Fold, folds int) {
 			done++
-			fmt.Fprintf(os.Stderr, "cross-validation %d/%d, %s held out: recovery MAPE twin %.1f %%, closed form %.1f %%, OLS %.1f %%\n",
-				done, folds, f.Label, f.Twin, f.ClosedForm, f.OLS)
+			fmt.Fprintf(os.Stderr, "cross-validation %d/%d, %s held out: recovery MAPE twin %s %%, closed form %s %%, OLS %s %%\n",
+				done, folds, f.Label, results.FormatNumber(f.Twin, 0), results.FormatNumber(f.ClosedForm, 0), results.FormatNumber(f.OLS, 0))
 		}
 	}
 	holdout := c.String("holdout")
@@ -154,11 +154,11 @@ func runCalibrate(c *cli.Context) error {
 			progressbar.OptionSetDescription("calibrating"), progressbar.OptionShowCount(),
 			progressbar.OptionThrottle(200*time.Millisecond), progressbar.OptionSetWidth(30), progressbar.OptionClearOnFinish())
 		opt.Progress = func(n int, best float64) {
-			bar.Describe(fmt.Sprintf("calibrating (loss %.4f)", best))
+			bar.Describe("calibrating (loss " + results.FormatNumber(best, 0) + ")")
 			_ = bar.Set(n)
 		}
 	}
-	fmt.Fprintf(os.Stderr, "calibrate: %d points, fitting %s on %d of them\n", len(pts), strings.Join(names, ", "), len(opt.Fitted(pts)))
+	fmt.Fprintf(os.Stderr, "calibrate: %s, fitting %s on %s of them\n", results.Plural(len(pts), "point"), strings.Join(names, ", "), results.FormatCount(float64(len(opt.Fitted(pts)))))
 	res, err := calibrate.Calibrate(base, pts, opt)
 	if bar != nil {
 		_ = bar.Finish()
@@ -179,17 +179,19 @@ func runCalibrate(c *cli.Context) error {
 }
 
 func printCalibration(r *calibrate.Result, out string, files []string) {
-	fmt.Printf("calibrated in %.1f s (%d evaluations, %s)\n", r.WallS, r.Evaluations, r.Status)
+	n := func(x float64) string { return results.FormatNumber(x, 0) }
+	fmt.Printf("calibrated in %s s (%s, %s)\n", n(r.WallS), results.Plural(r.Evaluations, "evaluation"), r.Status)
 	for _, v := range r.Values {
-		fmt.Printf("  %-18s %10.4g → %-10.4g %s\n", v.Name, v.Initial, v.Fitted, v.Unit)
+		fmt.Printf("  %-18s %10s → %-10s %s\n", v.Name, n(v.Initial), n(v.Fitted), v.Unit)
 	}
 	line := func(name string, m calibrate.Metrics) {
-		fmt.Printf("  %-9s %2d points: recovery MAPE %5.1f %% (closed form %.1f %%, OLS %.1f %%), R² %.3f", name, m.N, m.RecoveryMAPE, m.ClosedFormMAPE, m.OLSMAPE, m.RecoveryR2)
+		fmt.Printf("  %-9s %s: recovery MAPE %5s %% (closed form %s %%, OLS %s %%), R² %s", name, results.Plural(m.N, "point"),
+			n(m.RecoveryMAPE), n(m.ClosedFormMAPE), n(m.OLSMAPE), n(m.RecoveryR2))
 		if !math.IsNaN(m.Coverage) {
-			fmt.Printf(", 90 %% interval coverage %.0f %%", 100*m.Coverage)
+			fmt.Printf(", 90 %% interval coverage %s %%", n(100*m.Coverage))
 		}
 		if m.LatencyN > 0 {
-			fmt.Printf("; latency MAPE %5.1f %%", m.LatencyMAPE)
+			fmt.Printf("; latency MAPE %5s %%", n(m.LatencyMAPE))
 		}
 		fmt.Println()
 	}
@@ -202,11 +204,12 @@ func printCalibration(r *calibrate.Result, out string, files []string) {
 		if iv.HeldOut {
 			set = "held out"
 		}
-		fmt.Printf("  CI %5gs %-8s median recovery %6.1f s measured, %6.1f s twin (MAPE %4.1f %%)\n", iv.CheckpointIntervalS, set, iv.MeasuredMedianS, iv.PredictedMedianS, iv.RecoveryMAPE)
+		fmt.Printf("  CI %5s %-8s median recovery %6s s measured, %6s s twin (MAPE %5s %%)\n", sim.Duration(iv.CheckpointIntervalS),
+			set, n(iv.MeasuredMedianS), n(iv.PredictedMedianS), n(iv.RecoveryMAPE))
 	}
 	if cv := r.CV; cv != nil {
-		fmt.Printf("  cross-validation (%s, %d folds): recovery MAPE twin %.1f ± %.1f %%, closed form %.1f ± %.1f %%, OLS %.1f ± %.1f %% (mean ± s.d. over folds)\n",
-			cv.Scheme, len(cv.Folds), cv.Twin.Mean, cv.Twin.SD, cv.ClosedForm.Mean, cv.ClosedForm.SD, cv.OLS.Mean, cv.OLS.SD)
+		fmt.Printf("  cross-validation (%s, %s): recovery MAPE twin %s ± %s %%, closed form %s ± %s %%, OLS %s ± %s %% (mean ± s.d. over folds)\n",
+			cv.Scheme, results.Plural(len(cv.Folds), "fold"), n(cv.Twin.Mean), n(cv.Twin.SD), n(cv.ClosedForm.Mean), n(cv.ClosedForm.SD), n(cv.OLS.Mean), n(cv.OLS.SD))
 	}
 	for _, w := range r.Warnings() {
 		fmt.Fprintln(os.Stderr, "warning:", w)
@@ -257,7 +260,7 @@ func runConvert(c *cli.Context) error {
 			return badInput(err)
 		}
 		if skipped > 0 {
-			fmt.Fprintf(os.Stderr, "convert: skipped %d rows of the Khaos-managed job (its CI changed during the run)\n", skipped)
+			fmt.Fprintf(os.Stderr, "convert: skipped %s of the Khaos-managed job (its CI changed during the run)\n", results.Plural(skipped, "row"))
 		}
 	default:
 		var err error
@@ -272,7 +275,7 @@ func runConvert(c *cli.Context) error {
 		}
 		return err
 	}
-	fmt.Printf("%d points → %s\n", len(pts), c.String("out"))
+	fmt.Printf("%s → %s\n", results.Plural(len(pts), "point"), c.String("out"))
 	return nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/streamtwin/streamtwin/models/check"
+	"github.com/streamtwin/streamtwin/results"
 )
 
 func checkCommand() *cli.Command {
@@ -69,7 +70,7 @@ func checkCommand() *cli.Command {
 				return err
 			}
 			if worse := rep.WorseEntries(); len(worse) > 0 {
-				return cli.Exit(fmt.Sprintf("%d of %d scenarios got worse beyond tolerance: %s", len(worse), len(rep.Entries), strings.Join(worse, ", ")), 1)
+				return cli.Exit(fmt.Sprintf("%s of %s got worse beyond tolerance: %s", results.FormatCount(float64(len(worse))), results.Plural(len(rep.Entries), "scenario"), strings.Join(worse, ", ")), 1)
 			}
 			return nil
 		},

@@ -12,6 +12,7 @@ import (
 
 	"github.com/streamtwin/streamtwin/live"
 	"github.com/streamtwin/streamtwin/live/cluster"
+	"github.com/streamtwin/streamtwin/results"
 	"github.com/urfave/cli/v2"
 )
 
@@ -146,9 +147,9 @@ func liveUpCommand() *cli.Command {
 					pe.Prometheus, pe.NodeExporter, strings.Join(pe.Flink, " "))
 			}
 			if !c.Bool("quiet") {
-				fmt.Fprintf(c.App.Writer, "up in %.1fs: Flink %s, %d TaskManagers × %d slots, Kafka %s; state in %s\n"+
+				fmt.Fprintf(c.App.Writer, "up in %.1fs: Flink %s, %s × %s, Kafka %s; state in %s\n"+
 					"stop with: streamtwin live down --dir %s\n",
-					time.Since(t0).Seconds(), cl.State().Flink, cfg.TaskManagers, cfg.Slots, cl.State().Kafka, cl.Dir(), c.String("dir"))
+					time.Since(t0).Seconds(), cl.State().Flink, results.Plural(cfg.TaskManagers, "TaskManager"), results.Plural(cfg.Slots, "slot"), cl.State().Kafka, cl.Dir(), c.String("dir"))
 			}
 			return nil
 		},
@@ -184,7 +185,7 @@ func liveDownCommand() *cli.Command {
 			if err := cl.Down(ctx); err != nil {
 				return err
 			}
-			fmt.Fprintf(c.App.Writer, "stopped %d processes in %.1fs (%s)\n", n, time.Since(t0).Seconds(), cl.Dir())
+			fmt.Fprintf(c.App.Writer, "stopped %s in %.1fs (%s)\n", results.Plural(n, "process"), time.Since(t0).Seconds(), cl.Dir())
 			return nil
 		},
 	}
@@ -233,15 +234,15 @@ func liveStatusCommand() *cli.Command {
 				if o.TaskManagers != st.TaskManagers {
 					healthy = false
 				}
-				fmt.Fprintf(w, "flink  %s: %d/%d TaskManagers, %d/%d slots free, %d jobs running (%d finished, %d cancelled, %d failed)\n",
-					ep.REST, o.TaskManagers, st.TaskManagers, o.SlotsAvailable, o.SlotsTotal,
-					o.JobsRunning, o.JobsFinished, o.JobsCancelled, o.JobsFailed)
+				fmt.Fprintf(w, "flink  %s: %d/%s, %d/%s free, %s running (%d finished, %d cancelled, %d failed)\n",
+					ep.REST, o.TaskManagers, results.Plural(st.TaskManagers, "TaskManager"), o.SlotsAvailable, results.Plural(o.SlotsTotal, "slot"),
+					results.Plural(o.JobsRunning, "job"), o.JobsFinished, o.JobsCancelled, o.JobsFailed)
 			}
 			if md, err := cl.KafkaMetadata(ctx); err != nil {
 				healthy = false
 				fmt.Fprintf(w, "kafka  %s: %v\n", ep.Kafka, err)
 			} else {
-				fmt.Fprintf(w, "kafka  %s: %d broker(s), controller %d, %d topics\n", ep.Kafka, len(md.Brokers), md.Controller, len(md.Topics))
+				fmt.Fprintf(w, "kafka  %s: %s, controller %d, %s\n", ep.Kafka, results.Plural(len(md.Brokers), "broker"), md.Controller, results.Plural(len(md.Topics), "topic"))
 			}
 			if pe := cl.PrometheusEndpoints(); pe.Prometheus != "" {
 				if ps, err := cl.PrometheusStatus(ctx); err != nil || !ps.Ready {

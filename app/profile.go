@@ -10,8 +10,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/streamtwin/streamtwin/models/policy/khaos"
 	"github.com/streamtwin/streamtwin/models/profile"
 	"github.com/streamtwin/streamtwin/models/scenario"
+	"github.com/streamtwin/streamtwin/results"
 	"github.com/streamtwin/streamtwin/sim"
 	"github.com/streamtwin/streamtwin/workloads"
 )
@@ -136,15 +138,21 @@ func positiveDuration(c *cli.Context, name string) (float64, error) {
 }
 
 func printProfile(r *profile.Result, files []string) {
-	fmt.Printf("profiled %d failure points × %d copies (CI %g … %g s) in %.1f s; %d failures without recovery\n",
-		len(r.Points), len(r.CIs), r.CIs[0], r.CIs[len(r.CIs)-1], r.WallS, r.Missed)
+	n := func(x float64) string { return results.FormatNumber(x, 0) }
+	fmt.Printf("profiled %s × %s (CI %s … %s s) in %s s; %s without recovery\n",
+		results.Plural(len(r.Points), "failure point"), results.Plural(len(r.CIs), "copy"), n(r.CIs[0]), n(r.CIs[len(r.CIs)-1]),
+		n(r.WallS), results.Plural(r.Missed, "failure"))
 	l, rec := r.Models.Latency, r.Models.Recovery
-	fmt.Printf("  latency  (ms) = %.6g + %.6g·thr + %.6g·CI_ms   R² %.3f, accuracy %.3f (n %d)\n", l.Intercept, l.Throughput, l.CIms, l.R2, l.Accuracy, l.N)
-	fmt.Printf("  recovery (s)  = %.6g + %.6g·thr + %.6g·CI_ms   R² %.3f, accuracy %.3f (n %d, recoveries > %g s)\n", rec.Intercept, rec.Throughput, rec.CIms, rec.R2, rec.Accuracy, rec.N, r.Models.MinRecoveryS)
-	if p := r.Models.Physics; p != nil {
-		fmt.Printf("  physical recovery = D + λ(CI − 3 s + D)/(μ − λ): D %.1f s, μ %.0f records/s, accuracy %.3f\n", p.DowntimeS, p.Capacity, p.Accuracy)
+	model := func(m khaos.Linear) string {
+		return results.FormatLinear(m.Intercept, results.Term{Coef: m.Throughput, Var: "thr"}, results.Term{Coef: m.CIms, Var: "CI_ms"})
 	}
-	fmt.Printf("  leave-one-CI-out accuracy: OLS %.3f, physical %.3f → %s predicts held-out failures better\n", r.CV.OLSAccuracy, r.CV.PhysicsAccuracy, r.CV.Better)
+	fmt.Printf("  latency  (ms) = %s   R² %s, accuracy %s (n %s)\n", model(l), n(l.R2), n(l.Accuracy), results.FormatCount(float64(l.N)))
+	fmt.Printf("  recovery (s)  = %s   R² %s, accuracy %s (n %s, recoveries > %s)\n", model(rec), n(rec.R2), n(rec.Accuracy),
+		results.FormatCount(float64(rec.N)), sim.Duration(r.Models.MinRecoveryS))
+	if p := r.Models.Physics; p != nil {
+		fmt.Printf("  physical recovery = D + λ(CI − 3 s + D)/(μ − λ): D %s s, μ %s records/s, accuracy %s\n", n(p.DowntimeS), n(p.Capacity), n(p.Accuracy))
+	}
+	fmt.Printf("  leave-one-CI-out accuracy: OLS %s, physical %s → %s predicts held-out failures better\n", n(r.CV.OLSAccuracy), n(r.CV.PhysicsAccuracy), r.CV.Better)
 	fmt.Println("→", strings.Join(files, " "))
 }
 

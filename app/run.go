@@ -10,6 +10,7 @@ import (
 
 	"github.com/streamtwin/streamtwin/models/scenario"
 	"github.com/streamtwin/streamtwin/models/twin"
+	"github.com/streamtwin/streamtwin/results"
 	"github.com/streamtwin/streamtwin/results/figures"
 	"github.com/streamtwin/streamtwin/sim"
 	"github.com/urfave/cli/v2"
@@ -71,8 +72,9 @@ func runCommand() *cli.Command {
 				if sc.Variant != "" {
 					label += "/" + sc.Variant
 				}
-				fmt.Printf("%s: %.0f s simulated in %.3f s wall; %d faults, recovery mean %.1f s; latency p99 %.0f ms → %s\n",
-					label, sum.DurationS, sum.WallTimeS, sum.Faults, sum.RecoveryMeanS, sum.LatencyP99Ms, dir)
+				fmt.Printf("%s: %s s simulated in %s s wall; %s, recovery mean %s s; latency p99 %s ms → %s\n",
+					label, results.FormatNumber(sum.DurationS, 0), results.FormatNumber(sum.WallTimeS, 0), results.Plural(sum.Faults, "fault"),
+					results.FormatNumber(sum.RecoveryMeanS, 0), results.FormatNumber(sum.LatencyP99Ms, 0), dir)
 				if c.Bool("plot") {
 					paths, err := figures.PlotRun(dir)
 					if err != nil {

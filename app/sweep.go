@@ -91,8 +91,8 @@ func sweepCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			fmt.Printf("%s: %d runs (shard %s): %d run now, %d already complete, %d failed in %.1f s → %s\n",
-				path, rep.Total, spec.Shard, rep.Done, rep.Skipped, len(rep.Failed), rep.Wall.Seconds(), filepath.Join(out, results.RunsFile))
+			fmt.Printf("%s: %s (shard %s): %s run now, %s already complete, %s failed in %s s → %s\n",
+				path, results.Plural(rep.Total, "run"), spec.Shard, results.FormatCount(float64(rep.Done)), results.FormatCount(float64(rep.Skipped)), results.FormatCount(float64(len(rep.Failed))), results.FormatNumber(rep.Wall.Seconds(), 0), filepath.Join(out, results.RunsFile))
 			for _, f := range rep.Failed {
 				fmt.Fprintln(os.Stderr, "failed:", f)
 			}
@@ -100,7 +100,7 @@ func sweepCommand() *cli.Command {
 			case rep.Interrupted:
 				return cli.Exit("interrupted; continue with --resume", 130)
 			case len(rep.Failed) > 0:
-				return cli.Exit(fmt.Sprintf("%d runs failed", len(rep.Failed)), 1)
+				return cli.Exit(results.Plural(len(rep.Failed), "run")+" failed", 1)
 			}
 			return nil
 		},
@@ -133,7 +133,7 @@ func mergeCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			fmt.Printf("%d runs from %d shard folders → %s\n", t.Rows, c.NArg(), path)
+			fmt.Printf("%s from %s → %s\n", results.Plural(int(t.Rows), "run"), results.Plural(c.NArg(), "shard folder"), path)
 			return nil
 		},
 	}

@@ -284,10 +284,11 @@ func showRates(label string, rates []float64) {
 		total += r
 	}
 	q := func(p float64) float64 { return results.Quantile(sorted, p) } // sorted already: no work
-	fmt.Printf("%s: %s at 1 s (%d s)\n", label, sim.Duration(len(rates)), len(rates))
-	fmt.Printf("  rate (records/s): min %.0f  mean %.0f  max %.0f\n", sorted[0], total/float64(len(rates)), sorted[len(sorted)-1])
-	fmt.Printf("  percentiles: p5 %.0f  p25 %.0f  p50 %.0f  p75 %.0f  p95 %.0f  p99 %.0f\n", q(.05), q(.25), q(.5), q(.75), q(.95), q(.99))
-	fmt.Printf("  total events: %.0f\n", total)
+	n := func(x float64) string { return results.FormatNumber(x, 0) }
+	fmt.Printf("%s: %s at 1 s (%s s)\n", label, sim.Duration(len(rates)), results.FormatCount(float64(len(rates))))
+	fmt.Printf("  rate (records/s): min %s  mean %s  max %s\n", n(sorted[0]), n(total/float64(len(rates))), n(sorted[len(sorted)-1]))
+	fmt.Printf("  percentiles: p5 %s  p25 %s  p50 %s  p75 %s  p95 %s  p99 %s\n", n(q(.05)), n(q(.25)), n(q(.5)), n(q(.75)), n(q(.95)), n(q(.99)))
+	fmt.Printf("  total events: %s\n", results.FormatCount(total))
 	means, byDay := figures.HourlyProfile(rates)
 	if byDay {
 		fmt.Println("  hourly profile (mean records/s by hour of day over all days):")
@@ -303,6 +304,6 @@ func showRates(label string, rates []float64) {
 		if peak > 0 {
 			bar = strings.Repeat("█", int(math.Round(40*m/peak)))
 		}
-		fmt.Printf("  %3d h %10.0f %s\n", h, m, bar)
+		fmt.Printf("  %3d h %10s %s\n", h, n(m), bar)
 	}
 }

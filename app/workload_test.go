@@ -10,7 +10,7 @@ import (
 
 func TestWorkloadCommands(t *testing.T) {
 	out, stderr, code, _ := runCLI(t, "workload", "show", "ysb-day")
-	if code != 0 || !strings.Contains(out, "min 55252  mean 69064  max 91196") || !strings.Contains(out, "total events: 5967177316") {
+	if code != 0 || !strings.Contains(out, "min 55,252  mean 69,064  max 91,196") || !strings.Contains(out, "total events: 5,967,177,316") {
 		t.Errorf("show ysb-day (exit %d): %s%s", code, out, stderr)
 	}
 	out, _, code, _ = runCLI(t, "workload", "list")

@@ -7,9 +7,10 @@ import (
 	"strings"
 )
 
-// The one number format of every printed table (results summarize,
-// compare, results cat, evaluate and evaluation.md). Files (Parquet, JSON,
-// CSV) keep full precision; this is only what people read.
+// The one number format of every printed table and message (results
+// summarize, compare, results cat, evaluate and evaluation.md, the one-line
+// reports of run, sweep, profile, calibrate and workload show). Files
+// (Parquet, JSON, CSV) keep full precision; this is only what people read.
 //
 //   - 4 significant digits, in plain decimal notation, never an exponent:
 //     0.01235, 1.500, 123.5, 8,514, 21,357 (the integer part is always
@@ -20,7 +21,12 @@ import (
 //   - noise shown as 0: a value whose magnitude is below ZeroTolerance
 //     times the scale it is read against (its column, or its figure's
 //     magnitude), or that needs more than MaxDecimals decimals;
-//   - NaN as "–", infinities as "inf" and "-inf".
+//   - NaN as "–", infinities as "inf" and "-inf";
+//   - a fitted model's coefficients to 4 significant digits however small,
+//     a negative term with a minus: 570.2 − 0.0006226·thr (FormatLinear);
+//   - a count with its noun, singular for 1: 1 fault, 2 faults (Plural).
+//
+// app's TestPrintedNumbers checks the output of every command against it.
 const (
 	SignificantDigits = 4
 	// MaxDecimals bounds the decimals: figures are in s, ms, records,
@@ -42,16 +48,112 @@ func FormatNumber(x, scale float64) string {
 	if x == 0 || math.Abs(x) < ZeroTolerance*math.Abs(scale) {
 		return "0"
 	}
+	return significant(x, MaxDecimals)
+}
+
+// significant is x to SignificantDigits significant digits in plain decimal
+// notation with at most maxDecimals decimals, thousands grouped; "0" when
+// it rounds to 0 (never "-0").
+func significant(x float64, maxDecimals int) string {
 	// The digits of x rounded to 4 significant digits decide the decimals,
 	// so 9999.7 counts as 10,000.
 	r, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'g', SignificantDigits, 64), 64)
 	intDigits := int(math.Floor(math.Log10(math.Abs(r)))) + 1
-	decimals := min(max(SignificantDigits-intDigits, 0), MaxDecimals)
+	decimals := min(max(SignificantDigits-intDigits, 0), maxDecimals)
 	s := strconv.FormatFloat(x, 'f', decimals, 64)
-	if strings.Trim(s, "-0.") == "" { // rounds to 0 at MaxDecimals
+	if strings.Trim(s, "-0.") == "" { // rounds to 0 at maxDecimals
 		return "0"
 	}
 	return groupThousands(s)
+}
+
+// CoefficientDecimals bounds the decimals of FormatCoefficient: a fitted
+// coefficient below 5e-13 shows as 0.
+const CoefficientDecimals = 12
+
+// FormatCoefficient formats a fitted model's coefficient: 4 significant
+// digits in plain decimal notation, like FormatNumber, but without its
+// MaxDecimals bound, since a coefficient multiplies a large quantity (ms
+// per record/s: 0.0006226·thr); 0.000622618 is 0.0006226, never 6.226e-04.
+func FormatCoefficient(x float64) string {
+	if s, special := formatSpecial(x); special {
+		return s
+	}
+	if x == 0 {
+		return "0"
+	}
+	return significant(x, CoefficientDecimals)
+}
+
+// FormatPlain is x to digits significant digits in plain decimal notation,
+// never an exponent, without thousands separators: numbers written in a
+// file's syntax (a scenario's YAML, CSV) that must read back. 8.12173e-05
+// is 0.0000812173 and 4.716e+06 is 4716000; never "-0".
+func FormatPlain(x float64, digits int) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	}
+	r, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'g', digits, 64), 64)
+	if r == 0 {
+		return "0"
+	}
+	return strconv.FormatFloat(r, 'f', -1, 64)
+}
+
+// Term is one term of a linear model: a coefficient and the name of the
+// variable it multiplies.
+type Term struct {
+	Coef float64
+	Var  string
+}
+
+// FormatLinear writes a fitted linear model, intercept first, each
+// coefficient by FormatCoefficient and a minus sign (−, U+2212) for a
+// negative one, never "+ -": "570.2 − 0.0006226·thr + 0.001046·CI_ms".
+func FormatLinear(intercept float64, terms ...Term) string {
+	var b strings.Builder
+	b.WriteString(typographicMinus(FormatCoefficient(intercept)))
+	for _, t := range terms {
+		c := FormatCoefficient(t.Coef)
+		if s, neg := strings.CutPrefix(c, "-"); neg {
+			b.WriteString(" − " + s)
+		} else {
+			b.WriteString(" + " + c)
+		}
+		b.WriteString("·" + t.Var)
+	}
+	return b.String()
+}
+
+func typographicMinus(s string) string {
+	if rest, neg := strings.CutPrefix(s, "-"); neg {
+		return "−" + rest
+	}
+	return s
+}
+
+// Plural is n, thousands grouped, and the noun, plural unless n is 1:
+// "1 fault", "2 faults", "0 recoveries", "3 copies", "1,200 runs". The
+// noun is given in the singular and takes the regular English plural
+// (-y after a consonant → -ies; -s, -x, -ch, -sh → -es; else -s) on its
+// last word: "failure point" → "failure points".
+func Plural(n int, noun string) string {
+	return groupThousands(strconv.Itoa(n)) + " " + PluralNoun(n, noun)
+}
+
+// PluralNoun is the noun alone, as Plural would write it after n.
+func PluralNoun(n int, noun string) string {
+	if n == 1 || noun == "" {
+		return noun
+	}
+	last := noun[strings.LastIndexByte(noun, ' ')+1:]
+	switch {
+	case len(last) > 1 && strings.HasSuffix(last, "y") && !strings.ContainsRune("aeiou", rune(last[len(last)-2])):
+		return noun[:len(noun)-1] + "ies"
+	case strings.HasSuffix(last, "s"), strings.HasSuffix(last, "x"), strings.HasSuffix(last, "ch"), strings.HasSuffix(last, "sh"):
+		return noun + "es"
+	}
+	return noun + "s"
 }
 
 // FormatCount formats a count (records, offsets, events) as a whole number

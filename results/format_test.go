@@ -97,3 +97,53 @@ func ExampleFormatNumber() {
 	// 367,308,140
 	// -0.2500
 }
+
+func TestFormatCoefficientAndLinear(t *testing.T) {
+	cases := []struct {
+		got, want string
+	}{
+		{results.FormatCoefficient(570.172), "570.2"},
+		{results.FormatCoefficient(-0.000622618), "-0.0006226"}, // 4 digits, however small: not 0.000623
+		{results.FormatCoefficient(0.00000554479), "0.000005545"},
+		{results.FormatCoefficient(-207.735), "-207.7"},
+		{results.FormatCoefficient(138513.2), "138,513"},
+		{results.FormatCoefficient(1e-14), "0"},
+		{results.FormatCoefficient(-1e-14), "0"}, // never "-0"
+		{results.FormatCoefficient(0), "0"},
+		{results.FormatCoefficient(math.NaN()), results.NoValue},
+		{results.FormatLinear(570.172, results.Term{Coef: -0.000622618, Var: "thr"}), "570.2 − 0.0006226·thr"},
+		{results.FormatLinear(-207.735, results.Term{Coef: 0.00496175, Var: "thr"}, results.Term{Coef: 0.00104618, Var: "CI_ms"}),
+			"−207.7 + 0.004962·thr + 0.001046·CI_ms"},
+		{results.FormatLinear(1, results.Term{Coef: -1e-14, Var: "x"}), "1.000 + 0·x"},
+	}
+	for i, c := range cases {
+		if c.got != c.want {
+			t.Errorf("case %d: got %q, want %q", i, c.got, c.want)
+		}
+	}
+}
+
+func TestPlural(t *testing.T) {
+	cases := []struct {
+		n          int
+		noun, want string
+	}{
+		{1, "fault", "1 fault"},
+		{0, "fault", "0 faults"},
+		{2, "fault", "2 faults"},
+		{1200, "run", "1,200 runs"},
+		{2, "recovery", "2 recoveries"},
+		{1, "recovery", "1 recovery"},
+		{3, "copy", "3 copies"},
+		{2, "day", "2 days"}, // a vowel before the y
+		{2, "process", "2 processes"},
+		{12, "failure point", "12 failure points"},
+		{2, "TaskManager", "2 TaskManagers"},
+		{-1, "fault", "-1 faults"},
+	}
+	for _, c := range cases {
+		if got := results.Plural(c.n, c.noun); got != c.want {
+			t.Errorf("Plural(%d, %q) = %q, want %q", c.n, c.noun, got, c.want)
+		}
+	}
+}

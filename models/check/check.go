@@ -373,9 +373,4 @@ func listFlag(e Entry) string {
 	return " --list " + e.list.Path
 }
 
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
-}
+func plural(n int, what string) string { return results.Plural(n, what) }

@@ -238,7 +238,7 @@ func (r *Report) Verdict(better, within int) string {
 		if better+within == 0 {
 			return s + "; no QoS figure changed"
 		}
-		return s + fmt.Sprintf("; %d QoS figures better, %d changed within tolerance", better, within)
+		return s + fmt.Sprintf("; %s better, %d changed within tolerance", plural(better, "QoS figure"), within)
 	}
 	var parts []string
 	for i := 0; i < len(worse); {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
+	"github.com/streamtwin/streamtwin/results"
 	"github.com/streamtwin/streamtwin/sim"
 )
 
@@ -492,7 +493,7 @@ func (c JobConfig) Validate() map[string]string {
 	if c.Cluster.TaskManagers < 0 {
 		e["cluster.taskmanagers"] = "must be ≥ 0 (0 = as many as the parallelism needs)"
 	} else if c.Cluster.TaskManagers > 0 && c.Cluster.Slots > 0 && c.Cluster.TaskManagers*c.Cluster.Slots < c.Parallelism {
-		e["cluster.taskmanagers"] = fmt.Sprintf("%d TaskManagers × %d slots cannot host parallelism %d", c.Cluster.TaskManagers, c.Cluster.Slots, c.Parallelism)
+		e["cluster.taskmanagers"] = fmt.Sprintf("%s × %s cannot host parallelism %d", results.Plural(c.Cluster.TaskManagers, "TaskManager"), results.Plural(c.Cluster.Slots, "slot"), c.Parallelism)
 	}
 	if c.Cluster.Cores < 0 {
 		e["cluster.cores"] = "must be ≥ 0 (0 = one per slot)"

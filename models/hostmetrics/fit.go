@@ -8,6 +8,8 @@ import (
 	"text/tabwriter"
 
 	"gonum.org/v1/gonum/stat"
+
+	"github.com/streamtwin/streamtwin/results"
 )
 
 // FitResult is a relation fitted on the first part of a measured series and
@@ -125,7 +127,7 @@ func WriteFits(w io.Writer, fits []FitResult) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "metric\tintercept\tslope\tlag\tsd\tR²\theld-out MAPE\tbaseline (mean) MAPE\tfitted / held-out s")
 	for _, f := range fits {
-		fmt.Fprintf(tw, "%s\t%.4g\t%.4g\t%v\t%.3g\t%.3f\t%.2f %%\t%.2f %%\t%d / %d\n", f.Name, f.Intercept, f.Slope, f.Lag, f.SD, f.R2, f.HeldOutMAPE, f.BaselineMAPE, f.Fitted, f.HeldOut)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%v\t%s\t%s\t%s %%\t%s %%\t%s / %s\n", f.Name, results.FormatCoefficient(f.Intercept), results.FormatCoefficient(f.Slope), f.Lag, results.FormatNumber(f.SD, 0), results.FormatNumber(f.R2, 0), results.FormatNumber(f.HeldOutMAPE, 0), results.FormatNumber(f.BaselineMAPE, 0), results.FormatCount(float64(f.Fitted)), results.FormatCount(float64(f.HeldOut)))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -136,8 +138,8 @@ func WriteFits(w io.Writer, fits []FitResult) error {
 		if f.Unit == "%" {
 			clamp = " max: 100,"
 		}
-		fmt.Fprintf(w, "    - {name: %s, unit: %q, intercept: %.6g, slope: %.6g, lag: %v, sd: %.4g,%s bytes: %g,\n       query: '%s', families: [%s]}\n",
-			f.Name, f.Unit, f.Intercept, f.Slope, f.Lag, f.SD, clamp, f.Bytes, f.Query, strings.Join(f.Families, ", "))
+		fmt.Fprintf(w, "    - {name: %s, unit: %q, intercept: %s, slope: %s, lag: %v, sd: %s,%s bytes: %s,\n       query: '%s', families: [%s]}\n",
+			f.Name, f.Unit, results.FormatPlain(f.Intercept, 6), results.FormatPlain(f.Slope, 6), f.Lag, results.FormatPlain(f.SD, 4), clamp, results.FormatPlain(f.Bytes, 6), f.Query, strings.Join(f.Families, ", "))
 	}
 	return nil
 }
