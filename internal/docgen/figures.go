@@ -68,7 +68,7 @@ func demoFigure(c *Context) (string, error) {
 		return "", err
 	}
 	return fmt.Sprintf("![The demo run: input rate and throughput, lag, latency p50/p99 bands and the checkpoint interval over two hours; %s marked, their recoveries shaded and labelled %s](figures/demo.png)",
-		plural(len(labels), "fault"), andList(labels)), nil
+		results.Plural(len(labels), "fault"), andList(labels)), nil
 }
 
 func demoFaultZoom(c *Context) (string, error) {
@@ -290,14 +290,6 @@ func khaosYSBLatency(c *Context) (string, error) {
 		"catch-up.",
 		num(slices.Min(medians)), num(slices.Max(medians)),
 		percent(above["ci10"]), seconds(bound/1000), percent(above["khaos"]), percent(longLo), percent(longHi), ceiling), nil
-}
-
-// plural is "1 fault", "2 faults".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%s %ss", results.FormatCount(float64(n)), noun)
 }
 
 // andList joins "a", "a and b", "a, b and c".
