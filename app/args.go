@@ -6,10 +6,12 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/streamtwin/streamtwin/internal/suggest"
 	"github.com/streamtwin/streamtwin/sim"
 	"github.com/streamtwin/streamtwin/workloads"
 )
@@ -79,7 +81,13 @@ func flagsFirst(app *cli.App, args []string) []string {
 		if strings.Contains(name, "=") {
 			continue
 		}
-		if takesValue(cmd, name) && i+1 < len(args) {
+		if takesValue(cmd, name) {
+			if i+1 == len(args) {
+				// its value is missing: moved before the positionals it
+				// would take one of them as its value, so leave them out
+				// and let the parser say that the flag needs a value
+				return append(out, flags...)
+			}
 			flags = append(flags, args[i+1])
 			i++
 		}
@@ -129,4 +137,139 @@ func commandName(c *cli.Context) string {
 		}
 	}
 	return strings.Join(names, " ")
+}
+
+// commandLineError is a command line streamtwin cannot take: an unknown
+// flag or command, a flag value that does not parse. It prints as one line
+// naming the command, with a suggestion when a name is close, and a pointer
+// to the command's help instead of the whole help (exit 2).
+type commandLineError struct {
+	cmd string // as typed, e.g. "streamtwin scenario validate"
+	msg string
+}
+
+func (e *commandLineError) Error() string {
+	return fmt.Sprintf("%s: %s\nsee %s --help", e.cmd, e.msg, e.cmd)
+}
+
+// onUsageError is every command's OnUsageError: urfave/cli would print
+// "Incorrect Usage" and the command's whole help.
+func onUsageError(c *cli.Context, err error, _ bool) error {
+	return &commandLineError{cmd: c.Command.HelpName, msg: usageMessage(c.Command, err)}
+}
+
+// usageMessage rewords the flag package's complaints: --name as typed
+// (the flag package says -name), the nearest flag for an unknown one.
+func usageMessage(cmd *cli.Command, err error) string {
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		msg = "unknown flag " + dashed(name)
+		if s := nearest(name, flagNames(cmd)); s != "" {
+			return msg + "; did you mean " + dashed(s) + "?"
+		}
+		// a flag of a subcommand given before it: streamtwin --seed 3 run …
+		var owners []string
+		for _, sub := range cmd.Subcommands {
+			if slices.Contains(flagNames(sub), name) {
+				owners = append(owners, sub.Name)
+			}
+		}
+		if len(owners) > 0 {
+			msg += fmt.Sprintf(" before the command; it is a flag of %s: %s %s … %s", strings.Join(owners, ", "), cmd.HelpName, owners[0], dashed(name))
+		}
+		return msg
+	}
+	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
+		return dashed(name) + " needs a value"
+	}
+	// invalid value "x" for flag -seed: parse error
+	if before, after, ok := strings.Cut(msg, " for flag -"); ok {
+		name, why, _ := strings.Cut(after, ": ")
+		return fmt.Sprintf("%s for %s: %s", before, dashed(name), why)
+	}
+	return msg
+}
+
+// dashed is a flag name as typed: --seed, -h.
+func dashed(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
+}
+
+func flagNames(cmd *cli.Command) []string {
+	var names []string
+	for _, f := range cmd.Flags {
+		names = append(names, f.Names()...)
+	}
+	if !slices.Contains(names, "help") {
+		names = append(names, "help")
+	}
+	return names
+}
+
+// nearest is the known name a mistyped one most likely meant
+// (suggest.Closest: a name it begins, --var → --variant, or a typo,
+// --sed → --seed); "" if none is.
+func nearest(name string, known []string) string {
+	if c := suggest.Closest(name, known, 1); len(c) > 0 {
+		return c[0]
+	}
+	return ""
+}
+
+// unknownCommand is the action of the app and of every command that only
+// groups subcommands: without an argument it shows the help, as urfave/cli
+// does; an argument is a command that is not there (urfave/cli would say
+// "No help topic for 'rnu'" and exit 3).
+func unknownCommand(c *cli.Context) error {
+	if !c.Args().Present() {
+		if c.Command == nil || c.Command.HelpName == c.App.HelpName {
+			return cli.ShowAppHelp(c)
+		}
+		return cli.ShowSubcommandHelp(c)
+	}
+	return noSuchCommand(c.Command.HelpName, c.Args().First(), c.Command.Subcommands)
+}
+
+func noSuchCommand(parent, name string, cmds []*cli.Command) error {
+	var names []string
+	for _, sub := range cmds {
+		if !sub.Hidden {
+			names = append(names, sub.Names()...)
+		}
+	}
+	msg := fmt.Sprintf("unknown command %q", name)
+	if s := nearest(name, names); s != "" {
+		msg += "; did you mean " + s + "?"
+	}
+	return &commandLineError{cmd: parent, msg: msg}
+}
+
+const commandNotFoundKey = "streamtwin.commandNotFound"
+
+// friendlyCommandLine makes every command of app report a command line it
+// cannot take in one line (commandLineError) instead of its help.
+func friendlyCommandLine(app *cli.App) {
+	app.OnUsageError = onUsageError
+	if app.Action == nil {
+		app.Action = unknownCommand
+	}
+	// `streamtwin help rnu`: urfave/cli calls this and then returns nil;
+	// runApp reports the error kept here
+	app.CommandNotFound = func(c *cli.Context, name string) {
+		app.Metadata[commandNotFoundKey] = noSuchCommand(c.Command.HelpName, name, c.Command.Subcommands)
+	}
+	var walk func([]*cli.Command)
+	walk = func(cmds []*cli.Command) {
+		for _, c := range cmds {
+			c.OnUsageError = onUsageError
+			if c.Action == nil && len(c.Subcommands) > 0 {
+				c.Action = unknownCommand
+			}
+			walk(c.Subcommands)
+		}
+	}
+	walk(app.Commands)
 }

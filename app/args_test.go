@@ -67,8 +67,8 @@ func TestRateFlags(t *testing.T) {
 		{args: []string{"workload", "events", "ysb", "--rate", "1000", "--duration", "2s"}, lines: 2000},
 		{args: []string{"workload", "events", "ysb", "--rate", "1000/s", "--duration", "2s"}, lines: 2000},
 		{args: []string{"workload", "events", "iot", "--rate", "0.2k", "--duration", "5s"}, lines: 1000},
-		{args: []string{"workload", "show", "ysb-day", "--peak", "100000"}, stdout: "max 100000"},
-		{args: []string{"workload", "show", "ysb-day", "--peak", "100k/s"}, stdout: "max 100000"},
+		{args: []string{"workload", "show", "ysb-day", "--peak", "100000"}, stdout: "max 100,000"},
+		{args: []string{"workload", "show", "ysb-day", "--peak", "100k/s"}, stdout: "max 100,000"},
 		{args: []string{"workload", "events", "ysb", "--rate", "0"}, stderr: `--rate: the rate must be positive, got "0"`},
 		{args: []string{"workload", "events", "ysb", "--rate", "-5"}, stderr: `--rate: the rate must be positive, got "-5"`},
 		{args: []string{"workload", "events", "ysb", "--rate", "abc"}, stderr: `--rate: invalid rate "abc"`},
@@ -92,6 +92,62 @@ func TestRateFlags(t *testing.T) {
 		}
 		if !strings.Contains(stdout, tt.stdout) {
 			t.Errorf("%v: stdout lacks %q:\n%s", tt.args, tt.stdout, stdout)
+		}
+	}
+}
+
+// TestCommandLineMistakes: a mistyped flag or command, anywhere in the
+// command tree, is one line naming the command, the nearest name and the
+// help to read, with exit 2; not urfave/cli's "Incorrect Usage" and the
+// whole help, or "No help topic" with exit 3.
+func TestCommandLineMistakes(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string // the first line of stderr
+	}{
+		{[]string{"run", "scenarios/demo.yaml", "--sed", "3"}, "streamtwin run: unknown flag --sed; did you mean --seed?"},
+		{[]string{"run", "--sed", "3", "scenarios/demo.yaml"}, "streamtwin run: unknown flag --sed; did you mean --seed?"},
+		{[]string{"run", "scenarios/demo.yaml", "--var", "ci10"}, "streamtwin run: unknown flag --var; did you mean --variant?"},
+		{[]string{"run", "scenarios/demo.yaml", "--frobnicate"}, "streamtwin run: unknown flag --frobnicate"},
+		{[]string{"scenario", "validate", "x.yaml", "--foo"}, "streamtwin scenario validate: unknown flag --foo"},
+		{[]string{"results", "summarize", "runs/sweep", "--byy", "x"}, "streamtwin results summarize: unknown flag --byy; did you mean --by?"},
+		{[]string{"live", "up", "--taskmanager", "2"}, "streamtwin live up: unknown flag --taskmanager; did you mean --taskmanagers?"},
+		{[]string{"sweep", "s.yaml", "--worker", "2"}, "streamtwin sweep: unknown flag --worker; did you mean --workers?"},
+		{[]string{"--seed", "3", "run", "x.yaml"}, "streamtwin: unknown flag --seed before the command; it is a flag of run: streamtwin run … --seed"},
+		{[]string{"run", "x.yaml", "--seed"}, "streamtwin run: --seed needs a value"},
+		{[]string{"run", "x.yaml", "--seed", "abc"}, `streamtwin run: invalid value "abc" for --seed: parse error`},
+		{[]string{"rnu", "scenarios/demo.yaml"}, `streamtwin: unknown command "rnu"; did you mean run?`},
+		{[]string{"swep"}, `streamtwin: unknown command "swep"; did you mean sweep?`},
+		{[]string{"frobnicate"}, `streamtwin: unknown command "frobnicate"`},
+		{[]string{"scenario", "valdate", "x.yaml"}, `streamtwin scenario: unknown command "valdate"; did you mean validate?`},
+		{[]string{"results", "summarise", "runs/sweep"}, `streamtwin results: unknown command "summarise"; did you mean summarize?`},
+		{[]string{"help", "rnu"}, `streamtwin: unknown command "rnu"; did you mean run?`},
+	}
+	for _, tt := range tests {
+		app := newApp()
+		var stdout, stderr strings.Builder
+		app.Writer = &stdout
+		code := runApp(app, append([]string{"streamtwin"}, tt.args...), &stderr)
+		lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+		if code != 2 || lines[0] != tt.want {
+			t.Errorf("%v: exit %d, stderr:\n%s\nwant exit 2 and %q", tt.args, code, stderr.String(), tt.want)
+			continue
+		}
+		cmd, _, _ := strings.Cut(tt.want, ":")
+		if len(lines) != 2 || lines[1] != "see "+cmd+" --help" {
+			t.Errorf("%v: stderr %q does not end in see %s --help", tt.args, stderr.String(), cmd)
+		}
+		if stdout.Len() > 0 {
+			t.Errorf("%v: printed the help:\n%s", tt.args, stdout.String())
+		}
+	}
+	// the commands that group others still show their help without one
+	for _, args := range [][]string{nil, {"scenario"}, {"results"}, {"live"}} {
+		app := newApp()
+		var stdout, stderr strings.Builder
+		app.Writer = &stdout
+		if code := runApp(app, append([]string{"streamtwin"}, args...), &stderr); code != 0 || !strings.Contains(stdout.String(), "COMMANDS:") {
+			t.Errorf("streamtwin %v: exit %d, %s%s; want the help", args, code, stdout.String(), stderr.String())
 		}
 	}
 }

@@ -113,7 +113,7 @@ func TestCheckBadInput(t *testing.T) {
 		{"unknown policy", []string{"check", "--list", good, "--policy", "{name: nope}"}, []string{"--policy:", `unknown policy "nope"`}},
 		{"empty policy", []string{"check", "--list", good, "--policy", ""}, []string{"--policy is empty"}},
 		{"argument", []string{"check", "scenarios/demo.yaml"}, []string{"check takes no arguments", "--list"}},
-		{"unknown flag", []string{"check", "--lst", good}, []string{"flag provided but not defined"}},
+		{"unknown flag", []string{"check", "--lst", good}, []string{"streamtwin check: unknown flag --lst; did you mean --list?"}},
 		{"update of streamtwin's references with another policy", []string{"check", "--update", "--policy", "{name: static, interval: 10s}"}, []string{"would rewrite streamtwin's own references", "--list"}},
 	}
 	for _, c := range cases {

@@ -259,6 +259,10 @@ func TestOutputFolderIsTheUsers(t *testing.T) {
 	if _, stderr, code, _ := runCLI(t, "sweep", sweep, "--out", sout); code != 2 || !strings.Contains(stderr, "already holds a sweep; add --resume") {
 		t.Errorf("sweep into a used folder: exit %d, %s; want 2", code, stderr)
 	}
+	// a run into the sweep folder is refused as what it is: streamtwin's
+	if _, stderr, code, _ := runCLI(t, "run", file, "--out", sout); code != 2 || !strings.Contains(stderr, "it is a sweep folder streamtwin wrote (runs/, runs.parquet, sweep.yaml), not a run folder") || strings.Contains(stderr, "did not write") {
+		t.Errorf("run into a sweep folder: exit %d, %s; want 2, naming it a sweep folder", code, stderr)
+	}
 	before := must(os.ReadFile(filepath.Join(sout, results.RunsFile)))
 	os.Remove(filepath.Join(sout, "runs", "r000001", results.TimeseriesFile))
 	stdout, stderr, code, _ := runCLI(t, "sweep", sweep, "--out", sout, "--resume")

@@ -3,6 +3,7 @@ package app
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"runtime/debug"
 	"strings"
@@ -37,12 +38,25 @@ func Run(args []string) int {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(50)
 	}
-	app := newApp()
+	return runApp(newApp(), args, os.Stderr)
+}
+
+// runApp runs app on args, prints any error to stderr and returns the exit
+// code.
+func runApp(app *cli.App, args []string, stderr io.Writer) int {
 	err := app.Run(flagsFirst(app, args))
+	if e, ok := app.Metadata[commandNotFoundKey].(error); ok && err == nil {
+		err = e
+	}
 	if err == nil {
 		return 0
 	}
-	fmt.Fprintln(os.Stderr, "streamtwin:", err)
+	var cle *commandLineError
+	if errors.As(err, &cle) {
+		fmt.Fprintln(stderr, cle) // it names the command itself
+		return 2
+	}
+	fmt.Fprintln(stderr, "streamtwin:", err)
 	var ie inputError
 	var ce cli.ExitCoder
 	var re *results.RefusedError // an output folder that is not ours, or busy
@@ -58,7 +72,7 @@ func Run(args []string) int {
 // newApp is the streamtwin command line: every command, subcommand and flag.
 func newApp() *cli.App {
 	cli.FlagStringer = flagHelp
-	return &cli.App{
+	app := &cli.App{
 		Name:  "streamtwin",
 		Usage: "a discrete-event twin of Flink + Kafka deployments",
 		Commands: []*cli.Command{
@@ -76,7 +90,10 @@ func newApp() *cli.App {
 			liveCommand(),
 		},
 		ExitErrHandler: func(*cli.Context, error) {}, // main reports errors itself
+		Metadata:       map[string]any{},
 	}
+	friendlyCommandLine(app)
+	return app
 }
 
 // urfaveFlagHelp is urfave/cli's help line of a flag, which flagHelp trims.
@@ -100,12 +117,13 @@ func flagHelp(f cli.Flag) string {
 	return line
 }
 
-// usageError tells urfave/cli's own complaints about the command line (it
-// exports no type for them): a missing required flag, an unknown flag, a
-// flag value that does not parse. They are bad input, exit 2.
+// usageError tells urfave/cli's own complaints about the command line that
+// reach no OnUsageError (it exports no type for them): a missing required
+// flag. They are bad input, exit 2. (An unknown flag or a value that does
+// not parse is a commandLineError.)
 func usageError(err error) bool {
 	msg := err.Error()
-	for _, p := range []string{"Required flag", "Required flags", "flag provided but not defined", "invalid value"} {
+	for _, p := range []string{"Required flag", "Required flags"} {
 		if strings.HasPrefix(msg, p) {
 			return true
 		}

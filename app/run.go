@@ -105,6 +105,7 @@ func loadScenario(c *cli.Context) (*scenario.File, error) {
 		}
 		return nil, err
 	}
+	printWarnings(f.Warnings())
 	return f, nil
 }
 

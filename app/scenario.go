@@ -2,9 +2,12 @@ package app
 
 import (
 	"fmt"
+	"os"
 
-	"github.com/goccy/go-yaml"
 	"github.com/urfave/cli/v2"
+
+	"github.com/streamtwin/streamtwin/models/scenario"
+	"github.com/streamtwin/streamtwin/results"
 )
 
 func scenarioCommand() *cli.Command {
@@ -21,13 +24,13 @@ func scenarioCommand() *cli.Command {
 					if err != nil {
 						return err
 					}
-					fmt.Printf("%s: ok (%d run(s))\n", f.Path, len(f.Runs()))
+					fmt.Printf("%s: ok (%s)\n", f.Path, results.Plural(len(f.Runs()), "run"))
 					return nil
 				},
 			},
 			{
 				Name:      "print",
-				Usage:     "print the scenario fully resolved, every default filled in",
+				Usage:     "print the scenario fully resolved: every default filled in, and the values derived from others (TaskManagers, cores)",
 				ArgsUsage: "SCENARIO.yaml",
 				Flags:     []cli.Flag{&cli.StringSliceFlag{Name: "variant", Usage: "print only these variants, resolved"}},
 				Action: func(c *cli.Context) error {
@@ -43,7 +46,7 @@ func scenarioCommand() *cli.Command {
 						return err
 					}
 					for i, sc := range runs {
-						b, err := yaml.Marshal(sc)
+						b, err := sc.MarshalResolved()
 						if err != nil {
 							return err
 						}
@@ -56,5 +59,14 @@ func scenarioCommand() *cli.Command {
 				},
 			},
 		},
+	}
+}
+
+// printWarnings prints a scenario's implausible settings to standard error,
+// one a line: "warning: FILE:LINE: FIELD: why". They change nothing else:
+// the command goes on, and its exit code is its own.
+func printWarnings(ws scenario.Problems) {
+	for _, w := range ws {
+		fmt.Fprintln(os.Stderr, "warning:", w.Error())
 	}
 }

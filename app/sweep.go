@@ -51,6 +51,7 @@ func sweepCommand() *cli.Command {
 				}
 				return err
 			}
+			printWarnings(spec.Warnings)
 			if s := c.String("shard"); s != "" {
 				if spec.Shard, err = sweep.ParseShard(s); err != nil {
 					return badInput(fmt.Errorf("--shard: %w", err))

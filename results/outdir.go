@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"syscall"
 )
 
@@ -77,6 +76,7 @@ func inspectOut(dir string, force bool) (keep []string, err error) {
 	}
 	ours := false
 	var foreign []string
+	var others []os.DirEntry // the entries of foreign
 	for _, e := range entries {
 		switch {
 		case e.Name() == MarkerFile:
@@ -85,18 +85,32 @@ func inspectOut(dir string, force bool) (keep []string, err error) {
 			keep = append(keep, e.Name())
 		case !runFileNames[e.Name()] || e.IsDir():
 			foreign = append(foreign, e.Name())
+			others = append(others, e)
 		}
 	}
 	// Folders of earlier versions have no marker but only the run's files.
 	if len(foreign) == 0 || ours || force {
 		return append(keep, foreign...), nil
 	}
-	shown := foreign
-	if len(shown) > 5 {
-		shown = append(shown[:5:5], fmt.Sprintf("… (%d more)", len(foreign)-5))
+	return nil, &RefusedError{dir, refusal(contentsOf(dir, others, 2))}
+}
+
+// refusal says why a run is not written into a folder: what streamtwin
+// wrote there (a sweep, the run folders of variants, an evaluation …) and
+// what it did not, and how to go on. --force writes the run's files beside
+// what is there and touches none of it; nothing is ever replaced but a
+// run folder's own files.
+func refusal(c folderContents) string {
+	what := c.what()
+	switch {
+	case what == "":
+		return fmt.Sprintf("it holds %s, which streamtwin did not write; choose another --out, or pass --force to write the run's files beside them (nothing else is touched)",
+			shortList(c.unknown, 5))
+	case len(c.unknown) == 0:
+		return fmt.Sprintf("it is %s, not a run folder; choose another --out for the run, or pass --force to write the run's files beside these (none of them is touched or replaced)", what)
 	}
-	return nil, &RefusedError{dir, fmt.Sprintf("it holds %s, which streamtwin did not write; choose another --out, or pass --force to write the run's files beside them (nothing else is touched)",
-		strings.Join(shown, ", "))}
+	return fmt.Sprintf("it is %s, and holds %s, which streamtwin did not write; choose another --out, or pass --force to write the run's files beside them (nothing else is touched)",
+		what, shortList(c.unknown, 5))
 }
 
 // markFolder writes MarkerFile into dir, listing every run file in it.

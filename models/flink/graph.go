@@ -283,6 +283,11 @@ func (g *Graph) TaskManagerOfSlot(slot, slotsPerTM int) int {
 // a fraction cpu of every core is available.
 func (g *Graph) Capacity(cpu float64) float64 { return g.capacity * cpu }
 
+// Distributed tells a job some of whose network edges cross TaskManagers:
+// then a dead TaskManager's peers see their channels reset, and detection
+// mode auto takes the connection-loss path.
+func (g *Graph) Distributed() bool { return g.distributed }
+
 // Cores is the CPU cores of the TaskManagers the job needs.
 func (g *Graph) Cores() float64 { return g.cores }
 

@@ -162,6 +162,7 @@ func decode(path string, data []byte, variant int, sets []Set) (Scenario, *ast.F
 	if ps := validate(path, file, &sc, missing); len(ps) > 0 {
 		return Scenario{}, nil, ofSets(ps, sets)
 	}
+	sc.warnings = warnings(path, file, &sc, sets)
 	return sc, file, nil
 }
 

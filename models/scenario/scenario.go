@@ -41,6 +41,9 @@ type Scenario struct {
 	// Resolve when the seed is unchanged (--seed and sweep replications
 	// change it).
 	built *builtRates
+	// warnings are the implausible settings found when it was decoded
+	// (Warnings).
+	warnings Problems
 }
 
 type builtRates struct {

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -28,6 +29,10 @@ type Spec struct {
 	Samples      int    // random draws of the random parameters
 	Shard        Shard
 	Params       []Param
+	// Warnings are the implausible settings of the base scenario, of its
+	// variants the sweep runs and of each parameter value (at the
+	// parameter's line), each once (scenario.Scenario.Warnings).
+	Warnings     sim.Problems
 	scenarioData []byte
 }
 
@@ -138,6 +143,18 @@ func Load(path string) (*Spec, error) {
 	case err != nil:
 		return nil, fail(line("scenario"), "scenario", "%v", err)
 	}
+	seen := map[sim.Problem]bool{}
+	warn := func(w sim.Problem) {
+		if !seen[w] {
+			seen[w] = true
+			s.Warnings = append(s.Warnings, w)
+		}
+	}
+	// the warnings of the scenario the parameters are probed on
+	probed := map[sim.Problem]bool{}
+	for _, w := range base.Warnings() {
+		probed[w] = true
+	}
 	s.Seed = base.Seed
 	if raw.Seed != nil {
 		s.Seed = *raw.Seed
@@ -163,8 +180,16 @@ func Load(path string) (*Spec, error) {
 			return nil, fail(kv.Key.GetToken().Position.Line, "parameters."+VariantParam, "%v", err)
 		}
 		for _, v := range p.Values {
-			if _, err := scenario.ParseRun(s.Scenario, s.scenarioData, v, nil); err != nil {
+			sc, err := scenario.ParseRun(s.Scenario, s.scenarioData, v, nil)
+			if err != nil {
 				return nil, fail(p.line, "parameters."+VariantParam, "%v", err)
+			}
+			for _, w := range sc.Warnings() {
+				if v == p.Values[0] {
+					probed[w] = true
+				}
+				w.Msg += " (variant " + v + ")"
+				warn(w)
 			}
 		}
 		probeVariant = p.Values[0]
@@ -185,7 +210,19 @@ func Load(path string) (*Spec, error) {
 			probe = []string{p.format(p.Random[0]), p.format(p.Random[1])}
 		}
 		for _, v := range probe {
-			if _, err := scenario.ParseRun(s.Scenario, s.scenarioData, probeVariant, []scenario.Set{{Path: p.Path, Value: v}}); err != nil {
+			sc, err := scenario.ParseRun(s.Scenario, s.scenarioData, probeVariant, []scenario.Set{{Path: p.Path, Value: v}})
+			for _, w := range sc.Warnings() {
+				switch {
+				case w.Line == 0: // about the value: at its line here
+					w.File, w.Line, w.Field = path, p.line, "parameters."+p.Path
+				case probed[w]:
+					continue // the scenario's own, reported below
+				default:
+					w.Msg += fmt.Sprintf(" (with %s: %s)", p.Path, v)
+				}
+				warn(w)
+			}
+			if err != nil {
 				var se *scenario.SetError
 				if errors.As(err, &se) { // the path or value of this line
 					return nil, fail(p.line, "parameters."+p.Path, "%v", se.Err)
@@ -195,6 +232,9 @@ func Load(path string) (*Spec, error) {
 		}
 		random = random || p.Random != nil
 		s.Params = append(s.Params, p)
+	}
+	if probeVariant == s.Variant { // no variant parameter: the base's warnings first
+		s.Warnings = append(slices.Clip(base.Warnings()), s.Warnings...)
 	}
 	if random && s.Samples < 1 {
 		return nil, fail(line("samples"), "samples", "random parameters need samples: N (how many draws)")
