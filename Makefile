@@ -4,7 +4,7 @@ VENV    := .venv
 PYTHON  := $(VENV)/bin/python
 BIN     := bin/streamtwin
 
-.PHONY: demo test unit python-test docs deps monitoring daedalus autoscaler-tuning live-rescale-profile live-daedalus bench build vet clean reference calibration calibration-live live-jobs live-test live-khaos-profile live-khaos-reference live-traffic-profile live-host-profile live-soak fuzz slurm-test
+.PHONY: demo test unit python-test docs deps monitoring daedalus autoscaler-tuning live-rescale-profile live-daedalus bench build vet clean reference calibration calibration-live live-jobs live-test live-khaos-profile live-khaos-reference live-test-reference live-traffic-profile live-host-profile live-soak fuzz slurm-test
 
 build:
 	$(GO) build -o $(BIN) ./cmd/streamtwin
@@ -205,6 +205,8 @@ live-test: build live-jobs
 	STREAMTWIN_LIVE=1 $(GO) test -count=1 -timeout 10m ./live/cluster/
 	STREAMTWIN_LIVE=1 STREAMTWIN_LIVE_DIR=$(CURDIR)/$(LIVE_DIR) STREAMTWIN_LIVE_OUT=$(CURDIR)/runs/test/live \
 		STREAMTWIN_LIVE_KHAOS_OUT=$(CURDIR)/runs/test/live-khaos \
+		STREAMTWIN_LIVE_MONITORING_OUT=$(CURDIR)/runs/test/live-monitoring \
+		STREAMTWIN_LIVE_PROMETHEUS_OUT=$(CURDIR)/runs/test/live-prometheus/sampler-run.csv \
 		$(GO) test -count=1 -timeout 30m -run 'TestLiveEndToEnd|TestLiveKhaos$$|TestLiveRescale$$|TestLivePolicies$$|TestLivePrometheus$$' -v ./app/; \
 		rc=$$?; $(BIN) live down --dir $(LIVE_DIR) >/dev/null 2>&1; exit $$rc
 	@echo "sim (calibrated for this machine, 30 seeds) vs this live run of the same schedule — a report, not a test:"
@@ -216,12 +218,18 @@ live-test: build live-jobs
 # in a row over one run of scenarios/live-soak.yaml with an exactly-once
 # sink; every kill recovered, the sink topic audited against the input (no
 # view lost or counted twice), no process or port left; logs the spread of
-# the recovery times. The run folder stays in runs/live-soak.
+# the recovery times. The run folder stays in runs/live-soak; when the test
+# passed, its summary, events, time series and scenario (≈ 50 kB) become
+# results/reference/live/live-soak/, which docs/live.md and README.md quote
+# (make docs).
 SOAK_DIR := runs/live-soak-cluster
+LIVE_RUN_FILES := summary.json events.parquet timeseries.parquet scenario.yaml
 live-soak: build live-jobs
 	STREAMTWIN_LIVE_SOAK=1 STREAMTWIN_LIVE_DIR=$(CURDIR)/$(SOAK_DIR) STREAMTWIN_LIVE_SOAK_OUT=$(CURDIR)/runs/live-soak \
 		$(GO) test -count=1 -timeout 30m -run 'TestLiveSoak$$' -v ./app/; \
 		rc=$$?; $(BIN) live down --dir $(SOAK_DIR) >/dev/null 2>&1; exit $$rc
+	rm -rf results/reference/live/live-soak; mkdir -p results/reference/live/live-soak
+	for f in $(LIVE_RUN_FILES); do cp runs/live-soak/$$f results/reference/live/live-soak/ || exit 1; done
 
 # Khaos validated live: the twin's profile of the live job (models.json
 # for scenarios/live-khaos.yaml), and the committed live reference run
@@ -272,6 +280,24 @@ live-khaos-reference:
 	mkdir -p results/reference/live/live-khaos
 	cp runs/test/live-khaos/summary.json runs/test/live-khaos/events.parquet runs/test/live-khaos/timeseries.parquet \
 		runs/test/live-khaos/scenario.yaml results/reference/live/live-khaos/
+
+# The other live outputs of the last (passing) make live-test that the docs
+# quote (make docs): the end-to-end run (TestLiveEndToEnd) →
+# results/reference/live/live-traffic/, the live monitoring run
+# (scenarios/live-monitoring.yaml) → live-monitoring/ (its trade-off,
+# monitoring-live.csv and 1 s ground truth, ≈ 50 kB) and the Prometheus
+# sampler run's books → live-prometheus/sampler-run.csv. A separate step, as
+# for live-khaos-reference, so that make test leaves the committed files
+# alone; review `git diff results/reference/live`, then run make docs.
+live-test-reference:
+	test -f runs/test/live/summary.json -a -f runs/test/live-monitoring/monitoring-live.csv \
+		-a -f runs/test/live-prometheus/sampler-run.csv || { echo "run make live-test first"; exit 2; }
+	rm -rf results/reference/live/live-traffic results/reference/live/live-monitoring results/reference/live/live-prometheus
+	mkdir -p results/reference/live/live-traffic results/reference/live/live-monitoring results/reference/live/live-prometheus
+	for f in $(LIVE_RUN_FILES); do cp runs/test/live/$$f results/reference/live/live-traffic/ || exit 1; done
+	for f in summary.json scenario.yaml tradeoff.csv tradeoff.parquet monitoring-live.csv hostmetrics.parquet; do \
+		cp runs/test/live-monitoring/$$f results/reference/live/live-monitoring/ || exit 1; done
+	cp runs/test/live-prometheus/sampler-run.csv results/reference/live/live-prometheus/
 
 # Rewrite results/reference/ from fresh runs of scenarios/*.yaml. Only after
 # a deliberate model change: review `git diff results/reference` first.

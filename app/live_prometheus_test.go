@@ -124,6 +124,9 @@ func TestLivePrometheus(t *testing.T) {
 	if err := acc.Check(0.10); err != nil {
 		t.Error(err)
 	}
+	if p := os.Getenv("STREAMTWIN_LIVE_PROMETHEUS_OUT"); p != "" {
+		writeSamplerBooks(t, p, acc)
+	}
 	if off := pc.Off(); len(off) != 0 {
 		t.Errorf("families still off after the run: %v", off)
 	}
@@ -133,6 +136,29 @@ func TestLivePrometheus(t *testing.T) {
 		t.Errorf("MemTotal over the run: %+v (share %.3f), %v", n, n.Share(80), err)
 	}
 	checkLiveMonitoring(t, cl)
+}
+
+// writeSamplerBooks writes a sampler run's accounting as CSV (make
+// live-test → runs/test/live-prometheus/sampler-run.csv; make
+// live-test-reference commits it for docs/live.md): per metric its
+// families, the run's seconds, the seconds scraped, the toggles, and what
+// the TSDB stored (series, samples) beside the run's own share.
+func writeSamplerBooks(t *testing.T, path string, acc livemonitor.Accounting) {
+	t.Helper()
+	var b strings.Builder
+	w := csv.NewWriter(&b)
+	w.Write([]string{"metric", "families", "seconds", "scraped_seconds", "toggles", "series", "samples", "run_share", "stored_share"})
+	for _, f := range acc.Families {
+		w.Write([]string{f.Name, strings.Join(f.Families, "|"), fmt.Sprint(acc.Seconds), fmt.Sprint(f.ScrapedSeconds), fmt.Sprint(f.Toggles),
+			fmt.Sprint(f.Series), fmt.Sprint(f.Samples), fmt.Sprint(f.RunShare), fmt.Sprint(f.StoredShare)})
+	}
+	w.Flush()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // checkLiveMonitoring runs scenarios/live-monitoring.yaml on the cluster

@@ -1,6 +1,819 @@
 package docgen
 
-// liveBlocks are the generated blocks of docs/live.md.
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/goccy/go-yaml"
+	"github.com/streamtwin/streamtwin/models/policy/khaos"
+	"github.com/streamtwin/streamtwin/models/profile"
+	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/sim"
+)
+
+// liveBlocks are the generated blocks of docs/live.md. Twin numbers come
+// from running streamtwin on the committed scenarios; live numbers from the
+// committed live outputs (results/reference/live/, scenarios/measured/),
+// never from a cluster: make docs runs without one. Live numbers whose
+// data is not committed yet stay hand-typed in the documents, marked "not
+// yet regenerated", and their blocks wait in pendingLiveBlocks.
 func liveBlocks() []Block {
-	return nil
+	return []Block{
+		{"live marker latency", liveMarkerLatency},
+		{"live calibration", liveCalibration},
+		{"live-khaos prediction", liveKhaosPrediction},
+		{"live-khaos compare", liveKhaosCompare},
+		{"live-khaos decisions", liveKhaosDecisions},
+		{"live host profile", liveHostProfile},
+	}
+}
+
+// A pendingBlock is a block whose live data is not committed yet: Data
+// (relative to the repository root) is what Target copies there. Until it
+// exists the document keeps the hand-typed numbers, marked "not yet
+// regenerated"; once it does, TestPendingLiveData fails until the block's
+// markers replace them and the block moves to liveBlocks (or
+// monitoringBlocks).
+type pendingBlock struct {
+	Block
+	Data, Doc, Target string
+}
+
+// pendingLiveBlocks wait for their live data (see pendingBlock).
+func pendingLiveBlocks() []pendingBlock {
+	return []pendingBlock{
+		{Block{"live soak", liveSoakTable}, liveSoakRef, "docs/live.md", "make live-soak"},
+		{Block{"readme live soak", readmeLiveSoak}, liveSoakRef, "README.md", "make live-soak"},
+		{Block{"live end-to-end", liveEndToEnd}, liveTrafficRef, "docs/live.md", "make live-test live-test-reference"},
+		{Block{"live prometheus sampler run", livePrometheusRun}, livePrometheusRef, "docs/live.md", "make live-test live-test-reference"},
+		{Block{"monitoring live table", monitoringLiveTable}, liveMonitoringRef, "docs/monitoring.md", "make live-test live-test-reference"},
+		{Block{"monitoring live findings", monitoringLiveFindings}, liveMonitoringRef, "docs/monitoring.md", "make live-test live-test-reference"},
+		{Block{"readme monitoring live", readmeMonitoringLive}, liveMonitoringRef, "README.md", "make live-test live-test-reference"},
+	}
+}
+
+// The committed live outputs.
+const (
+	liveKhaosRef      = "results/reference/live/live-khaos"
+	liveTolerance     = "results/reference/live/twin-vs-live.yaml"
+	liveSoakRef       = "results/reference/live/live-soak"
+	liveTrafficRef    = "results/reference/live/live-traffic"
+	liveMonitoringRef = "results/reference/live/live-monitoring"
+	livePrometheusRef = "results/reference/live/live-prometheus/sampler-run.csv"
+	liveKhaosScenario = "scenarios/live-khaos.yaml"
+	liveKhaosModels   = "scenarios/live-khaos-profile/models.json"
+	liveTrafficFails  = "scenarios/measured/live-traffic-failures.csv"
+	liveCalibratedFit = "scenarios/live-traffic-calibrated-fit/fit.json"
+	liveCalibrated    = "scenarios/live-traffic-calibrated.yaml"
+	liveSeedsSweep    = "scenarios/sweeps/live-traffic-seeds.yaml"
+	liveWidth         = 103
+)
+
+// liveWrap refills each paragraph of s (paragraphs end at a blank line) to
+// lines of at most width characters where the words allow.
+func liveWrap(s string, width int) string {
+	var paras []string
+	for _, p := range strings.Split(s, "\n\n") {
+		var lines []string
+		line := ""
+		for _, w := range strings.Fields(p) {
+			switch {
+			case line == "":
+				line = w
+			case len([]rune(line))+1+len([]rune(w)) > width:
+				lines = append(lines, line)
+				line = w
+			default:
+				line += " " + w
+			}
+		}
+		paras = append(paras, strings.Join(append(lines, line), "\n"))
+	}
+	return strings.Join(paras, "\n\n")
+}
+
+// span is "lo–hi unit", or one value when both read the same.
+func liveSpan(lo, hi float64, unit string) string {
+	if num(lo) == num(hi) {
+		return num(lo) + unit
+	}
+	return num(lo) + "–" + num(hi) + unit
+}
+
+// liveMarkerLatency: the latency markers of the committed live Khaos run,
+// at steady state and during a catch-up.
+func liveMarkerLatency(c *Context) (string, error) {
+	samples, err := results.ReadSamples(c.Path(filepath.Join(liveKhaosRef, results.TimeseriesFile)))
+	if err != nil {
+		return "", err
+	}
+	var steady, catchUp, rates []float64
+	for _, s := range samples {
+		m := s.Latency("marker")
+		switch {
+		case s.Recovering:
+			catchUp = results.AppendFinite(catchUp, m)
+		case s.JobState == "RUNNING":
+			steady = results.AppendFinite(steady, m)
+			rates = append(rates, s.InputRate)
+		}
+	}
+	if len(steady) == 0 || len(catchUp) == 0 {
+		return "", fmt.Errorf("%s: no latency markers at steady state or during a catch-up", liveKhaosRef)
+	}
+	lo, hi := results.Quantile(slices.Clone(steady), 0.05), results.Quantile(slices.Clone(steady), 0.95)
+	peak := slices.Max(catchUp)
+	if peak <= hi {
+		return "", fmt.Errorf("claim no longer holds: the markers rise during a catch-up (%g ms, steady p95 %g ms)", peak, hi)
+	}
+	return liveWrap(fmt.Sprintf("In the committed live Khaos run (`%s`, %s events/s) the latency-marker p99 is %s at steady state "+
+		"(5th to 95th percentile of the seconds outside recoveries) and up to %s during a catch-up.",
+		liveKhaosRef, results.FormatCount(results.Quantile(rates, 0.5)), liveSpan(lo, hi, " ms"), seconds(peak/1000)), liveWidth), nil
+}
+
+// calibrationFit is the part of a calibration's fit.json the docs quote.
+type calibrationFit struct {
+	Holdout    string `json:"holdout"`
+	Parameters []struct {
+		Name  string   `json:"name"`
+		Unit  string   `json:"unit"`
+		Value float64  `json:"value"`
+		Flags []string `json:"flags"`
+	} `json:"parameters"`
+	CapacityBefore float64            `json:"capacity_before_records_per_s"`
+	CapacityAfter  float64            `json:"capacity_after_records_per_s"`
+	Fit            map[string]float64 `json:"fit"`
+	HeldOut        map[string]float64 `json:"held_out"`
+}
+
+// seedSweep is the calibrated twin of the end-to-end schedule over 30
+// seeds: the recovery of each run.
+func seedSweep(c *Context) ([]float64, error) {
+	dir := c.Out("live-traffic-seeds")
+	if _, err := c.Streamtwin("sweep", liveSeedsSweep, "--out", dir); err != nil {
+		return nil, err
+	}
+	names, err := results.RunSubfolders(filepath.Join(dir, "runs"))
+	if err != nil {
+		return nil, err
+	}
+	var rec []float64
+	for _, n := range names {
+		s, err := results.ReadSummary(filepath.Join(dir, "runs", n))
+		if err != nil {
+			return nil, err
+		}
+		if s.Faults != 1 || s.Recoveries != 1 {
+			return nil, fmt.Errorf("claim no longer holds: every seed of %s recovers from its one kill (%s: %d faults, %d recovered)", liveSeedsSweep, n, s.Faults, s.Recoveries)
+		}
+		rec = append(rec, s.RecoveryMeanS)
+	}
+	if len(rec) == 0 {
+		return nil, fmt.Errorf("%s: no runs", liveSeedsSweep)
+	}
+	return rec, nil
+}
+
+// eventDuration is the duration of the first event of a kind whose reason
+// starts with prefix (any reason for "").
+func eventDuration(events []results.Event, kind, prefix string) (float64, bool) {
+	for _, e := range events {
+		if e.Kind == kind && e.DurationS != nil && strings.HasPrefix(e.Reason, prefix) {
+			return *e.DurationS, true
+		}
+	}
+	return 0, false
+}
+
+// liveCalibration: the committed live profile, what make calibration-live
+// fitted on it, and the calibrated twin on the end-to-end schedule.
+func liveCalibration(c *Context) (string, error) {
+	meas, err := results.ReadMeasured(c.Path(liveTrafficFails))
+	if err != nil {
+		return "", err
+	}
+	var levels, cis, rec []float64
+	for _, m := range meas {
+		if !(m.RecoveryS > 0) || math.IsInf(m.RecoveryS, 0) {
+			return "", fmt.Errorf("claim no longer holds: every kill of %s recovered (line %d: %g s)", liveTrafficFails, m.Line, m.RecoveryS)
+		}
+		levels = append(levels, 1000*math.Round(m.Throughput/1000))
+		cis = append(cis, m.CheckpointIntervalS)
+		rec = append(rec, m.RecoveryS)
+	}
+	slices.Sort(levels)
+	slices.Sort(cis)
+	levels, cis = slices.Compact(levels), slices.Compact(cis)
+	data, err := os.ReadFile(c.Path(liveCalibratedFit))
+	if err != nil {
+		return "", err
+	}
+	var fit calibrationFit
+	if err := json.Unmarshal(data, &fit); err != nil {
+		return "", fmt.Errorf("%s: %w", liveCalibratedFit, err)
+	}
+	held, err := sim.ParseDuration(fit.Holdout)
+	if err != nil {
+		return "", fmt.Errorf("%s: holdout %q: %w", liveCalibratedFit, fit.Holdout, err)
+	}
+	var fitted, heldOut []string
+	for _, ci := range cis {
+		if ci == held.Seconds() {
+			heldOut = append(heldOut, num(ci))
+		} else {
+			fitted = append(fitted, num(ci))
+		}
+	}
+	if len(heldOut) != 1 {
+		return "", fmt.Errorf("%s holds out CI %s, which %s does not have", liveCalibratedFit, fit.Holdout, liveTrafficFails)
+	}
+	var params, flagged []string
+	for _, p := range fit.Parameters {
+		v := num(p.Value)
+		if p.Unit != "" {
+			v += " " + p.Unit
+		}
+		params = append(params, fmt.Sprintf("`%s` %s", p.Name, v))
+		if len(p.Flags) > 0 {
+			flagged = append(flagged, fmt.Sprintf("`%s` (%s)", p.Name, strings.Join(p.Flags, "; ")))
+		}
+	}
+	if len(fit.Parameters) == 0 {
+		return "", fmt.Errorf("%s fitted nothing", liveCalibratedFit)
+	}
+	flags := ""
+	if len(flagged) > 0 {
+		flags = " Its report flags " + andList(flagged) + "."
+	}
+	if fit.Fit["n"]+fit.HeldOut["n"] != float64(len(meas)) {
+		return "", fmt.Errorf("%s fitted %g and held out %g kills, %s has %d: re-run make calibration-live", liveCalibratedFit, fit.Fit["n"], fit.HeldOut["n"], liveTrafficFails, len(meas))
+	}
+	seeds, err := seedSweep(c)
+	if err != nil {
+		return "", err
+	}
+	mean, _, sd := results.MeanCI(seeds)
+	// the scenario's own seed: its downtime and its CI change
+	dir := c.Out("live-traffic-calibrated")
+	if _, err := c.Streamtwin("run", liveCalibrated, "--out", dir); err != nil {
+		return "", err
+	}
+	events, err := results.ReadEvents(filepath.Join(dir, results.EventsFile))
+	if err != nil {
+		return "", err
+	}
+	samples, err := results.ReadSamples(filepath.Join(dir, results.TimeseriesFile))
+	if err != nil {
+		return "", err
+	}
+	var rates []float64
+	for _, s := range samples {
+		rates = append(rates, s.InputRate)
+	}
+	down, okDown := eventDuration(events, results.KindRunning, "")
+	reconf, okReconf := eventDuration(events, results.KindReconfigured, "")
+	if !okDown || !okReconf || len(samples) == 0 {
+		return "", fmt.Errorf("%s: no restart after the kill, or no CI change", liveCalibrated)
+	}
+	s := fmt.Sprintf("The committed profile (`%s`) holds %s at %s records/s and CI %s s, every one recovered, in %s "+
+		"(median %s). `make calibration-live` fitted %s on the %s kills at CI %s s and held out the %s at CI %s s: "+
+		"recovery MAPE %s %% on the fitted kills and %s %% on the held-out ones, against %s %% and %s %% for the closed "+
+		"form and %s %% and %s %% for Khaos's OLS (`%s`).%s The job's capacity, %s records/s with the template's "+
+		"operator costs, becomes %s records/s.\n\n"+
+		"On the end-to-end schedule (`%s`: %s records/s, CI %s, one kill 3 s before a checkpoint, one CI change) the "+
+		"calibrated twin recovers in %s ± %s over %s seeds (%s; `streamtwin sweep %s`); with the scenario's own seed "+
+		"the job runs again %s after the kill, and the CI change by stop-with-savepoint and resubmit takes %s.",
+		liveTrafficFails, results.Plural(len(meas), "kill"), andList(liveCounts(levels)), andList(liveNums(cis)),
+		liveSpan(slices.Min(rec), slices.Max(rec), " s"), seconds(results.Quantile(slices.Clone(rec), 0.5)),
+		andList(params), results.FormatCount(fit.Fit["n"]), andList(fitted), results.FormatCount(fit.HeldOut["n"]), heldOut[0],
+		num(fit.Fit["recovery_mape_pct"]), num(fit.HeldOut["recovery_mape_pct"]),
+		num(fit.Fit["closed_form_recovery_mape_pct"]), num(fit.HeldOut["closed_form_recovery_mape_pct"]),
+		num(fit.Fit["ols_recovery_mape_pct"]), num(fit.HeldOut["ols_recovery_mape_pct"]),
+		filepath.Dir(liveCalibratedFit)+"/", flags,
+		results.FormatCount(fit.CapacityBefore), results.FormatCount(fit.CapacityAfter),
+		liveCalibrated, results.FormatCount(results.Quantile(rates, 0.5)), seconds(samples[0].CheckpointIntervalS),
+		num(mean), seconds(sd), results.FormatCount(float64(len(seeds))), liveSpan(slices.Min(seeds), slices.Max(seeds), " s"), liveSeedsSweep,
+		seconds(down), seconds(reconf))
+	return liveWrap(s, liveWidth), nil
+}
+
+func liveNums(xs []float64) []string {
+	var out []string
+	for _, x := range xs {
+		out = append(out, num(x))
+	}
+	return out
+}
+
+func liveCounts(xs []float64) []string {
+	var out []string
+	for _, x := range xs {
+		out = append(out, results.FormatCount(x))
+	}
+	return out
+}
+
+// liveKhaosRun is the twin's run of scenarios/live-khaos.yaml.
+func liveKhaosRun(c *Context) (string, error) {
+	dir := c.Out("live-sim-khaos")
+	_, err := c.Streamtwin("run", liveKhaosScenario, "--out", dir)
+	return dir, err
+}
+
+// khaosDecision is a run's first policy decision, and what its reason
+// says Khaos saw.
+type khaosDecision struct {
+	atS, value       float64
+	reason           string
+	throughput, ciS  float64
+	latencyMs, bound float64 // the window's marker p99; R
+}
+
+var (
+	reDecisionRate    = regexp.MustCompile(`at (\d+(?:\.\d+)?) records/s`)
+	reDecisionCI      = regexp.MustCompile(`, CI (\d+(?:\.\d+)?)s`)
+	reDecisionLatency = regexp.MustCompile(`\(latency (\d+(?:\.\d+)?) ms`)
+	reDecisionR       = regexp.MustCompile(`vs R (\d+(?:\.\d+)?) s`)
+)
+
+func firstKhaosDecision(dir string) (khaosDecision, []results.Event, error) {
+	events, err := results.ReadEvents(filepath.Join(dir, results.EventsFile))
+	if err != nil {
+		return khaosDecision{}, nil, err
+	}
+	for _, e := range events {
+		if e.Kind != results.KindPolicyDecision {
+			continue
+		}
+		d := khaosDecision{atS: e.TimeS, reason: e.Reason}
+		if e.Value != nil {
+			d.value = *e.Value
+		}
+		for _, f := range []struct {
+			re *regexp.Regexp
+			x  *float64
+		}{{reDecisionRate, &d.throughput}, {reDecisionCI, &d.ciS}, {reDecisionLatency, &d.latencyMs}, {reDecisionR, &d.bound}} {
+			m := f.re.FindStringSubmatch(e.Reason)
+			if m == nil {
+				return d, nil, fmt.Errorf("%s: the first decision's reason %q does not match %s", dir, e.Reason, f.re)
+			}
+			*f.x, _ = strconv.ParseFloat(m[1], 64)
+		}
+		if !strings.HasPrefix(e.Reason, "set_checkpoint_interval: khaos: recovery violation") {
+			return d, nil, fmt.Errorf("claim no longer holds: %s: Khaos's first decision sets the CI for a recovery violation (%q)", dir, e.Reason)
+		}
+		return d, events, nil
+	}
+	return khaosDecision{}, nil, fmt.Errorf("claim no longer holds: %s: Khaos decides something", dir)
+}
+
+// liveKhaosPrediction: the profiled OLS model's recovery at the start of
+// live-khaos.yaml, above R, so Khaos moves the CI at its first tick.
+func liveKhaosPrediction(c *Context) (string, error) {
+	compact, _, err := profile.ReadModels(c.Path(liveKhaosModels))
+	if err != nil {
+		return "", err
+	}
+	var m khaos.Models
+	if err := json.Unmarshal([]byte(compact), &m); err != nil {
+		return "", err
+	}
+	dir, err := liveKhaosRun(c)
+	if err != nil {
+		return "", err
+	}
+	d, _, err := firstKhaosDecision(dir)
+	if err != nil {
+		return "", err
+	}
+	var sc struct {
+		Policy struct {
+			Period sim.Duration `yaml:"period"`
+			Model  string       `yaml:"model"`
+		} `yaml:"policy"`
+	}
+	data, err := os.ReadFile(c.Path(liveKhaosScenario))
+	if err != nil {
+		return "", err
+	}
+	if err := yaml.Unmarshal(data, &sc); err != nil {
+		return "", fmt.Errorf("%s: %w", liveKhaosScenario, err)
+	}
+	if sc.Policy.Model != "" && sc.Policy.Model != "ols" {
+		return "", fmt.Errorf("claim no longer holds: %s predicts recovery with the OLS model (model %q)", liveKhaosScenario, sc.Policy.Model)
+	}
+	pred := m.Recovery.Predict(d.throughput, d.ciS)
+	if pred <= d.bound {
+		return "", fmt.Errorf("claim no longer holds: the OLS model predicts a recovery above R = %g s (%g s)", d.bound, pred)
+	}
+	if p := sc.Policy.Period.Seconds(); p <= 0 || math.Abs(d.atS-p) > 1 {
+		return "", fmt.Errorf("claim no longer holds: Khaos moves the CI at its first tick (%g s; the decision at %g s)", p, d.atS)
+	}
+	return liveWrap(fmt.Sprintf("The profiled OLS model predicts a %s recovery at %s records/s and CI %s, above R = %s: a "+
+		"recovery violation, so Khaos moves the CI to %s at its first tick, %s in, by stop-with-savepoint and resubmit.",
+		seconds(pred), results.FormatCount(d.throughput), seconds(d.ciS), seconds(d.bound), seconds(d.value), seconds(d.atS)), liveWidth), nil
+}
+
+// liveKhaosCompare is the compare output docs/live.md shows: the command
+// above it, on a fresh twin run and the committed live run, verbatim.
+func liveKhaosCompare(c *Context) (string, error) {
+	dir, err := liveKhaosRun(c)
+	if err != nil {
+		return "", err
+	}
+	out, err := c.Streamtwin("compare", dir, liveKhaosRef, "--faults", "--decisions", "--tolerance", liveTolerance)
+	if err != nil {
+		return "", fmt.Errorf("claim no longer holds: the twin of %s is as close to %s as %s claims: %w", liveKhaosScenario, liveKhaosRef, liveTolerance, err)
+	}
+	return "```\n" + strings.ReplaceAll(strings.TrimRight(out, "\n"), dir, "runs/sim-khaos") + "\n```", nil
+}
+
+// liveKhaosDecisions: the twin and the live run decide alike, and what
+// came of it.
+func liveKhaosDecisions(c *Context) (string, error) {
+	dir, err := liveKhaosRun(c)
+	if err != nil {
+		return "", err
+	}
+	twin, twinEvents, err := firstKhaosDecision(dir)
+	if err != nil {
+		return "", err
+	}
+	live, liveEvents, err := firstKhaosDecision(c.Path(liveKhaosRef))
+	if err != nil {
+		return "", err
+	}
+	if twin.value != live.value || math.Abs(twin.atS-live.atS) > 1 {
+		return "", fmt.Errorf("claim no longer holds: the twin and the live run take the same decision at the same tick (twin CI %g s at %g s, live %g s at %g s)", twin.value, twin.atS, live.value, live.atS)
+	}
+	twinReconf, ok1 := eventDuration(twinEvents, results.KindReconfigured, "")
+	liveReconf, ok2 := eventDuration(liveEvents, results.KindReconfigured, "")
+	if !ok1 || !ok2 {
+		return "", fmt.Errorf("claim no longer holds: both runs reconfigure")
+	}
+	if twinReconf <= liveReconf {
+		return "", fmt.Errorf("claim no longer holds: the twin's reconfiguration takes longer than the live one (%g s, %g s)", twinReconf, liveReconf)
+	}
+	liveSum, err := results.ReadSummary(c.Path(liveKhaosRef))
+	if err != nil {
+		return "", err
+	}
+	r := liveSum.QoS.RecoveryBoundS
+	recoveries := func(events []results.Event) ([]string, []float64, error) {
+		var labels []string
+		var xs []float64
+		for _, f := range results.FaultRecoveries(events) {
+			if !f.Recovered() {
+				return nil, nil, fmt.Errorf("claim no longer holds: every fault recovers")
+			}
+			labels, xs = append(labels, num(f.RecoveryS)), append(xs, f.RecoveryS)
+		}
+		return labels, xs, nil
+	}
+	tl, tx, err := recoveries(twinEvents)
+	if err != nil {
+		return "", err
+	}
+	ll, lx, err := recoveries(liveEvents)
+	if err != nil {
+		return "", err
+	}
+	if len(tx) != len(lx) || len(lx) == 0 {
+		return "", fmt.Errorf("claim no longer holds: the twin and the live run recover from the same faults (%d, %d)", len(tx), len(lx))
+	}
+	met := func(xs []float64, where string) string {
+		var over []string
+		for i, x := range xs {
+			if x > r {
+				over = append(over, liveOrdinal(i+1, len(xs)))
+			}
+		}
+		switch {
+		case len(over) == 0 && len(xs) == 2:
+			return "both met R = " + seconds(r) + " " + where
+		case len(over) == 0:
+			return "all met R = " + seconds(r) + " " + where
+		case len(over) == len(xs):
+			return "none met R = " + seconds(r) + " " + where
+		}
+		return where + " the " + andList(over) + " did not"
+	}
+	return liveWrap(fmt.Sprintf("Both take the same decision at the same tick, from the same violation: live, the window's mean "+
+		"throughput was %s records/s and the latency-marker p99 %s ms (twin: %s records/s, %s ms). The live reconfiguration "+
+		"took %s (twin %s, see \"what still differs\" above); the %s recoveries %s s live against %s s in the twin, so at CI %s %s, and %s.",
+		results.FormatCount(live.throughput), num(live.latencyMs), results.FormatCount(twin.throughput), num(twin.latencyMs),
+		seconds(liveReconf), seconds(twinReconf), liveSpelled(len(lx)), andList(ll), andList(tl), seconds(live.value),
+		met(lx, "live"), met(tx, "in the twin")), liveWidth), nil
+}
+
+// ordinal names the i'th of n: "first", "second", … ("last" for n > 2).
+func liveOrdinal(i, n int) string {
+	if i == n && n > 2 {
+		return "last"
+	}
+	if w := []string{"", "first", "second", "third", "fourth", "fifth"}; i < len(w) {
+		return w[i]
+	}
+	return fmt.Sprintf("%d'th", i)
+}
+
+// spelled writes small counts in words.
+func liveSpelled(n int) string {
+	if w := []string{"no", "one", "two", "three", "four", "five", "six"}; n < len(w) {
+		return w[n]
+	}
+	return results.FormatCount(float64(n))
+}
+
+// liveHostProfile: the committed live host table (make live-host-profile),
+// level by level.
+func liveHostProfile(c *Context) (string, error) {
+	cols, err := results.ReadHostMeasured(c.Path(hostMeasured))
+	if err != nil {
+		return "", err
+	}
+	head, err := os.ReadFile(c.Path(hostMeasured))
+	if err != nil {
+		return "", err
+	}
+	date := regexp.MustCompile(`measured (\d{4}-\d\d-\d\d)`).FindSubmatch(head)
+	if date == nil {
+		return "", fmt.Errorf("%s: its comment line names no date (\"measured YYYY-MM-DD\")", hostMeasured)
+	}
+	n := len(cols["time_s"])
+	missing := 0
+	for _, name := range results.HostMeasuredColumns {
+		if len(cols[name]) != n {
+			return "", fmt.Errorf("%s: no column %s", hostMeasured, name)
+		}
+		for _, x := range cols[name] {
+			if math.IsNaN(x) {
+				missing++
+			}
+		}
+	}
+	if missing > 0 {
+		return "", fmt.Errorf("claim no longer holds: %s misses no value (%d missing)", hostMeasured, missing)
+	}
+	// the levels: runs of one input rate, their first 10 s left out
+	type level struct {
+		rate                                    float64
+		in, thr, cpu, mem, write, read, network []float64
+	}
+	var levels []*level
+	for i := 0; i < n; i++ {
+		r := cols["input_rate"][i]
+		if r == 0 {
+			continue
+		}
+		if len(levels) == 0 || levels[len(levels)-1].rate != r {
+			levels = append(levels, &level{rate: r})
+		}
+		l := levels[len(levels)-1]
+		l.in = append(l.in, r)
+		if len(l.in) <= 10 {
+			continue
+		}
+		l.thr = append(l.thr, cols["throughput"][i])
+		l.cpu = append(l.cpu, cols["cpu_pct"][i])
+		l.mem = append(l.mem, cols["mem_pct"][i])
+		l.write = append(l.write, cols["disk_write_bps"][i])
+		l.read = append(l.read, cols["disk_read_bps"][i])
+		l.network = append(l.network, cols["net_rx_bps"][i])
+	}
+	mean := func(xs []float64) float64 {
+		m, _, _ := results.MeanCI(xs)
+		return m
+	}
+	if len(levels) < 3 {
+		return "", fmt.Errorf("%s: %d load levels", hostMeasured, len(levels))
+	}
+	for _, l := range levels {
+		if mean(l.thr) < 0.97*l.rate {
+			return "", fmt.Errorf("claim no longer holds: the job kept up at every level (%g records/s of %g)", mean(l.thr), l.rate)
+		}
+	}
+	first, second, last := levels[0], levels[1], levels[len(levels)-1]
+	mb := func(x float64) string { return num(x/1e6) + " MB/s" }
+	pct := func(x float64) string { return num(x) + " %" }
+	type metric struct {
+		name   string
+		xs     func(*level) []float64
+		format func(float64) string
+	}
+	var grows, start []string
+	for _, f := range []metric{
+		{"CPU", func(l *level) []float64 { return l.cpu }, pct},
+		{"memory", func(l *level) []float64 { return l.mem }, pct},
+		{"disk writes", func(l *level) []float64 { return l.write }, mb},
+		{"network", func(l *level) []float64 { return l.network }, mb},
+	} {
+		lo, hi, at := mean(f.xs(second)), mean(f.xs(last)), mean(f.xs(first))
+		if hi <= lo {
+			return "", fmt.Errorf("claim no longer holds: %s grows with the load (%g at %g records/s, %g at %g)", f.name, lo, second.rate, hi, last.rate)
+		}
+		grows = append(grows, fmt.Sprintf("%s %s → %s", f.name, strings.TrimSuffix(strings.TrimSuffix(f.format(lo), " %"), " MB/s"), f.format(hi)))
+		if at > lo {
+			start = append(start, fmt.Sprintf("%s %s", f.name, f.format(at)))
+		}
+	}
+	if len(start) == 0 {
+		return "", fmt.Errorf("claim no longer holds: the first level, the JVMs' start, is busier than the second")
+	}
+	reads := 0
+	for _, x := range cols["disk_read_bps"] {
+		if x > 0 {
+			reads++
+		}
+	}
+	return liveWrap(fmt.Sprintf("Measured on %s: %s, no value missing, the job kept up at every level. Per level (its first "+
+		"10 s left out), from %s to %s vehicles/s: %s (disk writes in bursts: checkpoints, writeback); the first level, %s, "+
+		"shows the JVMs' start (%s). Disk reads in only %s of the %s seconds. The table of means, the units and how the rows "+
+		"are aligned are in [scenarios/measured/live-host-metrics.md](../scenarios/measured/live-host-metrics.md).",
+		date[1], results.Plural(n, "row"), results.FormatCount(second.rate), results.FormatCount(last.rate), andList(grows),
+		results.FormatCount(first.rate), andList(start), results.FormatCount(float64(reads)), results.FormatCount(float64(n))), liveWidth), nil
+}
+
+// liveWrapBullet wraps a markdown bullet ("- …"), continuation lines
+// indented by two spaces.
+func liveWrapBullet(s string, width int) string {
+	return strings.ReplaceAll(liveWrap(s, width-2), "\n", "\n  ")
+}
+
+// liveSoak is the committed run of make live-soak, checked against what
+// TestLiveSoak requires (the target commits it only when the test passed).
+type liveSoak struct {
+	sum      results.Summary
+	audit    results.SinkAudit
+	gapS     float64 // between kills
+	rec      []float64
+	mean, sd float64
+}
+
+func readLiveSoak(c *Context) (*liveSoak, error) {
+	dir := c.Path(liveSoakRef)
+	sum, err := results.ReadSummary(dir)
+	if err != nil {
+		return nil, err
+	}
+	events, err := results.ReadEvents(filepath.Join(dir, results.EventsFile))
+	if err != nil {
+		return nil, err
+	}
+	s := &liveSoak{sum: sum, rec: slices.Clone(sum.RecoveryTimesS)}
+	switch {
+	case sum.SinkAudit == nil:
+		return nil, fmt.Errorf("%s: summary.json has no sink_audit", liveSoakRef)
+	case sum.Faults == 0 || sum.Recoveries != sum.Faults || sum.UnrecoveredFaults != 0 || sum.FinalState != "RUNNING":
+		return nil, fmt.Errorf("claim no longer holds: every kill of the soak recovered (%d faults, %d recovered, final state %s)", sum.Faults, sum.Recoveries, sum.FinalState)
+	case sum.SinkAudit.RecordsLost != 0 || sum.SinkAudit.RecordsDuplicated != 0 || sum.SinkAudit.WindowsMissing != 0 || sum.SinkAudit.WindowsDuplicated != 0:
+		return nil, fmt.Errorf("claim no longer holds: the soak's sink lost and duplicated nothing (%+v)", *sum.SinkAudit)
+	case len(s.rec) != sum.Faults:
+		return nil, fmt.Errorf("%s: %d recovery times for %d faults", liveSoakRef, len(s.rec), sum.Faults)
+	}
+	s.audit = *sum.SinkAudit
+	var at []float64
+	for _, e := range events {
+		if e.Kind == results.KindFault {
+			at = append(at, e.TimeS)
+		}
+	}
+	var gaps []float64
+	for i := 1; i < len(at); i++ {
+		gaps = append(gaps, at[i]-at[i-1])
+	}
+	if len(gaps) > 0 {
+		s.gapS = math.Round(results.Quantile(gaps, 0.5))
+	}
+	s.mean, _, s.sd = results.MeanCI(s.rec)
+	return s, nil
+}
+
+func liveSoakTable(c *Context) (string, error) {
+	s, err := readLiveSoak(c)
+	if err != nil {
+		return "", err
+	}
+	q := func(p float64) string { return seconds(results.Quantile(slices.Clone(s.rec), p)) }
+	a := s.audit
+	rows := [][2]string{
+		{"kills recovered", fmt.Sprintf("%d of %d, none unrecovered, job %s at the end", s.sum.Recoveries, s.sum.Faults, s.sum.FinalState)},
+		{"recovery time (Khaos's definition)", fmt.Sprintf("min %s, p25 %s, median %s, p75 %s, max %s; mean %s, s.d. %s",
+			q(0), q(0.25), q(0.5), q(0.75), q(1), seconds(s.mean), seconds(s.sd))},
+		{"downtime", fmt.Sprintf("%s in all, %s per kill (kill → all tasks running)", seconds(s.sum.DowntimeS), seconds(s.sum.DowntimeS/float64(s.sum.Faults)))},
+		{"checkpoints", fmt.Sprintf("%s completed, %s failed (those in flight at a kill)",
+			results.FormatCount(float64(s.sum.CheckpointsCompleted)), results.FormatCount(float64(s.sum.CheckpointsFailed)))},
+		{"sink audit", fmt.Sprintf("%s input records, %s views in %s (campaign, window) pairs: %s lost, %s counted twice, %s windows missing, %s emitted twice",
+			results.FormatCount(float64(a.InputRecords)), results.FormatCount(float64(a.RecordsIn)), results.FormatCount(float64(a.Windows)),
+			results.FormatCount(float64(a.RecordsLost)), results.FormatCount(float64(a.RecordsDuplicated)),
+			results.FormatCount(float64(a.WindowsMissing)), results.FormatCount(float64(a.WindowsDuplicated)))},
+		{"left behind", "no process, no listening port (`TestLiveSoak` fails otherwise, and `make live-soak` commits the run only when it passes)"},
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "The committed run (`%s`, `make live-soak` on the 2-core VM):\n\n| | |\n|---|---|\n", liveSoakRef)
+	for _, r := range rows {
+		fmt.Fprintf(&b, "| %s | %s |\n", r[0], r[1])
+	}
+	return strings.TrimRight(b.String(), "\n"), nil
+}
+
+func readmeLiveSoak(c *Context) (string, error) {
+	s, err := readLiveSoak(c)
+	if err != nil {
+		return "", err
+	}
+	return liveWrapBullet(fmt.Sprintf("- **Live soak**: `make live-soak` (about 13 min, not in `make test`) kills the TaskManager "+
+		"running the sink of a YSB job %d times, %s apart, with an exactly-once Kafka sink, then audits the sink topic against "+
+		"the input. Its committed run: %d of %d kills recovered (recovery %s, median %s, mean %s, s.d. %s; %s down per kill), "+
+		"%s views in %s windows, %s lost, %s counted twice, no process or port left ([docs/live.md](docs/live.md#the-live-soak)).",
+		s.sum.Faults, seconds(s.gapS), s.sum.Recoveries, s.sum.Faults, liveSpan(slices.Min(s.rec), slices.Max(s.rec), " s"),
+		seconds(results.Quantile(slices.Clone(s.rec), 0.5)), seconds(s.mean), seconds(s.sd), seconds(s.sum.DowntimeS/float64(s.sum.Faults)),
+		results.FormatCount(float64(s.audit.RecordsIn)), results.FormatCount(float64(s.audit.Windows)),
+		results.FormatCount(float64(s.audit.RecordsLost)), results.FormatCount(float64(s.audit.RecordsDuplicated))), liveWidth), nil
+}
+
+// liveEndToEnd: the committed live run of the end-to-end schedule
+// (TestLiveEndToEnd) beside the calibrated twin over 30 seeds.
+func liveEndToEnd(c *Context) (string, error) {
+	dir := c.Path(liveTrafficRef)
+	events, err := results.ReadEvents(filepath.Join(dir, results.EventsFile))
+	if err != nil {
+		return "", err
+	}
+	faults := results.FaultRecoveries(events)
+	if len(faults) != 1 || !faults[0].Recovered() {
+		return "", fmt.Errorf("claim no longer holds: the live end-to-end run recovers from its one kill (%d faults)", len(faults))
+	}
+	down, okDown := eventDuration(events, results.KindRunning, "")
+	reconf, okReconf := eventDuration(events, results.KindReconfigured, "")
+	if !okDown || !okReconf {
+		return "", fmt.Errorf("%s: no restart after the kill, or no CI change", liveTrafficRef)
+	}
+	seeds, err := seedSweep(c)
+	if err != nil {
+		return "", err
+	}
+	mean, _, _ := results.MeanCI(seeds)
+	live := faults[0].RecoveryS
+	off := (mean - live) / live
+	goal := "within the goal of ±20 %"
+	if math.Abs(off) > 0.2 {
+		goal = "beyond the goal of ±20 %"
+	}
+	return liveWrap(fmt.Sprintf("The committed live run of this schedule (`%s`, `make live-test-reference` after `make live-test`) "+
+		"recovered from its kill in %s (running again after %s; the CI change took %s). The calibrated twin's mean over %s "+
+		"seeds, %s, is %s off it, %s; a single live run varies by a few seconds between identical kills, so one run "+
+		"compares with the twin's spread, not its mean alone.",
+		liveTrafficRef, seconds(live), seconds(down), seconds(reconf), results.FormatCount(float64(len(seeds))), seconds(mean),
+		signedPercent(off), goal), liveWidth), nil
+}
+
+// signedPercent is a relative difference in prose: "+8 %", "−24 %".
+func signedPercent(x float64) string {
+	s := percent(x)
+	if x > 0 {
+		return "+" + s
+	}
+	return strings.Replace(s, "-", "−", 1)
+}
+
+// livePrometheusRun: the sampler run of TestLivePrometheus, as the test
+// wrote it (STREAMTWIN_LIVE_PROMETHEUS_OUT).
+func livePrometheusRun(c *Context) (string, error) {
+	f, err := os.Open(c.Path(livePrometheusRef))
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	cols := []string{"metric", "families", "seconds", "scraped_seconds", "toggles", "series", "samples", "run_share", "stored_share"}
+	var parts []string
+	err = results.ReadCSVTable(livePrometheusRef, f, cols, cols, func(line int, cells map[string]string) error {
+		x := map[string]float64{}
+		for _, k := range cols[2:] {
+			v, err := strconv.ParseFloat(cells[k], 64)
+			if err != nil {
+				return fmt.Errorf("%s: %q is not a number", k, cells[k])
+			}
+			x[k] = v
+		}
+		if math.Abs(x["stored_share"]-x["run_share"]) > 0.1*x["run_share"] {
+			return fmt.Errorf("claim no longer holds: the stored share of %s is within 10 %% of the run's (%g, %g)", cells["metric"], x["stored_share"], x["run_share"])
+		}
+		parts = append(parts, fmt.Sprintf("%s samples of `%s` (%s × %s: share %s, the run's %s)",
+			results.FormatCount(x["samples"]), cells["metric"], results.FormatCount(x["series"])+" series", seconds(x["scraped_seconds"]),
+			num(x["stored_share"]), num(x["run_share"])))
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	return liveWrap(fmt.Sprintf("In the committed sampler run (`%s`, `make live-test-reference` after `make live-test`): %s.",
+		livePrometheusRef, andList(parts)), liveWidth), nil
 }
