@@ -97,9 +97,9 @@ func compareCommand() *cli.Command {
 			}
 			switch {
 			case cmp.Beyond > 0:
-				return cli.Exit(fmt.Sprintf("%d of %d figures beyond tolerance", cmp.Beyond, cmp.Compared), 1)
+				return cli.Exit(fmt.Sprintf("%s of %s beyond tolerance", results.FormatCount(float64(cmp.Beyond)), results.Plural(cmp.Compared, "figure")), 1)
 			case cmp.Failed(strict):
-				return cli.Exit(fmt.Sprintf("%d figures or runs on one side only (--strict)", cmp.OneSided), 1)
+				return cli.Exit(fmt.Sprintf("%s or %s on one side only (--strict)", results.Plural(cmp.OneSided, "figure"), results.PluralNoun(cmp.OneSided, "run")), 1)
 			}
 			return nil
 		},

@@ -358,7 +358,7 @@ func runDirsArg(c *cli.Context, cmd string) (dirs, labels []string, outDir strin
 	}
 	if given := splitList(c.StringSlice("labels")); len(given) > 0 {
 		if len(given) != len(dirs) {
-			return nil, nil, "", badInput(fmt.Errorf("%s: %d --labels for %d runs (%s)", cmd, len(given), len(dirs), strings.Join(dirs, ", ")))
+			return nil, nil, "", badInput(fmt.Errorf("%s: %s --labels for %s (%s)", cmd, results.FormatCount(float64(len(given))), results.Plural(len(dirs), "run"), strings.Join(dirs, ", ")))
 		}
 		labels = given
 	}

@@ -174,7 +174,7 @@ func TestPlotFigureBadInput(t *testing.T) {
 		{"to before from", []string{"plot", "panels", run, "--from", "10m", "--to", "5m"}, []string{"--to 5m is not after --from 10m"}},
 		{"bad width", []string{"plot", run, "--width", "huge"}, []string{`--width "huge"`, "single, double"}},
 		{"bad metric", []string{"plot", "latency", run, "--metric", "p95"}, []string{`"p95"`}},
-		{"labels count", []string{"plot", "panels", run, "--labels", "a,b"}, []string{"2 --labels for 1 runs"}},
+		{"labels count", []string{"plot", "panels", run, "--labels", "a,b"}, []string{"2 --labels for 1 run"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -47,7 +47,7 @@ func (r *run) rescaleFromCheckpoint(ctx context.Context, par int, why string) er
 		}
 	}
 	if alive < need {
-		return fmt.Errorf("parallelism %d needs %d TaskManagers of %d slots, the cluster has %d", par, need, slots, cl.TaskManagers())
+		return fmt.Errorf("parallelism %d needs %s of %s, the cluster has %s", par, results.Plural(need, "TaskManager"), results.Plural(slots, "slot"), results.FormatCount(float64(cl.TaskManagers())))
 	}
 	if err := r.waitSlots(ctx, alive*slots); err != nil {
 		return err
@@ -93,7 +93,7 @@ func (r *run) waitSlots(ctx context.Context, n int) error {
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
-	return fmt.Errorf("the cluster did not offer %d slots within 2 min", n)
+	return fmt.Errorf("the cluster did not offer %s within 2 min", results.Plural(n, "slot"))
 }
 
 // waitParallelism polls the job until all its tasks run at parallelism
@@ -198,7 +198,7 @@ func (r *run) stopIdleTaskManagers(ctx context.Context, keep int) error {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("%d TaskManagers still run tasks 30 s after the rescale to %d of them", alive, keep)
+			return fmt.Errorf("%s still %s tasks 30 s after the rescale to %s", results.Plural(alive, "TaskManager"), map[bool]string{true: "runs", false: "run"}[alive == 1], results.Plural(keep, "TaskManager"))
 		}
 		select {
 		case <-ctx.Done():

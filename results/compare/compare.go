@@ -771,7 +771,7 @@ func runKeys(s *ResultSet) string {
 	var ks []string
 	for i, r := range s.Runs {
 		if i == 8 {
-			ks = append(ks, fmt.Sprintf("… %d more", len(s.Runs)-i))
+			ks = append(ks, "… "+results.FormatCount(float64(len(s.Runs)-i))+" more")
 			break
 		}
 		ks = append(ks, cmp.Or(r.Key, `""`))
@@ -782,12 +782,12 @@ func runKeys(s *ResultSet) string {
 // Verdict is the final line: "N figures compared, M beyond tolerance",
 // plus what is on one side only.
 func (c *Comparison) Verdict(strict bool) string {
-	s := fmt.Sprintf("%d figures compared, %d beyond tolerance", c.Compared, c.Beyond)
+	s := results.Plural(c.Compared, "figure") + " compared, " + results.FormatCount(float64(c.Beyond)) + " beyond tolerance"
 	if c.Informational > 0 {
-		s += fmt.Sprintf("; %d informational (reported, never beyond tolerance)", c.Informational)
+		s += "; " + results.FormatCount(float64(c.Informational)) + " informational (reported, never beyond tolerance)"
 	}
 	if c.OneSided > 0 {
-		s += fmt.Sprintf("; %d on one side only", c.OneSided)
+		s += "; " + results.FormatCount(float64(c.OneSided)) + " on one side only"
 		if strict {
 			s += " (a failure with --strict)"
 		} else {
@@ -802,8 +802,8 @@ func (c *Comparison) Verdict(strict bool) string {
 // the notes and the verdict line.
 func (c *Comparison) WriteTable(w io.Writer, all, strict bool) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "A: %s (%s, %s)\n", c.A.Path, c.A.Kind, plural(len(c.A.Runs), "run"))
-	fmt.Fprintf(bw, "B: %s (%s, %s)\n", c.B.Path, c.B.Kind, plural(len(c.B.Runs), "run"))
+	fmt.Fprintf(bw, "A: %s (%s, %s)\n", c.A.Path, c.A.Kind, results.Plural(len(c.A.Runs), "run"))
+	fmt.Fprintf(bw, "B: %s (%s, %s)\n", c.B.Path, c.B.Kind, results.Plural(len(c.B.Runs), "run"))
 	rows := [][]string{{"RUN", "FIGURE", "A", "B", "B-A", "REL", "TOL", "STATUS"}}
 	for _, d := range c.Diffs {
 		st := d.Status()
@@ -840,13 +840,6 @@ func (c *Comparison) WriteTable(w io.Writer, all, strict bool) error {
 	}
 	fmt.Fprintln(bw, c.Verdict(strict))
 	return bw.Flush()
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }
 
 // ChangeCells are the cells of a figure's change, as compare's B−A and REL

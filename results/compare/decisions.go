@@ -134,7 +134,7 @@ func WriteDecisionTable(w io.Writer, a, b []Decision, ciA, ciB []CIStep, labelA,
 		for i := range n {
 			dt = max(dt, math.Abs(b[i].TimeS-a[i].TimeS))
 		}
-		fmt.Fprintf(&sb, "no divergence: %d decisions agree in kind and value; largest time difference %s s\n", n, clock(dt))
+		fmt.Fprintf(&sb, "no divergence: %s %s in kind and value; largest time difference %s s\n", results.Plural(n, "decision"), map[bool]string{true: "agrees", false: "agree"}[n == 1], clock(dt))
 	}
 	for _, t := range []struct {
 		name  string

@@ -76,7 +76,7 @@ func TestWriteDecisionTable(t *testing.T) {
 			[]string{"no divergence: 2 decisions agree in kind and value; largest time difference 2.1 s", "+2.1", "-0.5", "A, B: lag rising"},
 			[]string{"first divergence"}},
 		{"values equal within 1e-9", []results.Event{ci(10)}, []results.Event{ci(10 * (1 + 1e-12))},
-			[]string{"no divergence: 1 decisions agree"}, nil},
+			[]string{"no divergence: 1 decision agrees"}, nil},
 		{"divergent value", []results.Event{ci(10), note}, []results.Event{shifted(ci(20), 1), note},
 			[]string{"first divergence: decision 1: A set_checkpoint_interval 10 s at 61.0 s, B set_checkpoint_interval 20 s at 62.0 s\n",
 				"  A reason: lag rising\n", "  B reason: lag rising\n"}, nil},

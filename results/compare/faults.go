@@ -95,7 +95,7 @@ func WriteFaultTable(w io.Writer, a, b []FaultOutcome, nameA, nameB string) erro
 	}
 	results.WriteAligned(&sb, rows, right)
 	if len(a) != len(b) {
-		fmt.Fprintf(&sb, "%s has %d faults, %s %d\n", nameA, len(a), nameB, len(b))
+		fmt.Fprintf(&sb, "%s has %s, %s %s\n", nameA, results.Plural(len(a), "fault"), nameB, results.FormatCount(float64(len(b))))
 	}
 	_, err := io.WriteString(w, sb.String())
 	return err

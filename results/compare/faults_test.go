@@ -50,7 +50,7 @@ func TestFaultOutcomes(t *testing.T) {
 	if err := WriteFaultTable(&b, got, nil, "sim", "live"); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(b.String(), "sim has 1 faults, live 0") {
+	if !strings.Contains(b.String(), "sim has 1 fault, live 0") {
 		t.Errorf("table:\n%s", b.String())
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/goccy/go-yaml/ast"
 	"github.com/streamtwin/streamtwin/models/policy"
+	"github.com/streamtwin/streamtwin/results"
 	"github.com/streamtwin/streamtwin/sim"
 )
 
@@ -141,7 +142,7 @@ func (p *Policy) Step(now time.Duration, obs policy.Observation) []policy.Action
 	case p.cfg.CheckpointCost != nil:
 		c, cSrc = float64(*p.cfg.CheckpointCost), "configured"
 	case p.n > 0:
-		c, cSrc = p.sumC/float64(p.n), fmt.Sprintf("observed mean of %d checkpoints", p.n)
+		c, cSrc = p.sumC/float64(p.n), "observed mean of "+results.Plural(p.n, "checkpoint")
 	default:
 		return nil // no cost known yet
 	}
@@ -152,7 +153,7 @@ func (p *Policy) Step(now time.Duration, obs policy.Observation) []policy.Action
 		m, mSrc = float64(*p.cfg.MTBF), "configured"
 	case obs.Job.Faults > 0:
 		m = now.Seconds() / float64(max(1, obs.Job.Faults))
-		mSrc = fmt.Sprintf("estimated: %v elapsed / %d faults", show(now.Seconds()), obs.Job.Faults)
+		mSrc = fmt.Sprintf("estimated: %v elapsed / %s", show(now.Seconds()), results.Plural(obs.Job.Faults, "fault"))
 	default:
 		m, mSrc = float64(p.cfg.MTBFPrior), "mtbf_prior, no fault seen yet"
 	}
