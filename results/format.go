@@ -254,6 +254,17 @@ var countNames = map[string]bool{
 	"records_in": true, "records_processed": true, "records_replayed": true,
 	"final_lag": true, "lag_max": true,
 	"lag": true, "end_offset": true, "committed_offset": true,
+	// the count columns of the CSV files streamtwin writes, which results
+	// cat reads back as numbers: evaluate's variants.csv (failures,
+	// recovered, recovery_violations, latency_windows_over, latency_windows,
+	// reconfigurations) and failures.csv (failure, its number), the scaling
+	// evaluation's scaling.csv (n) and scaling-runs.csv (seed, rescalings),
+	// the monitoring tradeoff.csv (missed_peaks, peaks) and a monitoring
+	// session's table (reloads, steps, toggles)
+	"failures": true, "recovered": true, "recovery_violations": true,
+	"latency_windows_over": true, "latency_windows": true, "reconfigurations": true,
+	"failure": true, "n": true, "seed": true, "rescalings": true,
+	"missed_peaks": true, "peaks": true, "reloads": true, "steps": true, "toggles": true,
 }
 
 // intFigures are the figures of Summary held in integer fields.
