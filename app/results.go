@@ -27,7 +27,8 @@ func catCommand() *cli.Command {
 		Usage:     "print a result file (Parquet, JSON or CSV) as a table, or as CSV; an events file's faults with --summary",
 		ArgsUsage: "FILE.parquet|FILE.json|FILE.csv",
 		Description: fmt.Sprintf("Parquet files print through their own schema; JSON files (summary.json, fit.json,\n"+
-			"reference files) as key/value rows, nested keys dotted; CSV files as they are.\n"+
+			"reference files) as key/value rows, nested keys dotted; CSV files as they are. Any other\n"+
+			"file (.yaml: see scenario print) is refused.\n"+
 			"The table rounds numbers to 4 significant digits (docs/results.md), times in s (time_s,\n"+
 			"duration_s, …_s) to the millisecond, and stops after %d rows; --csv writes every row with\n"+
 			"exact values. --head N and --tail N pick rows in both views.\n\n"+
@@ -70,7 +71,7 @@ func catCommand() *cli.Command {
 				return badInput(fmt.Errorf("--summary prints one line per fault: give it without --head, --tail, --all or --kind"))
 			}
 			err = results.Cat(os.Stdout, path, opt)
-			if errors.Is(err, results.ErrNoKindColumn) {
+			if errors.Is(err, results.ErrNoKindColumn) || errors.Is(err, results.ErrNotResultFile) {
 				return badInput(err)
 			}
 			return err

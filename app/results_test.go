@@ -11,7 +11,8 @@ import (
 // TestCatKindAndSummary: results cat --kind keeps the events of those
 // kinds and refuses an unknown one with exit 2, suggesting the kind
 // meant; --summary prints a line per fault, an unrecovered one as such;
-// both need an events file (exit 2 otherwise).
+// both need an events file (exit 2 otherwise). A file that is not
+// Parquet, JSON or CSV by its extension (a scenario's YAML) is refused.
 func TestCatKindAndSummary(t *testing.T) {
 	dir := t.TempDir()
 	f := func(x float64) *float64 { return &x }
@@ -48,6 +49,8 @@ func TestCatKindAndSummary(t *testing.T) {
 		{[]string{events, "--summary", "--kind", "fault"}, "--summary prints one line per fault"},
 		{[]string{samples, "--kind", "fault"}, "not an events file"},
 		{[]string{samples, "--summary"}, "not an events file"},
+		// not a result file by its extension: refused, not read as a one-column CSV
+		{[]string{"../scenarios/demo.yaml"}, "results cat reads Parquet (.parquet), JSON (.json) and CSV (.csv) files, not YAML; a scenario prints with streamtwin scenario print ../scenarios/demo.yaml"},
 	} {
 		_, stderr, code, _ := runCLI(t, append([]string{"results", "cat"}, tc.args...)...)
 		if code != 2 || !strings.Contains(stderr, tc.want) {

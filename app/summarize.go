@@ -80,7 +80,7 @@ func summarizeCommand() *cli.Command {
 				}
 				out = filepath.Join(filepath.Dir(path), name)
 			}
-			if err := results.WriteStats(out, by, pool, stats); err != nil {
+			if err := results.WriteStats(out, t, by, pool, stats); err != nil {
 				return err
 			}
 			fmt.Println("→", out)
@@ -127,7 +127,7 @@ func printStats(w io.Writer, by []string, stats []results.FigureStat, figures []
 	}
 	results.WriteAligned(w, rows, right)
 	if total := countFigures(stats); len(shown) < total {
-		fmt.Fprintf(w, "(%d of %d figures; --all prints every one, --figure F picks)\n", len(shown), total)
+		fmt.Fprintf(w, "(%s of %s; --all prints every one, --figure F picks)\n", results.FormatCount(float64(len(shown))), results.Plural(total, "figure"))
 	}
 }
 
@@ -156,7 +156,7 @@ func countFigures(stats []results.FigureStat) int {
 func pooledLine(t *results.Table, pool []string) string {
 	var parts []string
 	for _, p := range pool {
-		parts = append(parts, fmt.Sprintf("%s (%s)", p, plural(len(results.Levels(t, p)), "value")))
+		parts = append(parts, fmt.Sprintf("%s (%s)", p, results.Plural(len(results.Levels(t, p)), "value")))
 	}
 	return "pooled over " + strings.Join(parts, ", ") + ": n counts the runs of every value, not replications only"
 }
@@ -174,7 +174,7 @@ func poolingMessage(t *results.Table, keys paramKeyFormat, e *results.PoolingErr
 		if len(levels) > 5 {
 			vs = append(vs, "…")
 		}
-		what = append(what, fmt.Sprintf("%s (%s: %s)", p, plural(len(levels), "value"), strings.Join(vs, ", ")))
+		what = append(what, fmt.Sprintf("%s (%s: %s)", p, results.Plural(len(levels), "value"), strings.Join(vs, ", ")))
 	}
 	it, verb := "it", "varies"
 	if len(e.Params) > 1 {
@@ -189,13 +189,6 @@ func poolingMessage(t *results.Table, keys paramKeyFormat, e *results.PoolingErr
 		strings.Join(what, " and "), verb, where, it,
 		it, strings.Join(append(slices.Clone(e.By), e.Params...), ","),
 		it, strings.Join(append(slices.Clone(pool), e.Params...), ","))
-}
-
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return strconv.Itoa(n) + " " + noun + "s"
 }
 
 // paramKeyFormat prints the values of numeric parameter columns in their

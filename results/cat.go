@@ -10,6 +10,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -54,6 +55,16 @@ var EventKinds = []string{
 	KindPolicyDecision, KindPolicyError, KindRunEnd,
 }
 
+// CatExtensions are the file name extensions Cat reads (any case): Parquet,
+// JSON and CSV. A file with another extension (a scenario's YAML, a PNG) is
+// refused with an ErrNotResultFile, whatever it holds: read as CSV, a YAML
+// file would print as a one-column table.
+var CatExtensions = []string{".parquet", ".json", ".csv"}
+
+// ErrNotResultFile is returned (wrapped) by Cat for a file whose extension
+// is not one of CatExtensions.
+var ErrNotResultFile = errors.New("not a result file: results cat reads Parquet (.parquet), JSON (.json) and CSV (.csv) files")
+
 // ErrNoKindColumn is returned (wrapped) by Cat when Kinds or Summary is
 // given for a file without the kind and time_s columns of an events file.
 var ErrNoKindColumn = errors.New("not an events file (no kind and time_s columns); --kind and --summary read events.parquet")
@@ -83,6 +94,9 @@ func cat(w io.Writer, path string, opt CatOptions) error {
 		return errors.New("the fault summary has one row per fault: give it without head, tail, all or kinds")
 	}
 	if err := CheckEventKinds(opt.Kinds); err != nil {
+		return err
+	}
+	if err := checkCatExtension(path); err != nil {
 		return err
 	}
 	f, err := os.Open(path)
@@ -154,13 +168,30 @@ func cat(w io.Writer, path string, opt CatOptions) error {
 	return bw.Flush()
 }
 
+// checkCatExtension refuses a file whose extension is not a result file's
+// (CatExtensions), naming the kinds read; a YAML file is probably a
+// scenario or a sweep, which scenario print shows.
+func checkCatExtension(path string) error {
+	ext := strings.ToLower(filepath.Ext(path))
+	if slices.Contains(CatExtensions, ext) {
+		return nil
+	}
+	switch ext {
+	case "":
+		return fmt.Errorf("%w, not a file without an extension", ErrNotResultFile)
+	case ".yaml", ".yml":
+		return fmt.Errorf("%w, not YAML; a scenario prints with streamtwin scenario print %s", ErrNotResultFile, path)
+	}
+	return fmt.Errorf("%w, not a %s file", ErrNotResultFile, ext)
+}
+
 // moreRowsNote says how many rows the default table left out (first, the
 // first of them, already read, and the rest of src); for an events file by
 // kind, pointing at the options that find the faults.
 func moreRowsNote(src rowSource, first []string, kindCol int) (string, error) {
 	if kindCol < 0 {
 		more, err := src.remaining()
-		return fmt.Sprintf("… %s more rows (use --head N, --tail N or --all)", FormatCount(float64(1+more))), err
+		return fmt.Sprintf("… %s (use --head N, --tail N or --all)", Plural(int(1+more), "more row")), err
 	}
 	count := map[string]int{}
 	var order []string
@@ -194,8 +225,8 @@ func moreRowsNote(src rowSource, first []string, kindCol int) (string, error) {
 	for i, k := range order {
 		parts[i] = FormatCount(float64(count[k])) + " " + k
 	}
-	return fmt.Sprintf("… %s more rows: %s (--kind KIND,… keeps those kinds, --summary prints one line per fault; --head N, --tail N or --all)",
-		FormatCount(float64(more)), strings.Join(parts, ", ")), nil
+	return fmt.Sprintf("… %s: %s (--kind KIND,… keeps those kinds, --summary prints one line per fault; --head N, --tail N or --all)",
+		Plural(more, "more row"), strings.Join(parts, ", ")), nil
 }
 
 // FaultSummary is one fault of a run and how the job came back from it.
@@ -319,10 +350,9 @@ func writeFaultSummary(w io.Writer, faults []FaultSummary, asCSV bool) error {
 	right := []bool{true, true, true, true, true, true, true, false}
 	var b strings.Builder
 	WriteAligned(&b, rows, right)
-	plural := map[bool]string{true: "s"}[len(faults) != 1]
-	fmt.Fprintf(&b, "%d fault%s: %d recovered, %d unrecovered", len(faults), plural, recovered, unrecovered)
+	fmt.Fprintf(&b, "%s: %s recovered, %s unrecovered", Plural(len(faults), "fault"), FormatCount(float64(recovered)), FormatCount(float64(unrecovered)))
 	if neither > 0 {
-		fmt.Fprintf(&b, ", %d with neither (no recovered or unrecovered event began at the fault: e.g. a TaskManager already down or running no task)", neither)
+		fmt.Fprintf(&b, ", %s with neither (no recovered or unrecovered event began at the fault: e.g. a TaskManager already down or running no task)", FormatCount(float64(neither)))
 	}
 	b.WriteString("\n")
 	if unrecovered > 0 {
@@ -668,21 +698,28 @@ func formatFloat(name string, x float64, bits int, full bool) string {
 	return strconv.FormatFloat(x, 'g', -1, bits)
 }
 
-// catFigure is a number of the table view: a time in s (isSeconds) to
-// the millisecond, with thousands separated (2,101.380: an event time
-// rounded to 4 digits would say 2,101), anything else by FormatFigure.
+// catFigure is a number of the table view: a time in s (isSeconds) by
+// FormatEventTime, anything else by FormatFigure.
 func catFigure(name string, x float64) string {
 	if !isSeconds(name) {
 		return FormatFigure(name, x, 0)
 	}
-	if s, special := formatSpecial(x); special {
-		return s
+	return FormatEventTime(x)
+}
+
+// FormatEventTime is a time in a run, in s, to the millisecond with
+// thousands separated: 2,101.380 (4 significant digits would say 2,101,
+// where a run's events are milliseconds apart). results cat's times and the
+// times stored in event reasons use it; never "-0.000".
+func FormatEventTime(s float64) string {
+	if t, special := formatSpecial(s); special {
+		return t
 	}
-	s := strconv.FormatFloat(x, 'f', 3, 64)
-	if s == "-0.000" {
-		s = "0.000"
+	t := strconv.FormatFloat(s, 'f', 3, 64)
+	if t == "-0.000" {
+		t = "0.000"
 	}
-	return groupThousands(s)
+	return groupThousands(t)
 }
 
 // isSeconds reports whether a column or figure name is a time in s:

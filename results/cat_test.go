@@ -264,10 +264,50 @@ func TestCatJSON(t *testing.T) {
 	if !strings.Contains(exact, "records_in,367308139.53\n") || !strings.Contains(exact, "final_lag,5.960464478e-8\n") {
 		t.Errorf("CSV of summary.json is not exact:\n%s", exact)
 	}
-	bin := filepath.Join(t.TempDir(), "x.bin")
+	bin := filepath.Join(t.TempDir(), "x.csv")
 	os.WriteFile(bin, []byte{0, 1, 2, 0xff}, 0o644)
 	if err := results.Cat(io.Discard, bin, results.CatOptions{}); err == nil || !strings.Contains(err.Error(), "Parquet, JSON or CSV") {
 		t.Errorf("binary file: %v", err)
+	}
+}
+
+// TestCatEvaluationCounts: the count columns of evaluate's CSVs print as
+// whole numbers (12 failures, not 12.00), the others by the table rule.
+func TestCatEvaluationCounts(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "variants.csv")
+	os.WriteFile(path, []byte("variant,failures,recovered,recovery_violations,reconfigurations,latency_windows_over,latency_windows,latency_mean_ms\n"+
+		"khaos,12,11,3,1,5,1440,574.16\n"), 0o644)
+	out := catText(t, path, results.CatOptions{})
+	if f := strings.Fields(strings.Split(out, "\n")[1]); !slices.Equal(f, []string{"khaos", "12", "11", "3", "1", "5", "1,440", "574.2"}) {
+		t.Errorf("variants.csv:\n%s", out)
+	}
+}
+
+// TestCatRefusesOtherFiles: a file that is not Parquet, JSON or CSV by its
+// extension is refused naming the kinds read, whatever it holds (a YAML
+// file would read as a one-column CSV); a YAML file points at scenario
+// print.
+func TestCatRefusesOtherFiles(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ name, want string }{
+		{"scenario.yaml", "scenario print"},
+		{"sweep.YML", "scenario print"},
+		{"notes.txt", "not a .txt file"},
+		{"README", "not a file without an extension"},
+	} {
+		path := filepath.Join(dir, tc.name)
+		os.WriteFile(path, []byte("name: demo\nduration: 2h\n"), 0o644)
+		err := results.Cat(io.Discard, path, results.CatOptions{})
+		if !errors.Is(err, results.ErrNotResultFile) || !strings.Contains(err.Error(), "Parquet (.parquet), JSON (.json) and CSV (.csv)") {
+			t.Errorf("%s: %v, want ErrNotResultFile naming the kinds read", tc.name, err)
+		} else if !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+	upper := filepath.Join(dir, "RUNS.CSV")
+	os.WriteFile(upper, []byte("a,b\n1,2\n"), 0o644)
+	if err := results.Cat(io.Discard, upper, results.CatOptions{}); err != nil {
+		t.Errorf("RUNS.CSV: %v", err)
 	}
 }
 

@@ -324,15 +324,24 @@ func lessGroup(a, b []string) bool {
 // when the groups hold replications only.
 const PooledColumn = "pooled_over"
 
-// WriteStats writes the statistics as a long table (the --by columns,
-// figure, n, mean, std, ci95_low, ci95_high, min, max, pooled_over) to a
-// parquet file. Group values are text, numbers in base units (Table.Key).
-func WriteStats(path string, by, pooled []string, stats []FigureStat) error {
-	fields := []reflect.StructField{}
-	for i, b := range by {
-		fields = append(fields, reflect.StructField{Name: "G" + strconv.Itoa(i), Type: reflect.TypeOf(""), Tag: reflect.StructTag(`parquet:"` + b + `"`)})
-	}
+// WriteStats writes the statistics of the runs table t as a long table
+// (the --by columns, figure, n, mean, std, ci95_low, ci95_high, min, max,
+// pooled_over) to a parquet file. A --by column has its type in t: a
+// numeric parameter is a number in base units, as in runs.parquet (10 for a
+// checkpoint interval of 10 s, 60000 for 60,000 records/s; NaN where the
+// runs have none), so pandas can filter, sort and join on it, and results
+// cat prints it by the table rule (60,000); a text parameter stays text.
+func WriteStats(path string, t *Table, by, pooled []string, stats []FigureStat) error {
 	str, flt, in := reflect.TypeOf(""), reflect.TypeOf(0.0), reflect.TypeOf(int64(0))
+	fields := []reflect.StructField{}
+	numeric := make([]bool, len(by))
+	for i, b := range by {
+		typ := str
+		if _, ok := t.Floats[b]; ok {
+			typ, numeric[i] = flt, true
+		}
+		fields = append(fields, reflect.StructField{Name: "G" + strconv.Itoa(i), Type: typ, Tag: reflect.StructTag(`parquet:"` + b + `"`)})
+	}
 	for _, f := range []struct {
 		n string
 		t reflect.Type
@@ -345,7 +354,18 @@ func WriteStats(path string, by, pooled []string, stats []FigureStat) error {
 	for _, s := range stats {
 		v := reflect.New(rt).Elem()
 		for i, g := range s.Group {
-			v.Field(i).SetString(g)
+			if !numeric[i] {
+				v.Field(i).SetString(g)
+				continue
+			}
+			x := math.NaN() // Table.Key's "" of a NaN
+			if g != "" {
+				var err error
+				if x, err = strconv.ParseFloat(g, 64); err != nil {
+					return fmt.Errorf("%s: group key %q of %s is not a number", path, g, by[i])
+				}
+			}
+			v.Field(i).SetFloat(x)
 		}
 		k := len(by)
 		v.Field(k).SetString(s.Figure)

@@ -220,7 +220,9 @@ func TestCheckFigure(t *testing.T) {
 	}
 }
 
-// TestWriteStatsPooled: the statistics parquet names what was pooled.
+// TestWriteStatsPooled: the statistics parquet names what was pooled, and
+// keeps a numeric group column numeric (base units, as runs.parquet), so
+// results cat prints it by the table rule and pandas can compute with it.
 func TestWriteStatsPooled(t *testing.T) {
 	tab := sweepTable()
 	stats, err := SummarizeRuns(tab, []string{"job.checkpoint.interval"}, []string{"workload.rate"})
@@ -228,7 +230,7 @@ func TestWriteStatsPooled(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "stats.parquet")
-	if err := WriteStats(path, []string{"job.checkpoint.interval"}, []string{"workload.rate"}, stats); err != nil {
+	if err := WriteStats(path, tab, []string{"job.checkpoint.interval"}, []string{"workload.rate"}, stats); err != nil {
 		t.Fatal(err)
 	}
 	got, err := ReadTable(path)
@@ -241,5 +243,8 @@ func TestWriteStatsPooled(t *testing.T) {
 	}
 	if c := got.Strings[PooledColumn]; len(c) != len(stats) || c[0] != "workload.rate" {
 		t.Errorf("%s = %q", PooledColumn, c)
+	}
+	if c := got.Floats["job.checkpoint.interval"]; len(c) != len(stats) || c[0] != 10 || c[len(c)-1] != 30 {
+		t.Errorf("job.checkpoint.interval: %v (text %q), want the numbers 10 … 30", c, got.Strings["job.checkpoint.interval"])
 	}
 }

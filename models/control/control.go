@@ -271,7 +271,7 @@ func (c *Controller) alignPending() {
 			continue
 		}
 		c.b.At(at, func() {
-			c.kill(f, fmt.Sprintf("%s, %gs before checkpoint due at %.3fs", f.Source, f.BeforeCheckpoint, due))
+			c.kill(f, fmt.Sprintf("%s, %gs before checkpoint due at %s s", f.Source, f.BeforeCheckpoint, results.FormatEventTime(due)))
 		})
 	}
 	c.aligned = kept

@@ -240,7 +240,7 @@ func TestFaultTargets(t *testing.T) {
 	f := &fake{due: 12, tms: 4, ci: 30, par: 4}
 	run(t, f, &scripted{period: time.Hour}, sched, 20)
 	want := []string{"1 kill 1 (faults[0])", "2 kill 3 (faults[1] (random))", "3 kill 1 (faults[1] (random))",
-		"4 kill 2 (faults[2])", "9 kill 0 (faults[3], 3s before checkpoint due at 12.000s)"}
+		"4 kill 2 (faults[2])", "9 kill 0 (faults[3], 3s before checkpoint due at 12.000 s)"}
 	if strings.Join(f.ops, "; ") != strings.Join(want, "; ") {
 		t.Errorf("kills\n  %v\nwant\n  %v", f.ops, want)
 	}
@@ -259,7 +259,7 @@ func TestAlignedFaultWaitsForTheNextTrigger(t *testing.T) {
 		h()
 	}
 	f.runUntil(30)
-	if want := "19 kill 0 (faults[0], 3s before checkpoint due at 22.000s)"; len(f.ops) != 1 || f.ops[0] != want {
+	if want := "19 kill 0 (faults[0], 3s before checkpoint due at 22.000 s)"; len(f.ops) != 1 || f.ops[0] != want {
 		t.Errorf("kills %v, want [%s]", f.ops, want)
 	}
 }
