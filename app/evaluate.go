@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/streamtwin/streamtwin/results"
 	"github.com/streamtwin/streamtwin/results/evaluation"
@@ -26,7 +28,8 @@ func evaluateCommand() *cli.Command {
 			"Otherwise (Khaos) RUNS_DIR is the output folder of `streamtwin run` on a scenario with variants\n" +
 			"(RUNS_DIR/<variant>/summary.json …). Writes, into --out (default RUNS_DIR):\n" +
 			"  evaluation.md   per-failure table (throughput k/s / latency ms / recovery s, as in Khaos's\n" +
-			"                  paper), latency-series statistics, per-variant figures, measured vs simulated\n" +
+			"                  paper; the latency is --latency-column's, the latency-marker p99 by default),\n" +
+			"                  latency-series statistics, per-variant figures, measured vs simulated\n" +
 			"  failures.csv    one row per variant and failure\n" +
 			"  variants.csv    one row per variant\n" +
 			"  evaluation-recovery, evaluation-latency, evaluation-panels, evaluation-faults (.png, .svg, .pdf)\n" +
@@ -40,7 +43,7 @@ func evaluateCommand() *cli.Command {
 			&cli.StringFlag{Name: "latency-bound", Usage: "latency bound L, e.g. 1s (default: each run's qos.latency)"},
 			&cli.BoolFlag{Name: "scaling", Usage: "the autoscaling comparison on a variants folder (automatic for a sweep folder)"},
 			&cli.StringFlag{Name: "baseline", Value: "static-12", Usage: "autoscaling: the variant resource usage is normalised to"},
-			&cli.StringFlag{Name: "latency-column", Value: "latency_marker_p99_ms", Usage: "latency column: latency_marker_p99_ms (what Khaos recorded: Flink latency markers), latency_p99_ms, latency_p50_ms or latency_mean_ms (event time, Kafka wait included)"},
+			&cli.StringFlag{Name: "latency-column", Value: evaluation.DefaultLatencyColumn, Usage: "latency column: latency_marker_p99_ms (latency-marker p99, what Khaos recorded: Flink latency markers), latency_p99_ms, latency_p50_ms or latency_mean_ms (event-time p99, p50, mean: Kafka wait included)"},
 		},
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return badInput(err) },
 		Action: func(c *cli.Context) error {
@@ -52,10 +55,8 @@ func evaluateCommand() *cli.Command {
 				return evaluateScaling(runsDir, cmp.Or(c.String("out"), runsDir), c.String("baseline"))
 			}
 			opt := evaluation.Options{LatencyColumn: c.String("latency-column")}
-			switch opt.LatencyColumn {
-			case "latency_marker_p99_ms", "latency_p99_ms", "latency_p50_ms", "latency_mean_ms":
-			default:
-				return badInput(fmt.Errorf("--latency-column must be latency_marker_p99_ms, latency_p99_ms, latency_p50_ms or latency_mean_ms, got %q", opt.LatencyColumn))
+			if !slices.Contains(evaluation.LatencyColumns, opt.LatencyColumn) {
+				return badInput(fmt.Errorf("--latency-column must be one of %s, got %q", strings.Join(evaluation.LatencyColumns, ", "), opt.LatencyColumn))
 			}
 			for _, b := range []struct {
 				flag  string

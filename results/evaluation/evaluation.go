@@ -58,7 +58,7 @@ type Options struct {
 	WindowS float64
 	// LatencyColumn is the timeseries latency column of the pre-failure
 	// latency, the latency series and the latency figure (default
-	// latency_p99_ms).
+	// DefaultLatencyColumn); evaluate takes one of LatencyColumns.
 	LatencyColumn string
 	// Measured, if not nil, adds the measured-vs-simulated block, matched by
 	// checkpoint interval; MeasuredSource names the table in evaluation.md.
@@ -66,9 +66,22 @@ type Options struct {
 	MeasuredSource string
 }
 
+// DefaultLatencyColumn is the latency an evaluation reads when Options
+// name none: the latency-marker p99, what Khaos recorded (Flink's latency
+// markers: source-to-sink transit, without the wait in Kafka).
+const DefaultLatencyColumn = "latency_marker_p99_ms"
+
+// LatencyColumns are the latency columns of timeseries.parquet an
+// evaluation can read (LatencyDefinition names each), the default first.
+var LatencyColumns = []string{DefaultLatencyColumn, "latency_p99_ms", "latency_p50_ms", "latency_mean_ms"}
+
 // Evaluation is the evaluation of the variants of one policy comparison.
 type Evaluation struct {
-	Scenario string              // the runs' scenario name; "" if they differ
+	Scenario string // the runs' scenario name; "" if they differ
+	// backends is the figures' tag of the runs' backends (figures.BackendTag:
+	// " (twin)", " (live)", " (twin vs live)"), so a live evaluation's
+	// figures do not carry a twin one's title.
+	backends string
 	Variants []VariantEvaluation // in the order given to Evaluate
 	// Measured compares a measured table with the variants of the same
 	// static CI: one row per (measured CI, matching variant), or one row
@@ -273,13 +286,15 @@ func Evaluate(runDirs []string, labels []string, opt Options) (*Evaluation, erro
 	ev := &Evaluation{
 		RecoveryBoundGiven: opt.RecoveryBoundS > 0, LatencyBoundGiven: opt.LatencyBoundMs > 0,
 		PreFailureS: cmp.Or(opt.PreFailureS, 300), WindowS: cmp.Or(opt.WindowS, 300),
-		LatencyColumn:  cmp.Or(opt.LatencyColumn, "latency_p99_ms"),
+		LatencyColumn:  cmp.Or(opt.LatencyColumn, DefaultLatencyColumn),
 		MeasuredSource: opt.MeasuredSource,
 	}
+	var sums []*results.Summary
 	for i, r := range runs {
 		if r.Summary == nil {
 			return nil, fmt.Errorf("results: evaluate: %s: no %s", r.Dir, results.SummaryFile)
 		}
+		sums = append(sums, r.Summary)
 		v, err := evaluateRun(r, ev, opt)
 		if err != nil {
 			return nil, fmt.Errorf("results: evaluate %s: %w", r.Dir, err)
@@ -291,6 +306,7 @@ func Evaluate(runDirs []string, labels []string, opt Options) (*Evaluation, erro
 			ev.Scenario = ""
 		}
 	}
+	ev.backends = figures.BackendTag(sums...)
 	if opt.Measured != nil {
 		ev.Measured = compareMeasured(ev.Variants, opt.Measured)
 	}
@@ -596,7 +612,7 @@ func (ev *Evaluation) Write(dir string) ([]string, error) {
 	for i, v := range ev.Variants {
 		dirs[i], labels[i] = v.Dir, v.Label
 	}
-	title := []figures.Option{figures.WithTitle(ev.Scenario)}
+	title := []figures.Option{figures.WithTitle(ev.figureTitle())}
 	latOpts := append(slices.Clone(title), figures.WithLatencyColumn(ev.LatencyColumn))
 	if figs, err = figures.PlotLatencyDistributions(dirs, labels, filepath.Join(dir, LatencyFigure), figures.LatencyOverview, latOpts...); err != nil {
 		return paths, err
@@ -617,20 +633,9 @@ func (ev *Evaluation) Write(dir string) ([]string, error) {
 // the labels of tables and figures: "latency-marker p99" for
 // latency_marker_p99_ms, "event-time p99", "event-time p50" and
 // "event-time mean" for latency_p99_ms, latency_p50_ms and latency_mean_ms;
-// any other column by its readable name.
-func LatencyDefinition(column string) string {
-	switch column {
-	case "latency_marker_p99_ms":
-		return "latency-marker p99"
-	case "latency_p99_ms":
-		return "event-time p99"
-	case "latency_p50_ms":
-		return "event-time p50"
-	case "latency_mean_ms":
-		return "event-time mean"
-	}
-	return figures.ReadableName(column)
-}
+// any other column by its readable name. The figures' axes name them the
+// same way: it is figures.ReadableName.
+func LatencyDefinition(column string) string { return figures.ReadableName(column) }
 
 // latencyMeaning says in words what the latencies of LatencyDefinition are.
 func latencyMeaning(column string) string {
@@ -714,8 +719,8 @@ func (ev *Evaluation) WriteMarkdown(w io.Writer) error {
 	}
 	r := ev.commonBound(func(v VariantEvaluation) float64 { return v.RecoveryBoundS })
 	l := ev.commonBound(func(v VariantEvaluation) float64 { return v.LatencyBoundMs })
-	fmt.Fprintf(&b, "%d variants: %s. Recovery bound R = %s (%s), latency bound L = %s (%s).\n\n",
-		len(names), strings.Join(names, ", "), boundText(r, "s"), source(ev.RecoveryBoundGiven),
+	fmt.Fprintf(&b, "%s: %s. Recovery bound R = %s (%s), latency bound L = %s (%s).\n\n",
+		results.Plural(len(names), "variant"), strings.Join(names, ", "), boundText(r, "s"), source(ev.RecoveryBoundGiven),
 		boundText(l, "ms"), source(ev.LatencyBoundGiven))
 
 	// A table with one column per variant; lead holds the cells before them.
@@ -974,10 +979,19 @@ func (ev *Evaluation) plotRecovery(base string) ([]string, error) {
 		measured = append(measured, figures.MeasuredRecoveries{Label: "measured CI " + fmtCI(m.CheckpointIntervalS) + " s", Variant: m.variantIndex, Points: pts})
 	}
 	title := "recovery per failure"
-	if ev.Scenario != "" {
-		title = ev.Scenario + ": " + title
+	if t := ev.figureTitle(); t != "" {
+		title = t + ": " + title
 	}
 	return figures.PlotRecovery(base, title, variants, measured)
+}
+
+// figureTitle is what the figures are titled by: the scenario and the
+// runs' backends, "khaos-ysb (twin)"; "" when the runs' scenarios differ.
+func (ev *Evaluation) figureTitle() string {
+	if ev.Scenario == "" {
+		return ""
+	}
+	return ev.Scenario + ev.backends
 }
 
 // ---------------------------------------------------------------------------

@@ -2,6 +2,7 @@ package evaluation
 
 import (
 	"encoding/csv"
+	"encoding/json"
 	"errors"
 	"math"
 	"os"
@@ -31,7 +32,7 @@ func writeEvalRun(t *testing.T, dir string, n int, series func(t float64) (thr, 
 		ts := float64(i)
 		thr, lat, ci := series(ts)
 		if err := w.WriteSample(results.Sample{TimeS: ts, InputRate: thr, Throughput: thr, OutputRate: thr,
-			LatencyMeanMs: lat, LatencyP50Ms: lat, LatencyP99Ms: lat, CheckpointIntervalS: ci, Workers: 4, JobState: "RUNNING"}); err != nil {
+			LatencyMeanMs: lat, LatencyP50Ms: lat, LatencyP99Ms: lat, LatencyMarkerP99Ms: lat, CheckpointIntervalS: ci, Workers: 4, JobState: "RUNNING"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -334,6 +335,9 @@ func TestEvaluationWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if ev.LatencyColumn != DefaultLatencyColumn || DefaultLatencyColumn != "latency_marker_p99_ms" {
+		t.Errorf("default latency column %q (DefaultLatencyColumn %q), want latency_marker_p99_ms, what evaluate reads by default", ev.LatencyColumn, DefaultLatencyColumn)
+	}
 	out := filepath.Join(dir, "out")
 	paths, err := ev.Write(out)
 	if err != nil {
@@ -366,11 +370,11 @@ func TestEvaluationWrite(t *testing.T) {
 		"| median rec (s) |  | 150.0 | 80.00 |",
 		"| mean rec (s) |  | 150.0 | 80.00 |",
 		"| # rec > 240 s |  | 1 | 0 |",
-		"## Latency series (30 min): event-time p99",
-		"| event-time p99, mean over intervals (ms) | 725.9 | 470.1 |",
-		"| event-time p99, median over intervals (ms) | 500.0 | 400.0 |",
-		"| event-time p99, % of intervals > 1000 ms | 14.41 % | 4.520 % |",
-		"| event-time p99, 300-s windows with mean > 1000 ms | 1/5 | 0/5 |",
+		"## Latency series (30 min): latency-marker p99",
+		"| latency-marker p99, mean over intervals (ms) | 725.9 | 470.1 |",
+		"| latency-marker p99, median over intervals (ms) | 500.0 | 400.0 |",
+		"| latency-marker p99, % of intervals > 1000 ms | 14.41 % | 4.520 % |",
+		"| latency-marker p99, 300-s windows with mean > 1000 ms | 1/5 | 0/5 |",
 		"| event-time mean outside recoveries, record-weighted (ms) | 512.5 | 410.0 |",
 		"| CI changes (h:mm:ss → new CI s) | 0:26:40 → 20 | – |",
 		"| worker-seconds (TaskManager-s) | 7,190 | 7,200 |",
@@ -383,10 +387,10 @@ func TestEvaluationWrite(t *testing.T) {
 	rows := readCSVFile(t, filepath.Join(out, FailuresCSV))
 	wantRows := [][]string{
 		{"variant", "failure", "fault_at_s", "throughput", "latency_ms", "recovery_s", "checkpoint_interval_s", "latency_column"},
-		{"khaos", "1", "600", "9000", csvNum(117000.0 / 290), "50", "30", "latency_p99_ms"},
-		{"khaos", "2", "1200.5", "11000", "700", "250", "30", "latency_p99_ms"},
-		{"ci30", "1", "500.25", "19000", "400", "60", "30", "latency_p99_ms"},
-		{"ci30", "2", "1100", "20000", "600", "100", "30", "latency_p99_ms"},
+		{"khaos", "1", "600", "9000", csvNum(117000.0 / 290), "50", "30", "latency_marker_p99_ms"},
+		{"khaos", "2", "1200.5", "11000", "700", "250", "30", "latency_marker_p99_ms"},
+		{"ci30", "1", "500.25", "19000", "400", "60", "30", "latency_marker_p99_ms"},
+		{"ci30", "2", "1100", "20000", "600", "100", "30", "latency_marker_p99_ms"},
 	}
 	if !reflect.DeepEqual(rows, wantRows) {
 		t.Errorf("failures.csv = %v, want %v", rows, wantRows)
@@ -404,7 +408,7 @@ func TestEvaluationWrite(t *testing.T) {
 		"recovery_median_s": "150", "recovery_mean_s": "150", "recovery_max_s": "250", "recovery_bound_s": "240",
 		"recovery_violations": "1", "latency_bound_ms": "1000", "latency_median_ms": "500", "latency_windows_over": "1",
 		"latency_windows": "5", "latency_steady_mean_ms": "512.5", "reconfigurations": "1", "ci_changes": "1600:20",
-		"checkpoint_interval_mean_s": "29.5", "worker_seconds": "7190", "latency_column": "latency_p99_ms",
+		"checkpoint_interval_mean_s": "29.5", "worker_seconds": "7190", "latency_column": "latency_marker_p99_ms",
 	} {
 		if got[col] != want {
 			t.Errorf("variants.csv khaos %s = %q, want %q", col, got[col], want)
@@ -559,6 +563,41 @@ func TestEvaluationLabelsNameTheirLatency(t *testing.T) {
 			if strings.HasPrefix(h, "lat") {
 				t.Errorf("%s: header %q says latency without its definition", col, h)
 			}
+		}
+	}
+}
+
+// TestFigureTitlesNameTheBackend: the evaluation's figures are titled by
+// the scenario and the runs' backends, as plot's are
+// (figures.BackendTag), so a live evaluation's figures and a twin one's
+// of the same scenario tell themselves apart.
+func TestFigureTitlesNameTheBackend(t *testing.T) {
+	dirs := evalRuns(t, t.TempDir())
+	setBackend := func(dir, backend string) {
+		s, err := results.ReadSummary(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Backend = backend
+		b, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, results.SummaryFile), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct{ a, b, want string }{
+		{"", "", "eval"}, {"sim", "sim", "eval (twin)"}, {"live", "live", "eval (live)"}, {"sim", "live", "eval (twin vs live)"},
+	} {
+		setBackend(dirs[0], c.a)
+		setBackend(dirs[1], c.b)
+		ev, err := Evaluate(dirs, nil, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ev.figureTitle(); got != c.want {
+			t.Errorf("backends %q, %q: figure title %q, want %q", c.a, c.b, got, c.want)
 		}
 	}
 }

@@ -169,9 +169,28 @@ func AxisLabel(name string) string {
 	return label
 }
 
-// ReadableName drops the unit suffix and, for scenario paths, keeps the
+// latencyNames are the latency columns and figures by their definition:
+// the event-time latencies (end-to-end from each event's time, the wait in
+// Kafka included) and the latency-marker ones (what Flink's latency
+// markers report: source-to-sink transit), which differ by orders of
+// magnitude and must not read as one "latency p99".
+var latencyNames = map[string]string{
+	"latency_p99_ms":         "event-time p99",
+	"latency_p50_ms":         "event-time p50",
+	"latency_mean_ms":        "event-time mean",
+	"latency_steady_mean_ms": "steady-state event-time mean",
+	"latency_marker_p99_ms":  "latency-marker p99",
+	"latency_marker_mean_ms": "latency-marker mean",
+}
+
+// ReadableName names a latency by its definition (latency_p99_ms →
+// "event-time p99", latency_marker_p99_ms → "latency-marker p99"); for
+// anything else it drops the unit suffix and, for scenario paths, keeps the
 // last two elements: workload.rate → "workload rate".
 func ReadableName(name string) string {
+	if l, ok := latencyNames[name]; ok {
+		return l
+	}
 	if strings.Contains(name, ".") {
 		parts := strings.Split(name, ".")
 		if len(parts) > 2 {

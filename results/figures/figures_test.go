@@ -457,8 +457,9 @@ func TestFigureColumnErrors(t *testing.T) {
 func TestAxisLabel(t *testing.T) {
 	for name, want := range map[string]string{
 		"recovery_mean_s":               "recovery mean (s)",
-		"latency_p99_ms":                "latency p99 (ms)",
-		"latency_steady_mean_ms":        "latency steady mean (ms)",
+		"latency_p99_ms":                "event-time p99 (ms)",
+		"latency_marker_p99_ms":         "latency-marker p99 (ms)",
+		"latency_steady_mean_ms":        "steady-state event-time mean (ms)",
 		"job.checkpoint.interval":       "checkpoint interval (s)",
 		"workload.rate":                 "workload rate (records/s)",
 		"workload.peak":                 "workload peak (records/s)",

@@ -395,14 +395,15 @@ func runSetTitle(runs []results.LabelledRun) string {
 		}
 		sums = append(sums, r.Summary)
 	}
-	return s.Scenario + backendTag(sums...)
+	return s.Scenario + BackendTag(sums...)
 }
 
-// backendTag names the backends of runs for a title, so a twin run's figure
+// BackendTag names the backends of runs for a title, so a twin run's figure
 // and a live run's of the same scenario tell themselves apart: " (twin)",
 // " (live)", " (twin vs live)" in the runs' order, or "" when no summary
-// says (written before summaries had a backend).
-func backendTag(sums ...*results.Summary) string {
+// says (written before summaries had a backend). Every figure titled by a
+// scenario carries it: plot's and evaluate's.
+func BackendTag(sums ...*results.Summary) string {
 	var names []string
 	for _, s := range sums {
 		if s == nil || s.Backend == "" {

@@ -110,7 +110,7 @@ func runFigure(runDir string, o figureOptions) (*stackFigure, error) {
 		if s.Variant != "" {
 			title += " / " + s.Variant
 		}
-		title += backendTag(&s)
+		title += BackendTag(&s)
 	} else if !errors.Is(serr, fs.ErrNotExist) {
 		return nil, serr
 	}
