@@ -510,11 +510,6 @@ func ParseTolerances(path string, data []byte) (Tolerances, error) {
 	return ts, nil
 }
 
-func knownFigures() []string {
-	names, _ := results.Figures(results.Summary{})
-	return names
-}
-
 type tolParser struct {
 	path     string
 	problems sim.Problems
