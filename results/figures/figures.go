@@ -505,55 +505,14 @@ func replicationText(groups [][][]float64, pooled []string, per string) string {
 	}
 }
 
-// runsTableKeys are the columns of runs.parquet that are neither parameters nor figures.
-var runsTableKeys = []string{"run_id", "run_index", "replication", "seed"}
-
-// pooledParams lists the parameter columns of a runs table that vary
-// between the rows of one group (same levels of every key): a figure that
-// averages such a group mixes those parameters, not just replications.
-func pooledParams(t *results.Table, keys ...*paramLevels) []string {
-	figs, _ := results.Figures(results.Summary{})
-	skip := map[string]bool{}
-	for _, n := range append(runsTableKeys, figs...) {
-		skip[n] = true
-	}
-	for _, k := range keys {
-		if k != nil {
-			skip[k.col.name] = true
-		}
-	}
-	group := func(i int) int {
-		g := 0
-		for _, k := range keys {
-			if k == nil {
-				continue
-			}
-			idx := k.index(i)
-			if idx < 0 {
-				return -1
-			}
-			g = g*k.len() + idx
-		}
-		return g
-	}
+// levelColumns are the columns of the levels given (nil ones skipped):
+// the grouping of a figure's points or cells, whose pooled parameters are
+// results.Pooled's, as summarize's.
+func levelColumns(levels ...*paramLevels) []string {
 	var out []string
-	for _, name := range t.Names {
-		if skip[name] {
-			continue
-		}
-		first := map[int]string{}
-		for i := 0; i < t.Rows; i++ {
-			g := group(i)
-			if g < 0 {
-				continue
-			}
-			v := t.Value(name, i)
-			if f, ok := first[g]; !ok {
-				first[g] = v
-			} else if f != v {
-				out = append(out, name)
-				break
-			}
+	for _, l := range levels {
+		if l != nil {
+			out = append(out, l.col.name)
 		}
 	}
 	return out
@@ -606,7 +565,7 @@ func sweepLinesPlot(t *results.Table, file, x, y, lines string, o figureOptions)
 		ll = newLevels(lc, t.Rows)
 	}
 	groups := groupValues(yc, t.Rows, xl, ll)
-	reps := replicationText(groups, pooledParams(t, xl, ll), "point")
+	reps := replicationText(groups, results.Pooled(t, levelColumns(xl, ll)), "point")
 	if reps == "" {
 		return nil, nil, &results.ColumnError{File: file, Column: y, Problem: "has no finite values for any " + x, Available: t.Names}
 	}
@@ -1000,7 +959,7 @@ func PlotHeatmap(runsPath, base, x, y, z string, opts ...Option) (paths []string
 	xl, yl := newLevels(xc, t.Rows), newLevels(yc, t.Rows)
 	// groupValues by (y level, x level): y plays the part of the lines.
 	groups := groupValues(zc, t.Rows, xl, yl)
-	reps := replicationText(groups, pooledParams(t, xl, yl), "cell")
+	reps := replicationText(groups, results.Pooled(t, levelColumns(xl, yl)), "cell")
 	if reps == "" {
 		return nil, &results.ColumnError{File: file, Column: z, Problem: "has no finite values", Available: t.Names}
 	}

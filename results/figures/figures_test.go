@@ -209,6 +209,30 @@ func TestSweepLinesCI(t *testing.T) {
 	checkFigure(t, paths, filepath.Join(dir, "ci"))
 }
 
+// TestSweepTitlesNamePooled: a point or cell that averages runs of other
+// parameters says so in the title, naming them as summarize does
+// (results.Pooled); grouped by every parameter it holds replications.
+func TestSweepTitlesNamePooled(t *testing.T) {
+	path := figuresSweep(t, figuresDir(t))
+	tab, err := results.ReadTable(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ lines, want string }{
+		{"", "18 runs per point, pooled over workload.rate, policy"},
+		{"workload.rate", "6 runs per point, pooled over policy"},
+		{"policy", "9 runs per point, pooled over workload.rate"},
+	} {
+		p, _, err := sweepLinesPlot(tab, path, "job.checkpoint.interval", "recovery_mean_s", c.lines, collectOptions(nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasSuffix(p.Title.Text, c.want) {
+			t.Errorf("lines %q: title %q, want it to end in %q", c.lines, p.Title.Text, c.want)
+		}
+	}
+}
+
 func TestPlotSweepLines(t *testing.T) {
 	dir := figuresDir(t)
 	runs := figuresSweep(t, dir)
