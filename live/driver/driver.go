@@ -251,19 +251,21 @@ func Run(ctx context.Context, sc scenario.Scenario, sched *scenario.Schedule, en
 		return sum, runErr
 	}
 	if r.wanted > 0 && r.produced < 0.98*r.wanted {
-		r.logf("the producer achieved %.0f records/s of the schedule's %.0f (%.1f %%): the results describe the achieved input (input_rate)",
-			r.produced/float64(sc.Duration), r.wanted/float64(sc.Duration), 100*r.produced/r.wanted)
+		r.logf("the producer achieved %s records/s of the schedule's %s (%s %%): the results describe the achieved input (input_rate)",
+			results.FormatNumber(r.produced/float64(sc.Duration), 0), results.FormatNumber(r.wanted/float64(sc.Duration), 0), results.FormatNumber(100*r.produced/r.wanted, 0))
 	}
 	if r.staleSamples > 0 {
-		r.logf("Flink's source offsets stood still in %d samples while the source emitted records; their positions come from the source's record count", r.staleSamples)
+		r.logf("Flink's source offsets stood still in %s while the source emitted records; their positions come from the source's record count", results.Plural(r.staleSamples, "sample"))
 	}
 	var audit *results.SinkAudit
 	if env.ExactlyOnce {
 		if audit, err = r.drainAndAudit(ctx); err != nil {
 			return sum, err
 		}
-		r.logf("sink audit: %d views in, %d counted, %d lost, %d duplicated; %d windows, %d missing, %d emitted twice",
-			audit.RecordsIn, audit.RecordsOut, audit.RecordsLost, audit.RecordsDuplicated, audit.Windows, audit.WindowsMissing, audit.WindowsDuplicated)
+		n := func(x int64) string { return results.FormatCount(float64(x)) }
+		r.logf("sink audit: %s in, %s counted, %s lost, %s duplicated; %s, %s missing, %s emitted twice",
+			results.Plural(int(audit.RecordsIn), "view"), n(audit.RecordsOut), n(audit.RecordsLost), n(audit.RecordsDuplicated),
+			results.Plural(audit.Windows, "window"), n(int64(audit.WindowsMissing)), n(int64(audit.WindowsDuplicated)))
 		if audit.WindowsMissing > 0 {
 			at := func(ms int64) float64 { return float64(ms-r.start.UnixMilli()) / 1000 }
 			r.logf("sink audit: missing windows end between %.1f s and %.1f s of the run", at(audit.FirstMissingEndMs), at(audit.LastMissingEndMs))

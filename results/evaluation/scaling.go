@@ -300,7 +300,7 @@ func (s *Scaling) Markdown() string {
 	for _, v := range s.Variants {
 		n = max(n, len(v.Runs))
 	}
-	fmt.Fprintf(&b, "Mean over %d seed(s) with the 95 %% confidence interval of the mean (Student t).", n)
+	fmt.Fprintf(&b, "Mean over %s with the 95 %% confidence interval of the mean (Student t).", results.Plural(n, "seed"))
 	if s.Baseline != "" {
 		fmt.Fprintf(&b, " Usage is the mean parallelism over the run divided by %s's of the same seed (the Daedalus paper's \"total resource usage (normalized)\").", s.Baseline)
 	}
@@ -312,19 +312,21 @@ func (s *Scaling) Markdown() string {
 	fmt.Fprintf(&b, "| variant | %s | worker-hours | rescalings | event-time p99, median over seconds (s) | event-time p99, p95 over seconds (s) | mean lag (k records) | max lag (k records) |\n", usage)
 	b.WriteString("|---|---|---|---|---|---|---|---|\n")
 	for _, v := range s.Variants {
-		cell := func(fig string, scale float64, digits int) string {
+		// Every cell by the one number format (docs/results.md), read
+		// against its column's mean so that noise shows as 0.
+		cell := func(fig string, scale float64) string {
 			st := v.Stats[fig]
 			if math.IsNaN(st.Mean) {
-				return "–"
+				return results.NoValue
 			}
-			f := func(x float64) string { return strconv.FormatFloat(x/scale, 'f', digits, 64) }
+			f := func(x float64) string { return results.FormatNumber(x/scale, st.Mean/scale) }
 			if math.IsNaN(st.Low) {
 				return f(st.Mean)
 			}
 			return f(st.Mean) + " [" + f(st.Low) + ", " + f(st.High) + "]"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", v.Name, cell("usage", 1, 2), cell("worker_seconds", 3600, 1),
-			cell("rescalings", 1, 1), cell("latency_p99_median_ms", 1000, 1), cell("latency_p99_p95_ms", 1000, 1), cell("lag_mean", 1000, 0), cell("lag_max", 1000, 0))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", v.Name, cell("usage", 1), cell("worker_seconds", 3600),
+			cell("rescalings", 1), cell("latency_p99_median_ms", 1000), cell("latency_p99_p95_ms", 1000), cell("lag_mean", 1000), cell("lag_max", 1000))
 	}
 	b.WriteString("\nFigures: `scaling-summary` (the table's usage, event-time p99's p95, lag and rescalings with their intervals), `scaling-latency` (latency ECDFs, first seed), `scaling-timeline` (parallelism and lag against the load, first seed).\n")
 	return b.String()

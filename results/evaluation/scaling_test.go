@@ -32,7 +32,9 @@ func TestScalingMarkdownNamesItsLatency(t *testing.T) {
 			t.Errorf("header cell %q says latency without its definition", cell)
 		}
 	}
-	if !strings.Contains(md, "| hpa-80 | 1000.00 [900.00, 1100.00] |") || !strings.Contains(md, "| 1.0 [0.9, 1.1] | 1.0 [0.9, 1.1] |") {
+	// Cells by the one number format: thousands separated, 4 significant digits.
+	if !strings.Contains(md, "| hpa-80 | 1,000 [900.0, 1,100] |") || !strings.Contains(md, "| 1.000 [0.9000, 1.100] | 1.000 [0.9000, 1.100] |") ||
+		!strings.Contains(md, "Mean over 2 seeds") {
 		t.Errorf("rows:\n%s", md)
 	}
 	for _, f := range ScalingFigures {
