@@ -144,8 +144,7 @@ func liveRunCommand() *cli.Command {
 			if session != nil {
 				fmt.Print(session.Accounting())
 			}
-			fmt.Printf("%s: %s s replayed live; %s, %s detected (mean %s s); → %s\n",
-				sc.Name, results.FormatNumber(sum.DurationS, 0), results.Plural(sum.Faults, "fault"), results.Plural(sum.Recoveries, "recovery"), results.FormatNumber(sum.RecoveryMeanS, 0), out)
+			fmt.Printf("%s: %s s replayed live; %s → %s\n", sc.Name, results.FormatNumber(sum.DurationS, 0), faultsPhrase(sum), out)
 			if a := sum.SinkAudit; a != nil {
 				fmt.Printf("sink audit: %s in, %s counted; %s lost, %s duplicated\n", results.Plural(int(a.RecordsIn), "view"), results.FormatCount(float64(a.RecordsOut)), results.FormatCount(float64(a.RecordsLost)), results.FormatCount(float64(a.RecordsDuplicated)))
 			}

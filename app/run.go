@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -72,9 +73,9 @@ func runCommand() *cli.Command {
 				if sc.Variant != "" {
 					label += "/" + sc.Variant
 				}
-				fmt.Printf("%s: %s s simulated in %s s wall; %s, recovery mean %s s; latency p99 %s ms → %s\n",
-					label, results.FormatNumber(sum.DurationS, 0), results.FormatNumber(sum.WallTimeS, 0), results.Plural(sum.Faults, "fault"),
-					results.FormatNumber(sum.RecoveryMeanS, 0), results.FormatNumber(sum.LatencyP99Ms, 0), dir)
+				fmt.Printf("%s: %s s simulated in %s s wall; %s; latency p99 %s ms → %s\n",
+					label, results.FormatNumber(sum.DurationS, 0), results.FormatNumber(sum.WallTimeS, 0), faultsPhrase(sum),
+					results.FormatNumber(sum.LatencyP99Ms, 0), dir)
 				if c.Bool("plot") {
 					paths, err := figures.PlotRun(dir)
 					if err != nil {
@@ -147,4 +148,24 @@ func maxMemory(c *cli.Context) (float64, error) {
 		return 0, badInput(fmt.Errorf("--max-memory: want a positive size such as 8GiB, got %q", c.String("max-memory")))
 	}
 	return float64(b), nil
+}
+
+// faultsPhrase is a run's faults for its one-line report: "no faults",
+// "2 faults, recovery mean 77 s", and with unrecovered faults their count
+// and the mean as the lower bound it then is, never a recovery of 0 s.
+func faultsPhrase(sum results.Summary) string {
+	if sum.Faults == 0 {
+		return "no faults"
+	}
+	s := results.Plural(sum.Faults, "fault")
+	if sum.UnrecoveredFaults > 0 {
+		s += ", " + results.FormatCount(float64(sum.UnrecoveredFaults)) + " unrecovered"
+	}
+	switch {
+	case math.IsNaN(sum.RecoveryMeanS) || sum.Recoveries+sum.UnrecoveredFaults == 0:
+		return s + ", no recovery detected"
+	case sum.UnrecoveredFaults > 0:
+		return s + ", recovery mean ≥ " + results.FormatNumber(sum.RecoveryMeanS, 0) + " s"
+	}
+	return s + ", recovery mean " + results.FormatNumber(sum.RecoveryMeanS, 0) + " s"
 }
