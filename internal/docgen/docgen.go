@@ -281,17 +281,33 @@ func firstDifference(have, want string) string {
 			wl = w[i]
 		}
 		if hl != wl {
-			return fmt.Sprintf("line %d of the block is %q, make docs writes %q", i+1, clip(hl), clip(wl))
+			h, w := around(hl, wl)
+			return fmt.Sprintf("line %d of the block is %q, make docs writes %q", i+1, h, w)
 		}
 	}
 	return "differs"
 }
 
-func clip(s string) string {
-	if r := []rune(s); len(r) > 160 {
-		return string(r[:160]) + "…"
+// around clips two differing lines to the stretch around their first
+// difference, so that a long line shows what changed.
+func around(a, b string) (string, string) {
+	ra, rb := []rune(a), []rune(b)
+	i := 0
+	for i < len(ra) && i < len(rb) && ra[i] == rb[i] {
+		i++
 	}
-	return s
+	from := max(0, i-60)
+	cut := func(r []rune) string {
+		s := string(r[from:min(len(r), i+60)])
+		if from > 0 {
+			s = "…" + s
+		}
+		if i+60 < len(r) {
+			s += "…"
+		}
+		return s
+	}
+	return cut(ra), cut(rb)
 }
 
 // figure makes one figure and compares it byte for byte.

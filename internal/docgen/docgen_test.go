@@ -123,3 +123,15 @@ func TestNum(t *testing.T) {
 		}
 	}
 }
+
+// TestAround: a drift in a long line shows the stretch that changed.
+func TestAround(t *testing.T) {
+	long := strings.Repeat("x", 200)
+	h, w := around(long+" 45.7 s"+long, long+" 49.4 s"+long)
+	if !strings.Contains(h, "45.7 s") || !strings.Contains(w, "49.4 s") || !strings.HasPrefix(h, "…") || !strings.HasSuffix(w, "…") {
+		t.Errorf("around: %q, %q", h, w)
+	}
+	if h, w := around("| 41 |", "| run x |"); h != "| 41 |" || w != "| run x |" {
+		t.Errorf("short lines clipped: %q, %q", h, w)
+	}
+}
