@@ -164,7 +164,7 @@ func TestEvaluateScaling(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("evaluate: exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{"| static-12 | 1.00 [1.00, 1.00] | 8.0 [8.0, 8.0] | 0.0 [0.0, 0.0] |", "| hpa-80 | 0.", "over 2 seed(s)"} {
+	for _, want := range []string{"| static-12 | 1.000 [1.000, 1.000] | 8.000 [8.000, 8.000] | 0 [0, 0] |", "| hpa-80 | 0.", "over 2 seeds"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("table lacks %q:\n%s", want, stdout)
 		}
