@@ -52,8 +52,7 @@ type pendingBlock struct {
 
 // pendingLiveBlocks wait for their live data (see pendingBlock).
 func pendingLiveBlocks() []pendingBlock {
-	return []pendingBlock{
-	}
+	return []pendingBlock{}
 }
 
 // The committed live outputs.
