@@ -138,9 +138,9 @@ func khaosYSBTable(c *Context) (string, error) {
 	row("median recovery (s), measured", measured(func(m khaosMeasured) string { return results.FormatNumber(m.median(), 0) }))
 	row("mean recovery (s), twin", func(v khaosVariant) string { return results.FormatNumber(v.RecoveryMeanS, 0) })
 	row("mean recovery (s), measured", measured(func(m khaosMeasured) string { return results.FormatNumber(m.mean(), 0) }))
-	row("24 h mean latency (ms), twin", func(v khaosVariant) string { return results.FormatNumber(v.LatencyMeanMs, 0) })
-	row("24 h mean latency (ms), measured", measured(func(m khaosMeasured) string { return results.FormatNumber(m.LatencyMeanMs, 0) }))
-	row("steady-state latency (ms), twin", func(v khaosVariant) string { return results.FormatNumber(v.LatencySteadyMs, 0) })
+	row("latency-marker p99, 24 h mean (ms), twin", func(v khaosVariant) string { return results.FormatNumber(v.LatencyMeanMs, 0) })
+	row("latency-marker p99, 24 h mean (ms), measured", measured(func(m khaosMeasured) string { return results.FormatNumber(m.LatencyMeanMs, 0) }))
+	row("event-time mean outside recoveries (ms), twin", func(v khaosVariant) string { return results.FormatNumber(v.LatencySteadyMs, 0) })
 	row("reconfigurations, twin", func(v khaosVariant) string { return v.reconfigurations() })
 	row("mean CI, time-weighted (s), twin", func(v khaosVariant) string { return results.FormatNumber(v.CIMeanS, 0) })
 	return khaosMarkdownTable(rows), nil
