@@ -13,7 +13,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/streamtwin/streamtwin/models/policy/daedalus"
 	"github.com/streamtwin/streamtwin/models/scenario"
@@ -83,7 +82,7 @@ func autoscalingBlocks() []Block {
 	for i, b := range bs {
 		bs[i].Make = func(c *Context) (string, error) {
 			s, err := b.Make(c)
-			return asWrap(s), err
+			return asWrapped(s), err
 		}
 	}
 	return bs
@@ -298,17 +297,6 @@ func asMeanCI(st asStat, unit, scale float64) string {
 
 // --- formatting helpers for prose ---------------------------------------
 
-// asNum is a number in prose, by the one number format, without the
-// trailing zeros a column keeps for alignment (as in docs/figures.md):
-// 1.5, not 1.500.
-func asNum(x float64) string {
-	s := results.FormatNumber(x, 0)
-	if strings.Contains(s, ".") {
-		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
-	}
-	return s
-}
-
 // asWhole is a number in prose rounded to a whole one (a percentage, a
 // count of minutes), thousands separated.
 func asWhole(x float64) string { return results.FormatCount(x) }
@@ -342,33 +330,6 @@ func asAnd(items []string) string {
 
 // asWidth is the width the documents' prose is wrapped at.
 const asWidth = 102
-
-// asWrap reflows each paragraph of text (paragraphs are separated by a
-// blank line) to lines of at most asWidth characters, breaking at spaces;
-// a paragraph that is a table (its lines start with "|") is kept as it is.
-func asWrap(text string) string {
-	paras := strings.Split(text, "\n\n")
-	for i, p := range paras {
-		if strings.HasPrefix(strings.TrimSpace(p), "|") {
-			continue
-		}
-		var lines []string
-		line := ""
-		for _, w := range strings.Fields(p) {
-			switch {
-			case line == "":
-				line = w
-			case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(w) > asWidth:
-				lines = append(lines, line)
-				line = w
-			default:
-				line += " " + w
-			}
-		}
-		paras[i] = strings.Join(append(lines, line), "\n")
-	}
-	return strings.Join(paras, "\n\n")
-}
 
 // asMap formats each of xs.
 func asMap(xs []float64, f func(float64) string) []string {
@@ -437,8 +398,8 @@ func asDaedalusCapacity(c *Context) (string, error) {
 		if w.name == "wordcount" {
 			unit = " lines/s"
 		}
-		parts = append(parts, fmt.Sprintf("%s%s on %s (peak %s%s)", asNum(capacity), unit, w.short, asNum(peak), unit))
-		cs.check(math.Abs(capacity/peak-1) <= 0.15, "twelve TaskManagers just about reach the %s peak (within 15 %%): %s against %s", w.short, asNum(capacity), asNum(peak))
+		parts = append(parts, fmt.Sprintf("%s%s on %s (peak %s%s)", num(capacity), unit, w.short, num(peak), unit))
+		cs.check(math.Abs(capacity/peak-1) <= 0.15, "twelve TaskManagers just about reach the %s peak (within 15 %%): %s against %s", w.short, num(capacity), num(peak))
 		if w.name == "ysb" {
 			// falling behind: every policy's largest lag is more than a
 			// minute of the peak's excess over twelve TaskManagers
@@ -486,7 +447,7 @@ func asDaedalusFindings(c *Context) (string, error) {
 		r := get(d, asLatP95).mean / sp95
 		ratio = append(ratio, r)
 		// "not comparable": at least half as much again as static-12's
-		cs.check(r >= 1.5, "Daedalus's latency p95 is not comparable to static-12's on %s (%s×)", w.short, asNum(r))
+		cs.check(r >= 1.5, "Daedalus's latency p95 is not comparable to static-12's on %s (%s×)", w.short, num(r))
 		if r <= 2 {
 			meets = append(meets, w.short)
 		}
@@ -522,7 +483,7 @@ func asDaedalusFindings(c *Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	cs.check(longest >= 10*60, "Daedalus recovers for many minutes (on WordCount, seed 1, the longest recovery is %s s)", asNum(longest))
+	cs.check(longest >= 10*60, "Daedalus recovers for many minutes (on WordCount, seed 1, the longest recovery is %s s)", num(longest))
 	if err := cs.err(); err != nil {
 		return "", err
 	}
@@ -540,7 +501,7 @@ func asDaedalusFindings(c *Context) (string, error) {
 	case 2:
 		meet = "only on " + asAnd(meets)
 	}
-	ratios := asMap(ratio, func(x float64) string { return asNum(x) + "×" })
+	ratios := asMap(ratio, func(x float64) string { return num(x) + "×" })
 	text := fmt.Sprintf(`In the twin Daedalus uses less than static-12 and both HPAs on every workload: %s %% less than
 static-12 and %s %% less than HPA-80 on %s (DS2 uses less still, but its p95 is %s s). Its latency
 is not comparable, though: its p95 is %s static-12's. Each of its %s rescales per run restarts the
@@ -552,9 +513,9 @@ over-provisions and keeps up on %s (its p95 within %s× static-12's); the operat
 rarely but its 30 min catch-up target lets backlogs last; DS2 has no backlog term and flaps. Issue
 21's acceptance asks for Daedalus within 2× of static-12's p95 on all three workloads: the twin meets
 it %s.`,
-		asAnd(asMap(lessStatic, asPercent)), asAnd(asMap(lessHPA, asPercent)), asAnd(names), asSpan(ds2P95, asNum),
+		asAnd(asMap(lessStatic, asPercent)), asAnd(asMap(lessHPA, asPercent)), asAnd(names), asSpan(ds2P95, num),
 		asAnd(ratios), asSpan(rescales, asWhole), daedalus.TargetRecoveryS, asWhole(longest/60),
-		asAnd(hpaKeepsUp), asNum(slices.Max(hpaRatio)), meet)
+		asAnd(hpaKeepsUp), num(slices.Max(hpaRatio)), meet)
 	return text, nil
 }
 
@@ -752,11 +713,11 @@ func asDaedalusLatency(c *Context) (string, error) {
 		"the downtime plus the reprocessed checkpoint interval, and Daedalus picks the cheapest parallelism "+
 		"whose predicted catch-up is within its %d s target, so each of its %s rescales per run buys minutes "+
 		"of latency; a p95 over %s h tolerates %s minutes in all.",
-		asNum(threshold/1000), asPercent(float64(above)/float64(len(r.samples))), asWhole(duration/3600),
+		num(threshold/1000), asPercent(float64(above)/float64(len(r.samples))), asWhole(duration/3600),
 		asPercent(float64(near)/float64(above)), daedalus.TargetRecoveryS, len(r.rescales),
-		o.From, o.To, asNum(o.InputRate), asNum(o.predicted), o.From, asNum(o.before), asNum(o.after),
+		o.From, o.To, num(o.InputRate), num(o.predicted), o.From, num(o.before), num(o.after),
 		o.To, partitions, asWhole(o.growS/60),
-		ld.n, asMeanCI(ld, 1000, 0), asNum(ls.mean/1000), asNum(lu.mean),
+		ld.n, asMeanCI(ld, 1000, 0), num(ls.mean/1000), num(lu.mean),
 		daedalus.TargetRecoveryS, asSpan([]float64{lo, hi}, asWhole), asWhole(duration/3600), asWhole(0.05*duration/60))
 	return text, nil
 }
@@ -798,7 +759,7 @@ func asTuningFindings(c *Context) (string, error) {
 	var cs asClaims
 	cs.check(len(none) > 0 && len(hour) > 0, "the sweep has scale-down intervals of 0 and 1 h")
 	for _, u := range slices.Sorted(maps.Keys(noneMin)) {
-		cs.check(hourMax[u] < noneMin[u], "a one-hour scale-down interval cuts the rescalings at target %s", asNum(u))
+		cs.check(hourMax[u] < noneMin[u], "a one-hour scale-down interval cuts the rescalings at target %s", num(u))
 	}
 	if err := cs.err(); err != nil {
 		return "", err
@@ -1052,7 +1013,7 @@ func asLiveRescales(c *Context) (string, error) {
 		}
 	}
 	for _, l := range p.loads {
-		cs.check(slices.Equal(byLoad[l], byLoad[p.loads[0]]), "the job rescaled alike at every load (%s/s)", asNum(l))
+		cs.check(slices.Equal(byLoad[l], byLoad[p.loads[0]]), "the job rescaled alike at every load (%s/s)", num(l))
 	}
 	for _, up := range []bool{true, false} {
 		for i := 1; i < len(p.loads); i++ {
@@ -1063,13 +1024,13 @@ func asLiveRescales(c *Context) (string, error) {
 	rr := p.scen.Base.Job.Rescale
 	cs.check(math.Abs(float64(rr.UpDeploy)-p.upFit) < asDeployTol && math.Abs(float64(rr.DownDeploy)-p.downFit) < asDeployTol,
 		"%s's up_deploy and down_deploy (%s s, %s s) are the fit on every load (%s s, %s s)", asRescaleScenario,
-		asNum(float64(rr.UpDeploy)), asNum(float64(rr.DownDeploy)), asNum(p.upFit), asNum(p.downFit))
+		num(float64(rr.UpDeploy)), num(float64(rr.DownDeploy)), num(p.upFit), num(p.downFit))
 	if err := cs.err(); err != nil {
 		return "", err
 	}
 	delay := func(r results.Rescale) float64 { return r.DelayS }
 	down := func(r results.Rescale) float64 { return r.DowntimeS }
-	loads := asMap(p.loads, asNum)
+	loads := asMap(p.loads, num)
 	return fmt.Sprintf(`The traffic-monitoring job rescaled %s at %s/s, %d rescales. Flink 2.2 restarted the job %s s after
 a scale-up decision and %s s after a scale-down's; the job was down %s s going up and %s s going
 down, longer at higher load (more window state). `+"`%s`"+` takes `+"`up_delay`"+` %s s,
@@ -1078,9 +1039,9 @@ mean downtime less the twin's state restore; the derivation is in its header), a
 `+"`rescale.on_checkpoint`"+` is the adaptive scheduler's wait for a checkpoint. Its mean downtime per
 load, each load left out of the fit once:`,
 		strings.Join(seq, " → "), asAnd(loads), len(p.measured),
-		asSpan(asValues(p.measured, true, delay), asNum), asSpan(asValues(p.measured, false, delay), asNum),
-		asSpan(asValues(p.measured, true, down), asNum), asSpan(asValues(p.measured, false, down), asNum),
-		asRescaleScenario, asNum(float64(rr.UpDelay)), asNum(float64(rr.DownDelay)), asNum(float64(rr.UpDeploy)), asNum(float64(rr.DownDeploy))), nil
+		asSpan(asValues(p.measured, true, delay), num), asSpan(asValues(p.measured, false, delay), num),
+		asSpan(asValues(p.measured, true, down), num), asSpan(asValues(p.measured, false, down), num),
+		asRescaleScenario, num(float64(rr.UpDelay)), num(float64(rr.DownDelay)), num(float64(rr.UpDeploy)), num(float64(rr.DownDeploy))), nil
 }
 
 // asLiveRescalesTable is the measured and the twin's mean downtime per
@@ -1091,25 +1052,25 @@ func asLiveRescalesTable(c *Context) (string, error) {
 		return "", err
 	}
 	cell := func(twin, measured float64) string {
-		return asNum(twin) + " s (" + results.FormatSignedCount(100*(twin/measured-1)) + " %)"
+		return num(twin) + " s (" + results.FormatSignedCount(100*(twin/measured-1)) + " %)"
 	}
 	var b strings.Builder
 	b.WriteString("| load | up, measured | up, twin | down, measured | down, twin |\n|---|---|---|---|---|\n")
 	row := func(label string, twin []results.Rescale, load float64) {
 		mu, md := asMeanDowntime(p.measured, p.measured, true, load), asMeanDowntime(p.measured, p.measured, false, load)
 		tu, td := asMeanDowntime(p.measured, twin, true, load), asMeanDowntime(p.measured, twin, false, load)
-		fmt.Fprintf(&b, "| %s | %s s | %s | %s s | %s |\n", label, asNum(mu), cell(tu, mu), asNum(md), cell(td, md))
+		fmt.Fprintf(&b, "| %s | %s s | %s | %s s | %s |\n", label, num(mu), cell(tu, mu), num(md), cell(td, md))
 	}
 	for _, l := range p.loads {
-		row(asNum(l)+"/s", p.folds[l], l)
+		row(num(l)+"/s", p.folds[l], l)
 	}
 	row("all (fit on all)", p.twin, -1)
 	mu, md := asMeanDelay(p.measured, true), asMeanDelay(p.measured, false)
 	tu, td := asMeanDelay(p.twin, true), asMeanDelay(p.twin, false)
 	var cs asClaims
-	cs.check(md < td, "Flink restarts a scale-down sooner than the twin (measured %s s, twin %s s)", asNum(md), asNum(td))
+	cs.check(md < td, "Flink restarts a scale-down sooner than the twin (measured %s s, twin %s s)", num(md), num(td))
 	fmt.Fprintf(&b, "\nThe delay from decision to restart is %s s up and %s s down measured, %s s and %s s in the twin:\n"+
-		"Flink sometimes restarts a scale-down without waiting for a checkpoint, the twin always waits.", asNum(mu), asNum(md), asNum(tu), asNum(td))
+		"Flink sometimes restarts a scale-down without waiting for a checkpoint, the twin always waits.", num(mu), num(md), num(tu), num(td))
 	return b.String(), cs.err()
 }
 
@@ -1128,7 +1089,7 @@ func asDaedalusLive(c *Context) (string, error) {
 	steps := func(r *asRun) string {
 		var s []string
 		for _, x := range r.rescales {
-			s = append(s, fmt.Sprintf("%d → %d at %s s", x.From, x.To, asNum(x.AtS)))
+			s = append(s, fmt.Sprintf("%d → %d at %s s", x.From, x.To, num(x.AtS)))
 		}
 		return asAnd(s)
 	}
@@ -1142,7 +1103,7 @@ func asDaedalusLive(c *Context) (string, error) {
 	field := func(r *asRun, f func(results.Rescale) float64) []string {
 		var s []string
 		for _, x := range r.rescales {
-			s = append(s, asNum(f(x)))
+			s = append(s, num(f(x)))
 		}
 		return s
 	}
@@ -1160,7 +1121,7 @@ func asDaedalusLive(c *Context) (string, error) {
 			}
 		}
 		if from != int(*e.Value) {
-			late = append(late, fmt.Sprintf("%d → %d at %s s", from, int(*e.Value), asNum(e.TimeS)))
+			late = append(late, fmt.Sprintf("%d → %d at %s s", from, int(*e.Value), num(e.TimeS)))
 		}
 	}
 	for _, x := range live.rescales {
@@ -1211,8 +1172,8 @@ average: the first decisions diverge (`+"`compare --decisions`"+`), both fall ba
 forecast is coverable, both scale down after the morning peak and up for the evening one. The live
 rescales of quarter-core TaskManagers were down %s s, against %s s in the twin, whose rescale
 parameters come from full-speed TaskManagers: a CPU limit slows deployment and restore too.`,
-		steps(live), lateText, asAnd(field(live, restore)), asWhole(float64(live.summary.LagMax)), asNum(meanPar(live)),
-		steps(twin), asNum(meanPar(twin)), asAnd(field(live, down)), asAnd(field(twin, down))), nil
+		steps(live), lateText, asAnd(field(live, restore)), asWhole(float64(live.summary.LagMax)), num(meanPar(live)),
+		steps(twin), num(meanPar(twin)), asAnd(field(live, down)), asAnd(field(twin, down))), nil
 }
 
 // --- README.md ----------------------------------------------------------
@@ -1245,7 +1206,7 @@ func asReadmeTable(c *Context) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		cells[len(rows)] = append(cells[len(rows)], asNum(p95[0]/p95[1])+"×")
+		cells[len(rows)] = append(cells[len(rows)], num(p95[0]/p95[1])+"×")
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "| resource usage ÷ static-12 (95 %% CI, %d seeds) | %s |\n|---|---|---|---|\n", seeds, strings.Join(head, " | "))
@@ -1255,3 +1216,6 @@ func asReadmeTable(c *Context) (string, error) {
 	fmt.Fprintf(&b, "| event-time p99, p95 over seconds, Daedalus ÷ static-12 | %s |", strings.Join(cells[len(rows)], " | "))
 	return b.String(), nil
 }
+
+// asWrapped is the autoscaling blocks' prose, wrapped to asWidth.
+func asWrapped(text string) string { return wrap(text, asWidth) }

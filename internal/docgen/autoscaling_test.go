@@ -13,10 +13,10 @@ import (
 
 func TestAutoscalingProseHelpers(t *testing.T) {
 	for _, tc := range []struct{ got, want string }{
-		{asNum(1.5), "1.5"},
-		{asNum(240), "240"},
-		{asNum(30702.3), "30,702"},
-		{asNum(0.45687), "0.4569"},
+		{num(1.5), "1.5"},
+		{num(240), "240"},
+		{num(30702.3), "30,702"},
+		{num(0.45687), "0.4569"},
 		{asWhole(1386.7 / 60), "23"},
 		{asPercent(0.3569), "36"},
 		{asSpan([]float64{32, 23, 30}, asWhole), "23–32"},
@@ -36,9 +36,9 @@ func TestAutoscalingProseHelpers(t *testing.T) {
 	}
 }
 
-func TestAsWrap(t *testing.T) {
+func TestWrapSkipsTables(t *testing.T) {
 	long := strings.Repeat("word ", 50)
-	got := asWrap("a\nshort  paragraph\n\n" + long + "\n\n| a | b |\n|---|---|\n| 1 | 2 |")
+	got := asWrapped("a\nshort  paragraph\n\n" + long + "\n\n| a | b |\n|---|---|\n| 1 | 2 |")
 	paras := strings.Split(got, "\n\n")
 	if len(paras) != 3 {
 		t.Fatalf("%d paragraphs:\n%s", len(paras), got)

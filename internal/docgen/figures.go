@@ -5,7 +5,6 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/streamtwin/streamtwin/results"
 )
@@ -21,23 +20,6 @@ func figuresBlocks() []Block {
 		{"khaos-ysb latency", khaosYSBLatency},
 	}
 }
-
-// num formats a number in prose: the table rule of docs/results.md (4
-// significant digits, thousands separated) without the trailing zeros a
-// column keeps for alignment (240, not 240.0).
-func num(x float64) string {
-	s := results.FormatNumber(x, 0)
-	if strings.Contains(s, ".") {
-		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
-	}
-	return s
-}
-
-// seconds is num with the unit s.
-func seconds(x float64) string { return num(x) + " s" }
-
-// percent is a share as a percentage in prose.
-func percent(share float64) string { return num(100*share) + " %" }
 
 // recoveryLabels are a run's faults as its figure labels them: the
 // recovery time, or "unrecovered".
@@ -290,15 +272,4 @@ func khaosYSBLatency(c *Context) (string, error) {
 		"catch-up.",
 		num(slices.Min(medians)), num(slices.Max(medians)),
 		percent(above["ci10"]), seconds(bound/1000), percent(above["khaos"]), percent(longLo), percent(longHi), ceiling), nil
-}
-
-// andList joins "a", "a and b", "a, b and c".
-func andList(xs []string) string {
-	switch len(xs) {
-	case 0:
-		return ""
-	case 1:
-		return xs[0]
-	}
-	return strings.Join(xs[:len(xs)-1], ", ") + " and " + xs[len(xs)-1]
 }

@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/goccy/go-yaml"
 	"github.com/streamtwin/streamtwin/models/profile"
@@ -46,47 +45,8 @@ const khaosWidth = 105
 func khaosWrapped(gen func(*Context) (string, error)) func(*Context) (string, error) {
 	return func(c *Context) (string, error) {
 		s, err := gen(c)
-		return khaosWrap(s, khaosWidth), err
+		return wrap(s, khaosWidth), err
 	}
-}
-
-// khaosWrap refills markdown bullets ("- " items, continued by indented
-// lines) to lines of at most width characters where the words allow
-// (khaosGlued), continuation lines indented by two spaces.
-func khaosWrap(s string, width int) string {
-	var items []string
-	for _, l := range strings.Split(s, "\n") {
-		if strings.HasPrefix(l, "- ") || len(items) == 0 {
-			items = append(items, l)
-		} else {
-			items[len(items)-1] += " " + strings.TrimSpace(l)
-		}
-	}
-	var out []string
-	for _, item := range items {
-		line, prev := "", ""
-		for _, w := range strings.Fields(item) {
-			switch {
-			case line == "":
-				line = w
-			case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(w) > width && !khaosGlued(prev, w):
-				out = append(out, line)
-				line = "  " + w
-			default:
-				line += " " + w
-			}
-			prev = w
-		}
-		out = append(out, line)
-	}
-	return strings.Join(out, "\n")
-}
-
-// khaosGlued keeps "4 / 6", "119 → 19" and a number and its unit on one
-// line: no break between the words a and b.
-func khaosGlued(a, b string) bool {
-	unit := strings.TrimRight(b, ".,;:)")
-	return a == "/" || a == "→" || b == "/" || b == "→" || unit == "ms" || unit == "s" || unit == "h" || unit == "%"
 }
 
 // khaosReference holds the measured facts the measured table lacks.

@@ -136,18 +136,18 @@ func TestKhaosVariantText(t *testing.T) {
 	}
 }
 
-func TestKhaosWrap(t *testing.T) {
+func TestWrapBullets(t *testing.T) {
 	in := "- one two three\n  four `five six`\n- seven"
-	if got, want := khaosWrap(in, 14), "- one two\n  three four\n  `five six`\n- seven"; got != want {
+	if got, want := wrap(in, 14), "- one two\n  three four\n  `five six`\n- seven"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
-	if got, want := khaosWrap("- a verylongwordthatdoesnotfit b", 10), "- a\n  verylongwordthatdoesnotfit\n  b"; got != want {
+	if got, want := wrap("- a verylongwordthatdoesnotfit b", 10), "- a\n  verylongwordthatdoesnotfit\n  b"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
 
-func TestKhaosWrapGlued(t *testing.T) {
-	if got, want := khaosWrap("- has 7 / 8 and 119 → 19 s here", 8), "- has 7 / 8\n  and\n  119 → 19 s\n  here"; got != want {
+func TestWrapGlued(t *testing.T) {
+	if got, want := wrap("- has 7 / 8 and 119 → 19 s here", 8), "- has 7 / 8\n  and\n  119 → 19 s\n  here"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }

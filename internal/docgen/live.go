@@ -72,29 +72,6 @@ const (
 	liveWidth         = 103
 )
 
-// liveWrap refills each paragraph of s (paragraphs end at a blank line) to
-// lines of at most width characters where the words allow.
-func liveWrap(s string, width int) string {
-	var paras []string
-	for _, p := range strings.Split(s, "\n\n") {
-		var lines []string
-		line := ""
-		for _, w := range strings.Fields(p) {
-			switch {
-			case line == "":
-				line = w
-			case len([]rune(line))+1+len([]rune(w)) > width:
-				lines = append(lines, line)
-				line = w
-			default:
-				line += " " + w
-			}
-		}
-		paras = append(paras, strings.Join(append(lines, line), "\n"))
-	}
-	return strings.Join(paras, "\n\n")
-}
-
 // span is "lo–hi unit", or one value when both read the same.
 func liveSpan(lo, hi float64, unit string) string {
 	if num(lo) == num(hi) {
@@ -129,7 +106,7 @@ func liveMarkerLatency(c *Context) (string, error) {
 	if peak <= hi {
 		return "", fmt.Errorf("claim no longer holds: the markers rise during a catch-up (%g ms, steady p95 %g ms)", peak, hi)
 	}
-	return liveWrap(fmt.Sprintf("In the committed live Khaos run (`%s`, %s events/s) the latency-marker p99 is %s at steady state "+
+	return wrap(fmt.Sprintf("In the committed live Khaos run (`%s`, %s events/s) the latency-marker p99 is %s at steady state "+
 		"(5th to 95th percentile of the seconds outside recoveries) and up to %s during a catch-up.",
 		liveKhaosRef, results.FormatCount(results.Quantile(rates, 0.5)), liveSpan(lo, hi, " ms"), seconds(peak/1000)), liveWidth), nil
 }
@@ -297,7 +274,7 @@ func liveCalibration(c *Context) (string, error) {
 		liveCalibrated, results.FormatCount(results.Quantile(rates, 0.5)), seconds(samples[0].CheckpointIntervalS),
 		num(mean), seconds(sd), results.FormatCount(float64(len(seeds))), liveSpan(slices.Min(seeds), slices.Max(seeds), " s"), liveSeedsSweep,
 		seconds(down), seconds(reconf))
-	return liveWrap(s, liveWidth), nil
+	return wrap(s, liveWidth), nil
 }
 
 func liveNums(xs []float64) []string {
@@ -412,7 +389,7 @@ func liveKhaosPrediction(c *Context) (string, error) {
 	if p := sc.Policy.Period.Seconds(); p <= 0 || math.Abs(d.atS-p) > 1 {
 		return "", fmt.Errorf("claim no longer holds: Khaos moves the CI at its first tick (%g s; the decision at %g s)", p, d.atS)
 	}
-	return liveWrap(fmt.Sprintf("The profiled OLS model predicts a %s recovery at %s records/s and CI %s, above R = %s: a "+
+	return wrap(fmt.Sprintf("The profiled OLS model predicts a %s recovery at %s records/s and CI %s, above R = %s: a "+
 		"recovery violation, so Khaos moves the CI to %s at its first tick, %s in, by stop-with-savepoint and resubmit.",
 		seconds(pred), results.FormatCount(d.throughput), seconds(d.ciS), seconds(d.bound), seconds(d.value), seconds(d.atS)), liveWidth), nil
 }
@@ -501,7 +478,7 @@ func liveKhaosDecisions(c *Context) (string, error) {
 		}
 		return where + " the " + andList(over) + " did not"
 	}
-	return liveWrap(fmt.Sprintf("Both take the same decision at the same tick, from the same violation: live, the window's mean "+
+	return wrap(fmt.Sprintf("Both take the same decision at the same tick, from the same violation: live, the window's mean "+
 		"throughput was %s records/s and the latency-marker p99 %s ms (twin: %s records/s, %s ms). The live reconfiguration "+
 		"took %s (twin %s, see \"what still differs\" above); the %s recoveries %s s live against %s s in the twin, so at CI %s %s, and %s.",
 		results.FormatCount(live.throughput), num(live.latencyMs), results.FormatCount(twin.throughput), num(twin.latencyMs),
@@ -629,18 +606,12 @@ func liveHostProfile(c *Context) (string, error) {
 			reads++
 		}
 	}
-	return liveWrap(fmt.Sprintf("Measured on %s: %s, no value missing, the job kept up at every level. Per level (its first "+
+	return wrap(fmt.Sprintf("Measured on %s: %s, no value missing, the job kept up at every level. Per level (its first "+
 		"10 s left out), from %s to %s vehicles/s: %s (disk writes in bursts: checkpoints, writeback); the first level, %s, "+
 		"shows the JVMs' start (%s). Disk reads in only %s of the %s seconds. The table of means, the units and how the rows "+
 		"are aligned are in [scenarios/measured/live-host-metrics.md](../scenarios/measured/live-host-metrics.md).",
 		date[1], results.Plural(n, "row"), results.FormatCount(second.rate), results.FormatCount(last.rate), andList(grows),
 		results.FormatCount(first.rate), andList(start), results.FormatCount(float64(reads)), results.FormatCount(float64(n))), liveWidth), nil
-}
-
-// liveWrapBullet wraps a markdown bullet ("- …"), continuation lines
-// indented by two spaces.
-func liveWrapBullet(s string, width int) string {
-	return strings.ReplaceAll(liveWrap(s, width-2), "\n", "\n  ")
 }
 
 // liveSoak is the committed run of make live-soak, checked against what
@@ -725,7 +696,7 @@ func readmeLiveSoak(c *Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return liveWrapBullet(fmt.Sprintf("- **Live soak**: `make live-soak` (about 13 min, not in `make test`) kills the TaskManager "+
+	return wrap(fmt.Sprintf("- **Live soak**: `make live-soak` (about 13 min, not in `make test`) kills the TaskManager "+
 		"running the sink of a YSB job %d times, %s apart, with an exactly-once Kafka sink, then audits the sink topic against "+
 		"the input. Its committed run: %d of %d kills recovered (recovery %s, median %s, mean %s, s.d. %s; %s down per kill), "+
 		"%s views in %s windows, %s lost, %s counted twice, no process or port left ([docs/live.md](docs/live.md#the-live-soak)).",
@@ -788,7 +759,7 @@ func liveEndToEnd(c *Context) (string, error) {
 	case live < lo:
 		where = "shorter than the twin's recovery with any of those seeds"
 	}
-	return liveWrap(fmt.Sprintf("The committed live run of this schedule (`%s`, `make live-test-reference` after `make live-test`) "+
+	return wrap(fmt.Sprintf("The committed live run of this schedule (`%s`, `make live-test-reference` after `make live-test`) "+
 		"recovered from its kill in %s (running again after %s; the CI change took %s, %s in the calibrated twin). The calibrated twin's mean over %s "+
 		"seeds, %s, is %s off it, %s, and the live recovery is %s (%s).",
 		liveTrafficRef, seconds(live), seconds(down), seconds(reconf), seconds(twinReconf), results.FormatCount(float64(len(seeds))), seconds(mean),
@@ -834,6 +805,6 @@ func livePrometheusRun(c *Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return liveWrap(fmt.Sprintf("In the committed sampler run (`%s`, `make live-test-reference` after `make live-test`) the TSDB stored %s.",
+	return wrap(fmt.Sprintf("In the committed sampler run (`%s`, `make live-test-reference` after `make live-test`) the TSDB stored %s.",
 		livePrometheusRef, andList(parts)), liveWidth), nil
 }

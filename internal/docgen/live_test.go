@@ -277,8 +277,8 @@ func TestTradeoffFront(t *testing.T) {
 	}
 }
 
-func TestLiveWrap(t *testing.T) {
-	got := liveWrap("one two three\nfour\n\nfive", 9)
+func TestWrapParagraphs(t *testing.T) {
+	got := wrap("one two three\nfour\n\nfive", 9)
 	if got != "one two\nthree\nfour\n\nfive" {
 		t.Errorf("%q", got)
 	}

@@ -326,7 +326,7 @@ func monitoringIoTTable(c *Context) (string, error) {
 	}
 	head := fmt.Sprintf("Metric `all` (`streamtwin run %s`, seed %d; %s at %s on %s), three parameter values of each:",
 		iotScenario, w.seed, results.Plural(len(w.points), "sampler"), results.Plural(len(params), "parameter value"), results.Plural(len(metrics), "metric"))
-	return liveWrap(head, monitoringWidth) + "\n\n" + table, nil
+	return wrap(head, monitoringWidth) + "\n\n" + table, nil
 }
 
 // monitoringIoTZero: the points drawn at the tick "0" of the figure.
@@ -376,7 +376,7 @@ func monitoringIoTZero(c *Context) (string, error) {
 		"one, at its %d largest thresholds, only %s (%s with the median stand-in), since the evaluated week repeats the "+
 		"training week (below).",
 		daily.n, daily.of, pctSpan(daily.lo, daily.hi), pctSpan(daily.min, daily.max), weekly.n, pctSpan(weekly.lo, weekly.hi), pctSpan(median.lo, median.hi))
-	s = liveWrap(s, monitoringWidth)
+	s = wrap(s, monitoringWidth)
 	return s, nil
 }
 
@@ -546,7 +546,7 @@ func monitoringIoTFindings(c *Context) (string, error) {
 	if w.spec.PeakQuantile != 0.95 {
 		return "", fmt.Errorf("claim no longer holds: the peaks are above the 95th percentile (peak_quantile %g)", w.spec.PeakQuantile)
 	}
-	return liveWrap(s, monitoringWidth), nil
+	return wrap(s, monitoringWidth), nil
 }
 
 // sends is what a point transmits, in prose.
@@ -573,7 +573,7 @@ func readmeMonitoring(c *Context) (string, error) {
 		"%s %%). With a weekly one it transmits less at every error level from %s %% MAPE up, but only because\n"+
 		"the evaluated week's load repeats the training week's, as in the reference's dataset: an upper bound.",
 		dataPercent(f.dailyNeed.BytesShare), dataPercent(f.f15.BytesShare), num(f.weeklyFrom.MAPE))
-	return liveWrap(s, monitoringWidth), nil
+	return wrap(s, monitoringWidth), nil
 }
 
 // monitoringHostFit is `streamtwin calibrate hostmetrics` on the committed
@@ -695,7 +695,7 @@ func monitoringHostFit(c *Context) (string, error) {
 		"network relations from this fit.",
 		num(net.r2), num(net.mape), num(net.base), num(mem.r2), num(mem.mape), num(mem.base),
 		num(cpu.mape), num(cpu.base), num(got["disk_read_bps"].r2), num(got["disk_write_bps"].r2), liveMonScenario)
-	return strings.TrimRight(b.String(), "\n") + "\n\n" + liveWrap(text, monitoringWidth), nil
+	return strings.TrimRight(b.String(), "\n") + "\n\n" + wrap(text, monitoringWidth), nil
 }
 
 // liveMonitoring is the committed live run of scenarios/live-monitoring.yaml
@@ -935,7 +935,7 @@ func monitoringLiveFindings(c *Context) (string, error) {
 		}
 	}
 	b.WriteString(" The run is short, and the numbers vary from run to run with the host's load.")
-	return liveWrap(b.String(), monitoringWidth), nil
+	return wrap(b.String(), monitoringWidth), nil
 }
 
 // readmeMonitoringLive is the README's sentence on the live cluster,
@@ -967,7 +967,7 @@ func readmeMonitoringLive(c *Context) (string, error) {
 				return "", fmt.Errorf("claim no longer holds: on the live cluster the forecast rule does not win where it saves data (%s does)", w.rule.label)
 			}
 		}
-		return liveWrap(fmt.Sprintf("On the live cluster's real metrics it does not win either where it saves data: %s %% of the data at MAPE %s %%, "+
+		return wrap(fmt.Sprintf("On the live cluster's real metrics it does not win either where it saves data: %s %% of the data at MAPE %s %%, "+
 			"where AdaM sends %s %% for %s %% and fixed 5 s %s %% for %s %%",
 			dataPercent(m.live.BytesShare), num(m.live.MAPE), dataPercent(adam.BytesShare), num(adam.MAPE),
 			dataPercent(fixed.BytesShare), num(fixed.MAPE))+link, monitoringWidth), nil
@@ -986,7 +986,7 @@ func readmeMonitoringLive(c *Context) (string, error) {
 	if m.live.MAPE <= beaten.MAPE {
 		how = "at a lower error than"
 	}
-	return liveWrap(fmt.Sprintf("On the live cluster's real metrics (one short run; the numbers vary from run to run with the host's load) "+
+	return wrap(fmt.Sprintf("On the live cluster's real metrics (one short run; the numbers vary from run to run with the host's load) "+
 		"its live sampler, at %s, sent %s %% of the data at MAPE %s %%, less data %s %s (%s %% for %s %%), but no threshold of it "+
 		"wins with less data: fixed 5 s sends %s %% for %s %% and AdaM γ 0.5 %s %% for %s %%",
 		m.samplers[m.spec.Live.Sampler].param(m.live.Param), dataPercent(m.live.BytesShare), num(m.live.MAPE), how, beaten.label,
