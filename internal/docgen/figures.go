@@ -2,11 +2,13 @@ package docgen
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"path/filepath"
 	"slices"
 
 	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/compare"
 )
 
 // figuresBlocks are the generated blocks of docs/figures.md: the numbers
@@ -65,15 +67,20 @@ func demoFaultZoom(c *Context) (string, error) {
 	if len(faults) == 0 || !faults[0].Recovered() {
 		return "", fmt.Errorf("claim no longer holds: the demo's first fault recovers (the caption describes its recovery)")
 	}
+	// The lag peak is compare's, the one measurement of a fault's peak.
+	outcomes, err := compare.FaultOutcomes(dir)
+	if err != nil {
+		return "", err
+	}
+	peak := outcomes[0].LagPeak
 	samples, err := results.ReadSamples(filepath.Join(dir, results.TimeseriesFile))
 	if err != nil {
 		return "", err
 	}
 	f := faults[0]
-	peak, minThr := 0.0, math.Inf(1)
+	minThr := math.Inf(1)
 	for _, s := range samples {
 		if s.TimeS > f.AtS && s.TimeS <= f.AtS+f.RecoveryS {
-			peak = max(peak, s.Lag)
 			minThr = min(minThr, s.Throughput)
 		}
 	}
@@ -84,21 +91,14 @@ func demoFaultZoom(c *Context) (string, error) {
 		results.FormatCount(peak), labels[0]), nil
 }
 
-// variantRuns are the summaries of a run set's variant folders, by name.
+// variantRuns are the summaries of a run set's variant folders, by name,
+// and the names sorted.
 func variantRuns(dir string) (map[string]results.Summary, []string, error) {
-	names, err := results.RunSubfolders(dir)
+	runs, err := compare.ReadRunSummaries(dir)
 	if err != nil {
 		return nil, nil, err
 	}
-	runs := map[string]results.Summary{}
-	for _, n := range names {
-		s, err := results.ReadSummary(filepath.Join(dir, n))
-		if err != nil {
-			return nil, nil, err
-		}
-		runs[n] = s
-	}
-	return runs, names, nil
+	return runs, slices.Sorted(maps.Keys(runs)), nil
 }
 
 // staticByCI are the static variants of khaos-ysb, shortest interval first.
