@@ -37,7 +37,6 @@ func checkCommand() *cli.Command {
 			&cli.IntFlag{Name: "workers", Usage: "scenarios run at once (default: one per core)"},
 			&cli.BoolFlag{Name: "all", Usage: "print every QoS figure, not only those that changed"},
 		},
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return badInput(err) },
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return badInput(fmt.Errorf("check takes no arguments (got %s): give the scenarios with --list FILE", strings.Join(c.Args().Slice(), " ")))

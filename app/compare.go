@@ -44,7 +44,6 @@ func compareCommand() *cli.Command {
 			&cli.BoolFlag{Name: "faults", Usage: "also compare two run folders fault by fault: recovery time, lag peak, latency (e.g. a simulated and a live run of one schedule)"},
 			&cli.BoolFlag{Name: "decisions", Usage: "also set the policy decision logs of two run folders side by side: the first decision that differs in kind or value, and the CI timelines"},
 		},
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return badInput(err) },
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 2 {
 				return badInput(fmt.Errorf("compare needs two result sets, e.g. streamtwin compare results/reference/demo.json runs/demo"))

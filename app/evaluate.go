@@ -45,7 +45,6 @@ func evaluateCommand() *cli.Command {
 			&cli.StringFlag{Name: "baseline", Value: "static-12", Usage: "autoscaling: the variant resource usage is normalised to"},
 			&cli.StringFlag{Name: "latency-column", Value: evaluation.DefaultLatencyColumn, Usage: "latency column: latency_marker_p99_ms (latency-marker p99, what Khaos recorded: Flink latency markers), latency_p99_ms, latency_p50_ms or latency_mean_ms (event-time p99, p50, mean: Kafka wait included)"},
 		},
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return badInput(err) },
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return badInput(fmt.Errorf("evaluate needs one folder of runs, e.g. streamtwin evaluate runs/ci-variants"))

@@ -78,7 +78,6 @@ func liveUpCommand() *cli.Command {
 			&cli.DurationFlag{Name: "timeout", Value: def.StartTimeout, Usage: "how long to wait for a healthy cluster"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only the endpoints"},
 		},
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return badInput(err) },
 		Action: func(c *cli.Context) error {
 			if err := noArgs(c); err != nil {
 				return err
@@ -161,7 +160,6 @@ func liveDownCommand() *cli.Command {
 		Name:         "down",
 		Usage:        "stop the live cluster of --dir (SIGTERM, SIGKILL after a grace period)",
 		Flags:        []cli.Flag{liveDirFlag()},
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return badInput(err) },
 		Action: func(c *cli.Context) error {
 			if err := noArgs(c); err != nil {
 				return err
@@ -198,7 +196,6 @@ func liveStatusCommand() *cli.Command {
 		Description: "Exit code 0 when every process runs, /overview shows all TaskManagers and Kafka answers;\n" +
 			"1 otherwise.",
 		Flags:        []cli.Flag{liveDirFlag()},
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return badInput(err) },
 		Action: func(c *cli.Context) error {
 			if err := noArgs(c); err != nil {
 				return err
