@@ -33,10 +33,13 @@ func liveLeagueCommand() *cli.Command {
 			"  league-tau.csv        one row per figure\n" +
 			"  league-verdict.csv    one row per criterion\n" +
 			"  league-decisions.txt  per policy the decision logs side by side (as compare --decisions)\n" +
+			"With --baseline, each other policy's p95 latency over the baseline's in both backends, and whether\n" +
+			"the twin agrees with live that it is above (live: by more than the spread).\n" +
 			"Exit 0 when the report is written, whatever the verdict (--strict: 1 when a criterion fails).",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "repeat", Usage: "a second live run folder of one variant (the live spread)"},
 			&cli.StringFlag{Name: "out", Usage: "output folder (default LIVE_DIR)"},
+			&cli.StringFlag{Name: "baseline", Usage: "a variant every other policy's p95 latency is set against in both backends (the latency penalty)"},
 			&cli.BoolFlag{Name: "strict", Usage: "exit 1 when a criterion of the verdict fails"},
 			&cli.Float64Flag{Name: "tau-worker-seconds", Value: def.TauWorkerSeconds, Usage: "least Kendall τ-b on worker-seconds"},
 			&cli.Float64Flag{Name: "tau-p95", Value: def.TauP95, Usage: "least Kendall τ-b on p95 latency"},
@@ -49,7 +52,7 @@ func liveLeagueCommand() *cli.Command {
 			if c.NArg() != 2 {
 				return badInput(fmt.Errorf("live league needs the twin's and the live runs, e.g. streamtwin live league runs/sim-autoscaling runs/live-autoscaling --repeat runs/live-autoscaling-repeat/daedalus"))
 			}
-			opt := evaluation.LeagueOptions{Repeat: c.String("repeat"), Interval: policyInterval, Criteria: evaluation.LeagueCriteria{
+			opt := evaluation.LeagueOptions{Repeat: c.String("repeat"), Baseline: c.String("baseline"), Interval: policyInterval, Criteria: evaluation.LeagueCriteria{
 				TauWorkerSeconds: c.Float64("tau-worker-seconds"), TauP95: c.Float64("tau-p95"), MinPolicies: c.Int("min-policies"),
 				WorkerSecondsRel: c.Float64("worker-seconds-rel"), P95Rel: c.Float64("p95-rel"), Decisions: c.Int("decisions")}}
 			l, err := evaluation.EvaluateLeague(c.Args().Get(0), c.Args().Get(1), opt)

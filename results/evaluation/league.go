@@ -84,7 +84,21 @@ type LeagueOptions struct {
 	// folder (the controller's period: HPA's sync, Daedalus's loop, …).
 	// The CLI builds the policy from the folder's scenario.yaml.
 	Interval func(runDir string) (float64, error)
+	// Baseline names a policy every other is set against on p95 latency
+	// (the latency penalty, e.g. Daedalus against static on WordCount);
+	// "" for none.
+	Baseline string
 	Criteria LeagueCriteria
+}
+
+// Penalty is a policy's p95 latency against the baseline's in both
+// backends: Ratio = policy / baseline; it Holds in a backend when the
+// policy's p95 is above the baseline's (live: by more than the live
+// spread).
+type Penalty struct {
+	Policy, Baseline     string
+	TwinRatio, LiveRatio float64
+	HoldsTwin, HoldsLive bool
 }
 
 // LeagueRun is one policy's run in one backend.
@@ -181,6 +195,7 @@ type League struct {
 	Intervals      []float64 // policy decision interval (s) by Policies; NaN unknown
 	Checks         []LeagueCheck
 	Criteria       LeagueCriteria
+	Penalties      []Penalty // with LeagueOptions.Baseline
 }
 
 // EvaluateLeague reads the twin's and the live runs (each a folder of
@@ -263,6 +278,22 @@ func EvaluateLeague(twinDir, liveDir string, opt LeagueOptions) (*League, error)
 		lf.TwinRanks, lf.LiveRanks = Ranks(tw), Ranks(lv)
 		lf.Tau = leagueTau(tw, lv, lf.Spread)
 		l.Figures = append(l.Figures, lf)
+	}
+	if opt.Baseline != "" {
+		b := slices.Index(l.Policies, opt.Baseline)
+		if b < 0 {
+			return nil, fmt.Errorf("--baseline %s ran in not both backends (%s)", opt.Baseline, strings.Join(l.Policies, ", "))
+		}
+		const f = "latency_p95_ms"
+		spread := l.Figures[slices.Index(LeagueFigures, f)].Spread
+		for i, p := range l.Policies {
+			if i == b {
+				continue
+			}
+			tw, tb, lv, lb := l.Twin[i].Values[f], l.Twin[b].Values[f], l.Live[i].Values[f], l.Live[b].Values[f]
+			l.Penalties = append(l.Penalties, Penalty{Policy: p, Baseline: opt.Baseline, TwinRatio: tw / tb, LiveRatio: lv / lb,
+				HoldsTwin: tw > tb, HoldsLive: lv-lb > cmp.Or(spread, 0) || (math.IsNaN(spread) && lv > lb)})
+		}
 	}
 	l.check()
 	return l, nil
@@ -444,7 +475,11 @@ func (l *League) check() {
 			continue
 		}
 		add("Kendall τ-b ≥ bound", f.Name, f.Tau.TauB, bound, f.Tau.TauB >= bound-1e-12,
-			fmt.Sprintf("%d concordant, %d discordant, %d tied twin, %d tied live of %d pairs", f.Tau.Concordant, f.Tau.Discordant, f.Tau.TiedA, f.Tau.TiedB, f.Tau.Pairs))
+			fmt.Sprintf("%d concordant, %d discordant, %d tied twin, %d tied live of %s", f.Tau.Concordant, f.Tau.Discordant, f.Tau.TiedA, f.Tau.TiedB, results.Plural(f.Tau.Pairs, "pair")))
+	}
+	for _, pn := range l.Penalties {
+		add(fmt.Sprintf("twin agrees with live whether the p95 latency is above %s's", pn.Baseline), pn.Policy, pn.LiveRatio, math.NaN(), pn.HoldsTwin == pn.HoldsLive,
+			fmt.Sprintf("p95 ÷ %s's: twin %s (%s), live %s (%s)", pn.Baseline, leagueNum(pn.TwinRatio), holds(pn.HoldsTwin), leagueNum(pn.LiveRatio), holds(pn.HoldsLive)))
 	}
 	for i, p := range l.Policies {
 		for _, b := range []struct {
@@ -466,6 +501,13 @@ func (l *League) check() {
 		add(fmt.Sprintf("first %d decisions agree in direction, within one interval (largest Δt, s)", c.Decisions), p, v, l.Intervals[i],
 			why == "" && (k == 0 || !math.IsNaN(l.Intervals[i])), detail)
 	}
+}
+
+func holds(h bool) string {
+	if h {
+		return "above"
+	}
+	return "not above"
 }
 
 // Passed is whether every criterion passes.
@@ -644,8 +686,8 @@ func (l *League) TauTable() string {
 		if !math.IsNaN(f.Tau.TauB) {
 			tau = leagueNum(f.Tau.TauB)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s (%d C, %d D, %d/%d tied, %d pairs) |\n", leagueLabels[f.Name], ranks(f.TwinRanks), ranks(f.LiveRanks), spread, tau,
-			f.Tau.Concordant, f.Tau.Discordant, f.Tau.TiedA, f.Tau.TiedB, f.Tau.Pairs)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s (%d C, %d D, %d/%d tied, %s) |\n", leagueLabels[f.Name], ranks(f.TwinRanks), ranks(f.LiveRanks), spread, tau,
+			f.Tau.Concordant, f.Tau.Discordant, f.Tau.TiedA, f.Tau.TiedB, results.Plural(f.Tau.Pairs, "pair"))
 	}
 	b.WriteString("\nRank 1 is the lowest value; equal values share their mean rank. C, D: concordant and discordant pairs; tied: pairs tied in the twin / live ranking.\n")
 	return b.String()
