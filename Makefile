@@ -4,7 +4,7 @@ VENV    := .venv
 PYTHON  := $(VENV)/bin/python
 BIN     := bin/streamtwin
 
-.PHONY: demo test unit python-test docs deps monitoring daedalus autoscaler-tuning live-rescale-profile live-daedalus bench build vet clean reference calibration calibration-live live-jobs live-test live-khaos-profile live-khaos-reference live-test-reference live-traffic-profile live-host-profile live-soak fuzz slurm-test
+.PHONY: demo test unit python-test docs deps monitoring daedalus autoscaler-tuning live-rescale-profile live-daedalus live-autoscaling live-wordcount bench build vet clean reference calibration calibration-live live-jobs live-test live-khaos-profile live-khaos-reference live-test-reference live-traffic-profile live-host-profile live-soak fuzz slurm-test
 
 build:
 	$(GO) build -o $(BIN) ./cmd/streamtwin
@@ -129,6 +129,57 @@ live-daedalus: build live-jobs
 	for k in live sim; do cp runs/$$k-daedalus/summary.json runs/$$k-daedalus/events.parquet runs/$$k-daedalus/timeseries.parquet runs/$$k-daedalus/scenario.yaml \
 		results/reference/live/daedalus-$$k/; $(BIN) results rescales runs/$$k-daedalus > results/reference/live/daedalus-$$k/rescales.csv; done
 	$(BIN) compare runs/sim-daedalus runs/live-daedalus --faults --decisions | tee results/reference/live/daedalus-compare.txt
+
+# The live autoscaling league (issue 33; about 80 min): every variant of
+# scenarios/live-autoscaling.yaml (static-2, static-3, HPA, the Flink
+# operator autoscaler, DS2, Daedalus; 10 min each) live on the cluster of
+# live-daedalus, one after the other, $(LEAGUE_REPEAT) a second time (the
+# live spread), then the twin on the same schedule and the league report
+# (streamtwin live league: per policy and backend worker-seconds, p95/p99
+# latency, lag peak, rescales, downtime; ranks and Kendall's τ-b per
+# figure; decisions side by side; the verdict). A failed variant is
+# recorded in live-failed.txt and the league goes on; the cluster always
+# goes down. Runs, copies and report land in results/reference/live/autoscaling/.
+LEAGUE_REPEAT ?= daedalus
+LEAGUE_REF    := results/reference/live/autoscaling
+live-autoscaling: build live-jobs
+	$(call live-league,scenarios/live-autoscaling.yaml,autoscaling,$(LEAGUE_REF),$(LEAGUE_REPEAT),)
+
+# The WordCount finding live (issue 33; about 40 min): Daedalus and static-3
+# on scenarios/live-wordcount.yaml's WordCount-shaped 12 min sine, live
+# (Daedalus twice) and in the twin; the report says whether Daedalus's p95
+# latency is above static-3's in each backend (--baseline static-3).
+live-wordcount: build live-jobs
+	$(call live-league,scenarios/live-wordcount.yaml,wordcount,$(LEAGUE_REF)/wordcount,daedalus,--baseline static-3 --min-policies 2)
+
+# live-league SCENARIO, NAME, REFERENCE_DIR, REPEAT_VARIANT, LEAGUE_FLAGS:
+# the twin first (its variant folders name the variants to run live), the
+# cluster up once, each variant live with its time, the repeat, the
+# cluster down on any exit, the run files copied and the league written.
+define live-league
+	rm -rf runs/sim-$(2) runs/live-$(2) runs/live-$(2)-repeat; $(BIN) run $(1) --out runs/sim-$(2) >/dev/null
+	set -u; variants=$$(cd runs/sim-$(2) && ls -d */ | tr -d /); n=$$(echo $$variants | wc -w); i=0; failed=""; \
+	$(BIN) live up --taskmanagers 3 --slots 1 --scheduler adaptive --tm-cpu 0.25 --dir $(RESCALE_DIR) || exit 1; \
+	trap '$(BIN) live down --dir $(RESCALE_DIR)' EXIT; \
+	for v in $$variants repeat:$(4); do \
+		i=$$((i+1)); out=runs/live-$(2)/$$v; case $$v in repeat:*) v=$${v#repeat:}; out=runs/live-$(2)-repeat/$$v;; esac; \
+		start=$$(date +%s); echo "== $(2): [$$i/$$((n+1))] $$out live, started $$(date +%T)"; \
+		$(BIN) live run $(1) --variant $$v --dir $(RESCALE_DIR) --out $$out; rc=$$?; \
+		echo "== $(2): [$$i/$$((n+1))] $$out exit $$rc after $$(( ($$(date +%s)-start)/60 )) min $$(( ($$(date +%s)-start)%60 )) s"; \
+		[ $$rc -eq 0 ] || failed="$$failed$$out exit $$rc\n"; \
+	done; \
+	trap - EXIT; $(BIN) live down --dir $(RESCALE_DIR); \
+	rm -rf $(3)/twin $(3)/live $(3)/live-repeat; mkdir -p $(3); printf "$$failed" > $(3)/live-failed.txt; \
+	for src in runs/sim-$(2)/*/ runs/live-$(2)/*/ runs/live-$(2)-repeat/*/; do \
+		[ -f $$src/summary.json ] || continue; \
+		k=$$(basename $$(dirname $$src)); case $$k in sim-*) k=twin;; *-repeat) k=live-repeat;; *) k=live;; esac; \
+		dst=$(3)/$$k/$$(basename $$src); mkdir -p $$dst; \
+		cp $$src/summary.json $$src/events.parquet $$src/timeseries.parquet $$src/scenario.yaml $$dst/; \
+	done; \
+	rep=""; [ ! -f $(3)/live-repeat/$(4)/summary.json ] || rep="--repeat $(3)/live-repeat/$(4)"; \
+	$(BIN) live league $(3)/twin $(3)/live $$rep --out $(3) $(5) || exit 1; \
+	[ -z "$$failed" ] || { printf "== $(2): failed live runs:\n$$failed"; exit 1; }
+endef
 
 # Native Go fuzzing of the decoders, one target after the other, each for
 # $(FUZZTIME) (make fuzz FUZZTIME=10m). New crashers land in the package's
