@@ -52,7 +52,7 @@ type CatOptions struct {
 var EventKinds = []string{
 	KindFault, KindDetected, KindRestart, KindTaskManagerUp, KindRunning, KindRecovered, KindUnrecovered,
 	KindCheckpointCompleted, KindCheckpointFailed, KindSavepoint, KindReconfigured,
-	KindPolicyDecision, KindPolicyError, KindRunEnd,
+	KindPolicyDecision, KindPolicyError, KindRunEnd, KindModelRecovered,
 }
 
 // CatExtensions are the file name extensions Cat reads (any case): Parquet,

@@ -93,10 +93,11 @@ func (o RecoveryOptions) withDefaults() (RecoveryOptions, error) {
 // robust to noise as Khaos's detector is: scanning from the first sample
 // after the fault, the anomaly ends with opt.Hold consecutive normal samples
 // (shorter normal runs are part of it); NaN throughput or lag is anomalous.
-// samples must be sorted by TimeS.
+// samples must be sorted by TimeS. It is RecoveryDetector fed with the
+// series: the one implementation of the rule.
 func DetectRecovery(samples []Sample, faultAtS float64, opt RecoveryOptions) (Recovery, error) {
 	rec := Recovery{FaultAtS: faultAtS, RecoveryS: math.NaN()}
-	o, err := opt.withDefaults()
+	d, err := NewRecoveryDetector(opt)
 	if err == nil {
 		err = checkSeries(samples, faultAtS)
 	}
@@ -104,33 +105,387 @@ func DetectRecovery(samples []Sample, faultAtS float64, opt RecoveryOptions) (Re
 		return rec, fmt.Errorf("results: recovery from the fault at %gs: %w", faultAtS, err)
 	}
 	first := sort.Search(len(samples), func(i int) bool { return samples[i].TimeS > faultAtS })
-	intervalS, err := rec.baseline(samples[:first], faultAtS, o.Baseline, o.Latency)
+	// only the baseline window matters before the fault
+	from := sort.Search(first, func(i int) bool { return samples[i].TimeS > faultAtS-d.o.Baseline })
+	for _, s := range samples[from:first] {
+		if _, err := d.Observe(s); err != nil {
+			return rec, fmt.Errorf("results: recovery from the fault at %gs: %w", faultAtS, err)
+		}
+	}
+	id, err := d.Begin(faultAtS, d.o.ResumedS)
 	if err != nil {
 		return rec, fmt.Errorf("results: recovery from the fault at %gs: %w", faultAtS, err)
 	}
-	normal := func(s Sample) bool {
-		ref := rec.PreThroughput
-		if s.InputRate > 0 {
-			ref = s.InputRate
+	for _, s := range samples[first:] {
+		ended, err := d.Observe(s)
+		if err != nil {
+			return rec, fmt.Errorf("results: recovery from the fault at %gs: %w", faultAtS, err)
 		}
-		lagMax := rec.PreLag*(1+o.LagSlack) + math.Max(o.LagFloor, o.ThrSlack*ref*intervalS)
-		// NaN fails every comparison, so missing values are anomalous.
-		return s.Lag <= lagMax && s.Throughput >= (1-o.ThrSlack)*ref && s.Throughput <= (1+o.ThrSlack)*ref
+		for _, e := range ended {
+			if e.ID == id {
+				return e.Recovery, nil
+			}
+		}
 	}
-	run := 0
-	for i := first; i < len(samples); i++ {
-		if samples[i].TimeS < o.ResumedS || !normal(samples[i]) {
-			run = 0
-			continue
-		}
-		if run++; run == o.Hold {
-			// first ≥ minBaselineSamples, so start−1 exists.
-			start := i - o.Hold + 1
-			rec.RecoveryS = math.Max(0, math.Max(samples[start-1].TimeS, o.ResumedS)-faultAtS)
-			break
+	for _, p := range d.Pending() {
+		if p.ID == id {
+			if p.Err != nil {
+				return rec, fmt.Errorf("results: recovery from the fault at %gs: %w", faultAtS, p.Err)
+			}
+			return p.Recovery, nil
 		}
 	}
 	return rec, nil
+}
+
+// RecoveryDetector is DetectRecovery's rule online: it is fed a run's
+// samples in time order and told, between them, where faults and
+// reconfigurations begin (Begin); Observe reports each recovery in the
+// sample that ends its anomaly (the Hold-th normal one). It keeps only the
+// samples of the last Baseline seconds (the baseline of a recovery begun
+// next) and, per open recovery, its baseline figures and the length of the
+// current run of normal samples: never the whole series, so a week-long run
+// costs what a minute does.
+type RecoveryDetector struct {
+	o      RecoveryOptions
+	ring   []Sample // the samples in (lastT − Baseline, lastT]
+	lastT  float64  // time of the latest sample, −Inf before the first
+	open   []*detecting
+	nextID int
+}
+
+// detecting is one recovery the detector has not closed yet.
+type detecting struct {
+	id        int
+	resumedS  float64 // samples before it are anomalous (RecoveryOptions.ResumedS)
+	rec       Recovery
+	started   bool    // a sample after the start came, so the baseline is taken
+	err       error   // why the baseline could not be taken: it never recovers
+	intervalS float64 // mean sample spacing of the baseline, s
+	// thrLo, thrHi bound a normal throughput as shares of its reference
+	thrLo, thrHi float64
+	run          int     // consecutive normal samples so far
+	runFrom      float64 // time of the sample before the run: the recovery's end if the run lasts
+	endS         float64 // when it ended, once it has
+}
+
+// DetectedRecovery is a recovery the detector closed (or, from Pending, one
+// still open: RecoveryS NaN). ID is what Begin returned; Err says why a
+// recovery cannot be measured (too short a baseline): it stays open.
+type DetectedRecovery struct {
+	ID int
+	Recovery
+	// EndS is when the recovery ended: the end of the sample before the
+	// closing run, or the resume (FaultAtS + RecoveryS without its rounding).
+	EndS float64
+	Err  error
+}
+
+// NewRecoveryDetector starts a detector with the rule's options (as
+// DetectRecovery takes them; ResumedS is Begin's, per recovery).
+func NewRecoveryDetector(opt RecoveryOptions) (*RecoveryDetector, error) {
+	o, err := opt.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	return &RecoveryDetector{o: o, lastT: math.Inf(-1)}, nil
+}
+
+// Begin opens the recovery from a fault or reconfiguration at atS (s), no
+// earlier than the latest sample fed: the samples up to atS are its
+// baseline, the ones after it are scanned. resumedS > 0 is when a
+// reconfigured job ran again: the recovery ends no earlier (see
+// RecoveryOptions.ResumedS). It returns the recovery's ID.
+func (d *RecoveryDetector) Begin(atS, resumedS float64) (int, error) {
+	switch {
+	case math.IsNaN(atS) || math.IsInf(atS, 0):
+		return 0, fmt.Errorf("a recovery must begin at a finite time, got %v", atS)
+	case atS < d.lastT:
+		return 0, fmt.Errorf("a recovery begins at %gs, before the latest sample (%gs): begin it before feeding the samples after its start", atS, d.lastT)
+	case resumedS < 0 || math.IsNaN(resumedS):
+		return 0, fmt.Errorf("the resume time must be ≥ 0 s, got %v", resumedS)
+	}
+	d.nextID++
+	d.open = append(d.open, &detecting{id: d.nextID, resumedS: resumedS,
+		rec: Recovery{FaultAtS: atS, RecoveryS: math.NaN(), PreThroughput: math.NaN(), PreLatencyMs: math.NaN(), PreLag: math.NaN()}})
+	return d.nextID, nil
+}
+
+// Observe feeds the next sample (TimeS must increase) and returns the
+// recoveries it closed.
+func (d *RecoveryDetector) Observe(s Sample) ([]DetectedRecovery, error) {
+	if math.IsNaN(s.TimeS) || math.IsInf(s.TimeS, 0) {
+		return nil, fmt.Errorf("a sample has time_s %v; times must be finite", s.TimeS)
+	}
+	if s.TimeS <= d.lastT {
+		return nil, fmt.Errorf("samples are not sorted by time_s: t=%gs follows t=%gs; sort them and drop duplicates", s.TimeS, d.lastT)
+	}
+	var ended []DetectedRecovery
+	keep := d.open[:0]
+	for _, r := range d.open {
+		if s.TimeS > r.rec.FaultAtS {
+			if !r.started {
+				// the ring holds every sample up to the start
+				r.started = true
+				var lo, hi float64
+				r.intervalS, lo, hi, r.err = r.rec.baseline(d.ring, r.rec.FaultAtS, d.o.Baseline, d.o.Latency)
+				// the band is ±ThrSlack, widened to hold the pre-fault
+				// shares up to one more slack: a 1-in-10 dip of a 10 s
+				// checkpoint interval must not break every run of normal
+				// samples when it broke none before the fault, while a job
+				// that could not keep up before is still anomalous
+				sl := d.o.ThrSlack
+				r.thrLo = (1 - sl) * math.Max(1-sl, math.Min(1, lo))
+				r.thrHi = (1 + sl) * math.Min(1+sl, math.Max(1, hi))
+			}
+			if r.err == nil && d.step(r, s) {
+				ended = append(ended, DetectedRecovery{ID: r.id, Recovery: r.rec, EndS: r.endS})
+				continue
+			}
+		}
+		keep = append(keep, r)
+	}
+	clear(d.open[len(keep):])
+	d.open = keep
+	d.lastT = s.TimeS
+	// drop what no later baseline reaches; the reslice lets append reuse or
+	// move only the window, so the ring stays about one window long
+	i := 0
+	for i < len(d.ring) && d.ring[i].TimeS <= s.TimeS-d.o.Baseline {
+		i++
+	}
+	d.ring = append(d.ring[i:], s)
+	return ended, nil
+}
+
+// step applies the rule to one sample after r's start: normal samples extend
+// the run, anything else resets it; the Hold-th closes the recovery at the
+// end of the sample before the run (no earlier than the resume).
+func (d *RecoveryDetector) step(r *detecting, s Sample) bool {
+	if s.TimeS < r.resumedS || !d.normal(r, s) {
+		r.run = 0
+		return false
+	}
+	if r.run++; r.run == 1 {
+		r.runFrom = d.lastT
+	}
+	if r.run < d.o.Hold {
+		return false
+	}
+	r.rec.RecoveryS = math.Max(0, math.Max(r.runFrom, r.resumedS)-r.rec.FaultAtS)
+	r.endS = math.Max(r.rec.FaultAtS, math.Max(r.runFrom, r.resumedS))
+	return true
+}
+
+// normal: lag within its pre-fault level and throughput within the band
+// around the input (the baseline throughput when the input is unknown).
+func (d *RecoveryDetector) normal(r *detecting, s Sample) bool {
+	ref := r.rec.PreThroughput
+	if s.InputRate > 0 {
+		ref = s.InputRate
+	}
+	o := d.o
+	lagMax := r.rec.PreLag*(1+o.LagSlack) + math.Max(o.LagFloor, o.ThrSlack*ref*r.intervalS)
+	// NaN fails every comparison, so missing values are anomalous.
+	return s.Lag <= lagMax && s.Throughput >= r.thrLo*ref && s.Throughput <= r.thrHi*ref
+}
+
+// Pending returns the recoveries still open, in the order they began:
+// RecoveryS is NaN, the Pre* figures are set once a sample after the start
+// came, Err says why one cannot end.
+func (d *RecoveryDetector) Pending() []DetectedRecovery {
+	out := make([]DetectedRecovery, len(d.open))
+	for i, r := range d.open {
+		out[i] = DetectedRecovery{ID: r.id, Recovery: r.rec, Err: r.err}
+	}
+	return out
+}
+
+// undecidedAfter is the time after which a row's place or a sample's
+// recovering flag is not known yet. An open recovery in a run of normal
+// samples ends at the run's start (no earlier than its own start and its
+// resume) if the run lasts; one in no run may end at the latest sample, if
+// the next one starts a run that lasts. The samples up to there are in it
+// either way. +Inf when no open recovery can end.
+func (d *RecoveryDetector) undecidedAfter() float64 {
+	t := math.Inf(1)
+	for _, r := range d.open {
+		if r.err != nil {
+			continue // cannot be measured: open to the end
+		}
+		from := d.lastT
+		if r.run > 0 {
+			from = r.runFrom
+		}
+		t = math.Min(t, math.Max(r.rec.FaultAtS, math.Max(from, r.resumedS)))
+	}
+	return t
+}
+
+// RowWriter takes a run's rows in time order: a RunWriter, a twin Sink.
+type RowWriter interface {
+	WriteSample(Sample) error
+	WriteEvent(Event) error
+}
+
+// RecoveryStream passes a run's rows, in time order, to a writer with the
+// recoveries one RecoveryDetector finds in them: the recovery part of
+// events.parquet and timeseries.parquet, the same for every backend. A fault
+// event begins a recovery; Begin begins a reconfiguration's (its start, the
+// stop request, is known only once the job runs again). Each sample's
+// Recovering flag is set to whether it lies in a recovery (after its start,
+// up to its end); a recovered event (DurationS = the recovery time) is
+// inserted where each recovery ended; the run_end event first closes the
+// recoveries still open as unrecovered, dated at the run's end with the
+// censored time since their start. Rows whose flag or place is not settled
+// yet, those after the start of a run of normal samples that may end a
+// recovery, are held (at most Hold samples and the events among them); the
+// others go through at once.
+type RecoveryStream struct {
+	det   *RecoveryDetector
+	out   RowWriter
+	held  []streamRow
+	spans []recoverySpan
+}
+
+// recoverySpan is a recovery as the samples' flag needs it: (atS, endS],
+// endS +Inf while open.
+type recoverySpan struct {
+	id     int
+	atS    float64
+	endS   float64
+	reason string
+}
+
+type streamRow struct {
+	isSample bool
+	s        Sample
+	e        Event
+}
+
+func (r streamRow) time() float64 {
+	if r.isSample {
+		return r.s.TimeS
+	}
+	return r.e.TimeS
+}
+
+// NewRecoveryStream starts a stream into out with the detector's options.
+func NewRecoveryStream(opt RecoveryOptions, out RowWriter) (*RecoveryStream, error) {
+	d, err := NewRecoveryDetector(opt)
+	if err != nil {
+		return nil, err
+	}
+	return &RecoveryStream{det: d, out: out}, nil
+}
+
+// Begin begins a recovery at atS (no earlier than the latest sample passed)
+// that ends no earlier than resumedS (0: none), for the reason its recovered
+// or unrecovered event will carry ("reconfiguration: …" for a
+// reconfiguration, see IsReconfiguration).
+func (st *RecoveryStream) Begin(atS, resumedS float64, reason string) error {
+	id, err := st.det.Begin(atS, resumedS)
+	if err != nil {
+		return fmt.Errorf("results: %s: %w", reason, err)
+	}
+	st.spans = append(st.spans, recoverySpan{id: id, atS: atS, endS: math.Inf(1), reason: reason})
+	return nil
+}
+
+// Sample passes one sample; the error is the writer's first (the rows
+// released with it are all written, whatever it says).
+func (st *RecoveryStream) Sample(s Sample) error {
+	ended, err := st.det.Observe(s)
+	if err != nil {
+		return fmt.Errorf("results: %w", err)
+	}
+	st.hold(streamRow{isSample: true, s: s})
+	for _, r := range ended {
+		i := st.span(r.ID)
+		st.spans[i].endS = r.EndS
+		d := r.RecoveryS
+		st.hold(streamRow{e: Event{TimeS: r.EndS, Kind: KindRecovered, DurationS: &d, Reason: st.spans[i].reason}})
+	}
+	return st.release(st.det.undecidedAfter())
+}
+
+// Event passes one event: a fault begins a recovery, run_end closes the
+// run (every row is written, the open recoveries as unrecovered first).
+func (st *RecoveryStream) Event(e Event) error {
+	if e.Kind == KindRunEnd {
+		for _, p := range st.det.Pending() {
+			i := st.span(p.ID)
+			d := math.Max(0, e.TimeS-p.FaultAtS)
+			st.hold(streamRow{e: Event{TimeS: e.TimeS, Kind: KindUnrecovered, DurationS: &d, Reason: st.spans[i].reason}})
+		}
+		st.hold(streamRow{e: e})
+		return st.release(math.Inf(1))
+	}
+	st.hold(streamRow{e: e})
+	if e.Kind == KindFault {
+		if err := st.Begin(e.TimeS, 0, e.Reason); err != nil {
+			return err
+		}
+	}
+	return st.release(st.det.undecidedAfter())
+}
+
+func (st *RecoveryStream) span(id int) int {
+	for i, sp := range st.spans {
+		if sp.id == id {
+			return i
+		}
+	}
+	panic("results: RecoveryStream lost the span of a recovery") // Begin adds every one
+}
+
+// hold queues a row after the held rows at or before its time: a recovered
+// event is dated back to the end of its recovery.
+func (st *RecoveryStream) hold(r streamRow) {
+	i := len(st.held)
+	for i > 0 && st.held[i-1].time() > r.time() {
+		i--
+	}
+	st.held = slices.Insert(st.held, i, r)
+}
+
+// release writes the held rows up to time until, the samples with their
+// recovering flag, and forgets the recoveries no later sample can lie in.
+func (st *RecoveryStream) release(until float64) error {
+	var first error
+	n := 0
+	for ; n < len(st.held) && st.held[n].time() <= until; n++ {
+		r := st.held[n]
+		var err error
+		if r.isSample {
+			r.s.Recovering = st.recovering(r.s.TimeS)
+			err = st.out.WriteSample(r.s)
+		} else {
+			err = st.out.WriteEvent(r.e)
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	clear(st.held[:n])
+	st.held = st.held[n:]
+	// a sample not written yet comes at or after the first held row, or
+	// after the latest sample
+	cutoff := st.det.lastT
+	if len(st.held) > 0 {
+		cutoff = math.Min(cutoff, st.held[0].time())
+	}
+	st.spans = slices.DeleteFunc(st.spans, func(sp recoverySpan) bool { return sp.endS < cutoff })
+	return first
+}
+
+func (st *RecoveryStream) recovering(t float64) bool {
+	for _, sp := range st.spans {
+		if t > sp.atS && t <= sp.endS {
+			return true
+		}
+	}
+	return false
 }
 
 func checkSeries(samples []Sample, faultAtS float64) error {
@@ -153,15 +508,19 @@ func checkSeries(samples []Sample, faultAtS float64) error {
 
 // baseline fills the Pre* fields from the samples of the window
 // (faultAtS−window, faultAtS] that have both throughput and lag, and returns
-// their mean spacing.
-func (rec *Recovery) baseline(before []Sample, faultAtS, window float64, latency string) (intervalS float64, err error) {
-	var thr, lags, times []float64
+// their mean spacing and the 5 % and 95 % quantiles of their throughput as a
+// share of its reference (the input rate, else the mean throughput): how far
+// the job's own rhythm (a checkpoint's stall every interval, measurement
+// noise) takes it from the input before the fault.
+func (rec *Recovery) baseline(before []Sample, faultAtS, window float64, latency string) (intervalS, shareLo, shareHi float64, err error) {
+	var thr, lags, times, inputs []float64
 	lat := map[string][]float64{}
 	for _, s := range before {
 		if s.TimeS <= faultAtS-window || math.IsNaN(s.Throughput) || math.IsNaN(s.Lag) {
 			continue
 		}
 		thr = append(thr, s.Throughput)
+		inputs = append(inputs, s.InputRate)
 		lags = append(lags, s.Lag)
 		times = append(times, s.TimeS)
 		for _, k := range LatencyKinds {
@@ -169,7 +528,7 @@ func (rec *Recovery) baseline(before []Sample, faultAtS, window float64, latency
 		}
 	}
 	if len(thr) < minBaselineSamples {
-		return 0, fmt.Errorf("only %d samples with throughput and lag in the %gs before the fault, need at least %d (start the series earlier or shorten RecoveryOptions.Baseline)",
+		return 0, 0, 0, fmt.Errorf("only %d samples with throughput and lag in the %gs before the fault, need at least %d (start the series earlier or shorten RecoveryOptions.Baseline)",
 			len(thr), window, minBaselineSamples)
 	}
 	rec.PreThroughput = FiniteMean(thr)
@@ -185,7 +544,15 @@ func (rec *Recovery) baseline(before []Sample, faultAtS, window float64, latency
 		}
 	}
 	rec.PreLatencyMs = FiniteMean(lat[latency])
-	return (times[len(times)-1] - times[0]) / float64(len(times)-1), nil
+	share := make([]float64, len(thr))
+	for i, x := range thr {
+		ref := rec.PreThroughput
+		if inputs[i] > 0 {
+			ref = inputs[i]
+		}
+		share[i] = x / ref
+	}
+	return (times[len(times)-1] - times[0]) / float64(len(times)-1), Quantile(share, 0.05), Quantile(share, 0.95), nil
 }
 
 // WriteParquetFile writes rows as one parquet file, atomically, with the

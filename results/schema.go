@@ -73,7 +73,7 @@ const (
 	KindRestart             = "restart"              // the restart strategy's delay elapsed; tasks are (re)scheduled
 	KindTaskManagerUp       = "taskmanager_started"  // a (replacement) TaskManager registered
 	KindRunning             = "running"              // state restored, sources consuming again; Value = backlog (records)
-	KindRecovered           = "recovered"            // lag and throughput back to pre-fault behaviour; DurationS = recovery time
+	KindRecovered           = "recovered"            // lag and throughput back to pre-fault behaviour (DetectRecovery's rule on the samples); DurationS = recovery time
 	KindCheckpointCompleted = "checkpoint_completed" // DurationS = end-to-end duration, SizeBytes = uploaded bytes
 	KindCheckpointFailed    = "checkpoint_failed"    // timeout, or aborted by a failure
 	KindSavepoint           = "savepoint_completed"  // stop-with-savepoint finished; job STOPPED
@@ -88,6 +88,12 @@ const (
 	// then (RUNNING, FAILED, RESTARTING, …), DurationS how long the job had
 	// been down by then (0 when RUNNING).
 	KindRunEnd = "run_end"
+	// KindModelRecovered is the simulator's diagnostic of a recovered
+	// event: the exact model time its fluid lag was back at the level of
+	// the fault's instant (models/flink); DurationS is the time since the
+	// fault or reconfiguration began, Reason the model's cause. The
+	// recovery itself is the recovered event, the same detector as live.
+	KindModelRecovered = "model_recovered"
 )
 
 // IsReconfiguration reports whether a recovered or unrecovered event's

@@ -166,6 +166,11 @@ func Run(sc scenario.Scenario, schedule *scenario.Schedule, sink Sink) (results.
 	seeds := sim.Seeds{Root: sc.Seed}
 	r := &recorder{env: env, sink: sink, sum: results.NewSummarizer(sc.Name, sc.Variant, "sim", sc.Seed,
 		1000*float64(sc.QoS.Latency), float64(sc.QoS.Recovery), int(float64(sc.Duration)/float64(sc.MetricInterval))+1)}
+	stream, err := results.NewRecoveryStream(results.RecoveryOptions{}, summarized{r.sum, sink})
+	if err != nil {
+		return results.Summary{}, err
+	}
+	r.stream = stream
 	job, err := flink.NewJob(env, sc.Job, sc.Kafka, schedule.Rates, seeds, r,
 		flink.Options{MetricInterval: float64(sc.MetricInterval), Duration: float64(sc.Duration)})
 	if err != nil {
@@ -197,24 +202,113 @@ func Run(sc scenario.Scenario, schedule *scenario.Schedule, sink Sink) (results.
 // Capabilities: the simulator carries out every action and fault.
 func Capabilities() control.Capabilities { return control.Everything("the simulator") }
 
-// recorder tees model output to the sink, the summary and the policy window.
+// recorder tees model output to the policy window and, through the
+// recovery stream, to the summary and the sink. Recovery is measured as
+// for a live run: results.RecoveryStream applies the detector to the
+// samples on their way to the sink (recovered and unrecovered events, the
+// samples' recovering flag); the model's own end of a recovery is written
+// as its diagnostic, a model_recovered event.
 type recorder struct {
-	env  *sim.Env
-	sink Sink
-	sum  *results.Summarizer
-	ctl  *control.Controller
+	env    *sim.Env
+	sink   Sink
+	sum    *results.Summarizer
+	ctl    *control.Controller
+	stream *results.RecoveryStream
+	// down holds the rows from the first sample of the job down (stopping,
+	// restarting, restoring) until it runs again: a reconfiguration's
+	// recovery begins at its stop request, which the model's reconfigured
+	// event tells only at its end (as the time since), and the detector
+	// must have it before any sample after it.
+	down []heldRow
 	err  error
 }
 
+// heldRow is a sample, an event or the start of a reconfiguration's
+// recovery (begin: at atS, resumed at resumedS).
+type heldRow struct {
+	sample        *results.Sample
+	event         *results.Event
+	atS, resumedS float64
+	reason        string
+}
+
+// summarized writes a row to the summary and the sink.
+type summarized struct {
+	sum  *results.Summarizer
+	sink Sink
+}
+
+func (w summarized) WriteSample(s results.Sample) error {
+	w.sum.Sample(s)
+	return w.sink.WriteSample(s)
+}
+
+func (w summarized) WriteEvent(e results.Event) error {
+	w.sum.Event(e)
+	return w.sink.WriteEvent(e)
+}
+
+// Sample: the policy sees it at once (with the model's recovering flag,
+// what it knows then); the files get it through the stream.
 func (r *recorder) Sample(s results.Sample) {
-	r.sum.Sample(s)
 	r.ctl.Observe(s)
-	r.sinkSaid(r.sink.WriteSample(s))
+	if s.JobState != flink.StateRunning && s.JobState != flink.StateFailed {
+		r.down = append(r.down, heldRow{sample: &s})
+		return
+	}
+	r.flushDown()
+	r.sinkSaid(r.stream.Sample(s))
 }
 
 func (r *recorder) Event(e results.Event) {
-	r.sum.Event(e)
-	r.sinkSaid(r.sink.WriteEvent(e))
+	switch e.Kind {
+	case results.KindRecovered:
+		e.Kind = results.KindModelRecovered
+	case results.KindUnrecovered:
+		return // the stream closes what the detector has open at run_end
+	case results.KindReconfigured:
+		if e.DurationS != nil {
+			r.beginReconfiguration(e.TimeS-*e.DurationS, e.TimeS, "reconfiguration: "+e.Reason)
+		}
+	}
+	if len(r.down) > 0 && e.Kind != results.KindRunEnd {
+		r.down = append(r.down, heldRow{event: &e})
+		return
+	}
+	r.flushDown()
+	r.sinkSaid(r.stream.Event(e))
+}
+
+// beginReconfiguration puts the begin before the first held sample after
+// atS: the samples of the job down are all held, so none has passed yet.
+func (r *recorder) beginReconfiguration(atS, resumedS float64, reason string) {
+	b := heldRow{atS: atS, resumedS: resumedS, reason: reason}
+	i := slices.IndexFunc(r.down, func(h heldRow) bool { return h.sample != nil && h.sample.TimeS > atS })
+	if i < 0 {
+		if len(r.down) == 0 {
+			r.sinkSaid(r.stream.Begin(atS, resumedS, reason))
+			return
+		}
+		i = len(r.down)
+	}
+	r.down = slices.Insert(r.down, i, b)
+}
+
+// flushDown passes the held rows on: the job runs (or failed for good), so
+// every begin among them is known.
+func (r *recorder) flushDown() {
+	for _, h := range r.down {
+		switch {
+		case h.sample != nil:
+			r.sinkSaid(r.stream.Sample(*h.sample))
+		case h.event != nil:
+			r.sinkSaid(r.stream.Event(*h.event))
+		default:
+			r.sinkSaid(r.stream.Begin(h.atS, h.resumedS, h.reason))
+		}
+	}
+	clear(r.down)
+	r.down = r.down[:0]
 }
 
 // sinkSaid handles a sink's answer: ErrStopRun stops the simulation, any

@@ -29,8 +29,8 @@ func (s *stopOn) WriteEvent(e results.Event) error {
 // run there without an error. The hand job (capacity 100,000/s) at 10,000/s
 // recovers from the crash at 10 m within a minute, so the 30 m run stops
 // about 20 min early: the rows until then are the full run's, and the run
-// ends (last sample, run_end, summary duration) at the sample that saw the
-// recovery, the whole second after the recovery's own time.
+// ends (last sample, run_end, summary duration) at the sample that confirmed
+// the recovery, the Hold-th (15th) normal one after the recovery's end.
 func TestSinkStopsTheRun(t *testing.T) {
 	src := "duration: 30m\nworkload: {shape: constant, rate: 10000/s}\n" + handJob + "faults: [{at: 10m, taskmanager: 0}]\n"
 	full, _ := runYAML(t, src)
@@ -56,8 +56,10 @@ func TestSinkStopsTheRun(t *testing.T) {
 	if at < 600 || at > 700 {
 		t.Fatalf("recovered at %g s, want within the minute after the crash at 600 s", at)
 	}
-	if last := stopped.samples[len(stopped.samples)-1].TimeS; last != math.Ceil(at) {
-		t.Errorf("last sample at %g s, want %g s, the one that saw the recovery at %g s", last, math.Ceil(at), at)
+	// the recovery ends at a sample's end; 15 normal samples confirm it
+	seen := at + 15
+	if last := stopped.samples[len(stopped.samples)-1].TimeS; last != seen || at != math.Ceil(at) {
+		t.Errorf("last sample at %g s, want %g s, the one that confirmed the recovery at %g s (a whole second)", last, seen, at)
 	}
 	if n := len(stopped.samples); fmt.Sprint(stopped.samples) != fmt.Sprint(full.samples[:n]) {
 		t.Error("the stopped run's samples differ from the full run's first ones")
@@ -67,12 +69,12 @@ func TestSinkStopsTheRun(t *testing.T) {
 		t.Errorf("the stopped run's events differ from the full run's first ones:\n%s\n%s", got, want)
 	}
 	end := stopped.events[len(stopped.events)-1]
-	if end.Kind != results.KindRunEnd || end.TimeS != math.Ceil(at) {
-		t.Errorf("last event %s at %g s, want %s at the sample that saw the recovery, %g s", end.Kind, end.TimeS, results.KindRunEnd, math.Ceil(at))
+	if end.Kind != results.KindRunEnd || end.TimeS != seen {
+		t.Errorf("last event %s at %g s, want %s at the sample that confirmed the recovery, %g s", end.Kind, end.TimeS, results.KindRunEnd, seen)
 	}
-	if sum.DurationS != math.Ceil(at) || sum.Recoveries != 1 || sum.UnrecoveredFaults != 0 {
+	if sum.DurationS != seen || sum.Recoveries != 1 || sum.UnrecoveredFaults != 0 {
 		t.Errorf("summary: duration %g s, %d recoveries, %d unrecovered; want %g s, 1, 0",
-			sum.DurationS, sum.Recoveries, sum.UnrecoveredFaults, math.Ceil(at))
+			sum.DurationS, sum.Recoveries, sum.UnrecoveredFaults, seen)
 	}
 }
 

@@ -72,6 +72,7 @@ EVENT_KINDS = {
     "policy_decision",
     "policy_error",
     "unrecovered",
+    "model_recovered",
     "run_end",
 }
 
