@@ -52,7 +52,7 @@ type pendingBlock struct {
 
 // pendingLiveBlocks wait for their live data (see pendingBlock).
 func pendingLiveBlocks() []pendingBlock {
-	return []pendingBlock{}
+	return leaguePendingBlocks()
 }
 
 // The committed live outputs.
