@@ -253,6 +253,15 @@ type RescaleConfig struct {
 	DownDelay  sim.Duration `yaml:"down_delay"`
 	UpDeploy   sim.Duration `yaml:"up_deploy"`
 	DownDeploy sim.Duration `yaml:"down_deploy"`
+	// Release, in checkpoint mode: how long after a rescaled job runs
+	// again the TaskManagers left without a task are stopped, as the
+	// live driver stops them (one poll of the job's subtasks, then the
+	// process's SIGTERM and exit) and as a Deployment scaled down removes
+	// pods. In checkpoint mode cluster.taskmanagers is the pool the
+	// cluster may use: the job starts on the TaskManagers it needs, a
+	// scale-up starts more (registered after up_delay), a scale-down
+	// releases the idle ones. Savepoint mode keeps the whole pool.
+	Release sim.Duration `yaml:"release"`
 	// OnCheckpoint: after its delay the restart waits for the next
 	// completed checkpoint, so little is read twice (Flink ≥ 2.0's rescale
 	// trigger, FLIP-461), or at most three checkpoint intervals
@@ -339,8 +348,8 @@ func (c JobConfig) Validate() map[string]string {
 	if m := c.Rescale.Mode; m != RescaleSavepoint && m != RescaleCheckpoint {
 		e["rescale.mode"] = fmt.Sprintf("must be %s or %s, got %q", RescaleSavepoint, RescaleCheckpoint, m)
 	}
-	if c.Rescale.UpDelay < 0 || c.Rescale.DownDelay < 0 || c.Rescale.UpDeploy < 0 || c.Rescale.DownDeploy < 0 {
-		e["rescale"] = "up_delay, down_delay, up_deploy and down_deploy must be ≥ 0s"
+	if c.Rescale.UpDelay < 0 || c.Rescale.DownDelay < 0 || c.Rescale.UpDeploy < 0 || c.Rescale.DownDeploy < 0 || c.Rescale.Release < 0 {
+		e["rescale"] = "up_delay, down_delay, up_deploy, down_deploy and release must be ≥ 0s"
 	}
 	if sc := c.Scaling; !(sc.Contention >= 0 && sc.Contention <= 1) || !(sc.Coherency >= 0 && sc.Coherency <= 1) {
 		e["scaling"] = fmt.Sprintf("contention and coherency must be in [0, 1] (the Universal Scalability Law's σ and κ), got %g and %g", sc.Contention, sc.Coherency)

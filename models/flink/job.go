@@ -233,6 +233,7 @@ func (j *Job) Start() {
 	})
 	j.runningSince = 0
 	j.scheduleFirstCheckpoint()
+	j.releaseIdle() // checkpoint mode: the cluster starts on the TaskManagers the job needs
 }
 
 // OnCheckpointTrigger registers fn to run after every checkpoint trigger

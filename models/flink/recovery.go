@@ -202,6 +202,9 @@ func (j *Job) resume() {
 	} else {
 		j.event(results.Event{Kind: results.KindRunning, DurationS: f64(now - j.downSince), Value: f64(backlog)})
 	}
+	if j.resumeKind == results.KindReconfigured && j.cfg.Rescale.Mode == RescaleCheckpoint {
+		j.env.After(float64(j.cfg.Rescale.Release), j.releaseIdle)
+	}
 	j.resumeKind = results.KindRunning
 	j.warmUp()
 	if q := j.queued; q != nil {
@@ -303,14 +306,14 @@ func (j *Job) rescaleFromCheckpoint(g *Graph, reason string) {
 			j.scaleUp = nil // back to where the job runs: nothing to do
 			return
 		}
-		j.growTaskManagers(g.TaskManagers, float64(j.cfg.Rescale.UpDelay))
+		j.growTaskManagers(g.Hosting, float64(j.cfg.Rescale.UpDelay))
 		j.scaleUp.g, j.scaleUp.reason = g, reason
 		return
 	}
 	wait := float64(j.cfg.Rescale.DownDelay)
 	if g.Parallelism > j.par {
 		wait = float64(j.cfg.Rescale.UpDelay)
-		j.growTaskManagers(g.TaskManagers, wait)
+		j.growTaskManagers(g.Hosting, wait) // the ones it needs, as the live driver starts them
 	}
 	up := &scaleUp{g: g, reason: reason}
 	j.scaleUp = up
@@ -369,11 +372,13 @@ func (j *Job) takeDown(state, abortReason, reason string) {
 
 // adopt makes g the graph the job restarts with: the cluster shrinks to
 // what it needs (it grew before, as new TaskManagers take restart_delay to
-// register) and the subtasks are placed anew.
+// register) and the subtasks are placed anew. In checkpoint mode the idle
+// TaskManagers stay until rescale.release after the job runs again
+// (releaseIdle), as the live driver stops them only then.
 func (j *Job) adopt(g *Graph) {
 	j.par, j.graph = g.Parallelism, g
 	j.tmDirty = true
-	if g.TaskManagers < len(j.tms) {
+	if g.TaskManagers < len(j.tms) && j.cfg.Rescale.Mode != RescaleCheckpoint {
 		j.setTaskManagers(max(g.TaskManagers, j.cfg.Cluster.TaskManagers))
 	}
 	j.place() // the old placement refers to the old graph
@@ -405,6 +410,33 @@ func (j *Job) growTaskManagers(n int, startS float64) bool {
 		j.tms[tm].restart = j.env.After(startS, func() { j.taskManagerUp(tm) })
 	}
 	return true
+}
+
+// releaseIdle stops, in checkpoint mode, the TaskManagers beyond those the
+// job needs that host none of its tasks, as the live driver does at the
+// start and after a rescale (live/driver/rescale.go, stopIdleTaskManagers)
+// so that they no longer count as workers. The TaskManagers a waiting
+// scale-up started stay. It stops from the last one down and only while
+// the last is idle, so no TaskManager changes its index (faults and
+// events name TaskManagers by index); the live driver, which numbers a
+// fixed pool, can also stop one in the middle, which the twin's
+// placement only leaves idle after a crash moved a task.
+func (j *Job) releaseIdle() {
+	if j.cfg.Rescale.Mode != RescaleCheckpoint {
+		return
+	}
+	j.advance() // the workers counted so far are the ones that ran
+	keep := j.graph.Hosting
+	if j.scaleUp != nil {
+		keep = max(keep, j.scaleUp.g.Hosting)
+	}
+	n := len(j.tms)
+	for n > keep && j.tms[n-1].hosts < 0 {
+		n--
+	}
+	if n < len(j.tms) {
+		j.setTaskManagers(n)
+	}
 }
 
 // TriggerSavepoint takes a savepoint while the job keeps running.
