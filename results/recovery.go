@@ -413,12 +413,14 @@ func (st *RecoveryStream) Sample(s Sample) error {
 // run (every row is written, the open recoveries as unrecovered first).
 func (st *RecoveryStream) Event(e Event) error {
 	if e.Kind == KindRunEnd {
+		// last, whatever came before (a TaskManager that registered a
+		// moment after a live run's end)
 		for _, p := range st.det.Pending() {
 			i := st.span(p.ID)
 			d := math.Max(0, e.TimeS-p.FaultAtS)
-			st.hold(streamRow{e: Event{TimeS: e.TimeS, Kind: KindUnrecovered, DurationS: &d, Reason: st.spans[i].reason}})
+			st.held = append(st.held, streamRow{e: Event{TimeS: e.TimeS, Kind: KindUnrecovered, DurationS: &d, Reason: st.spans[i].reason}})
 		}
-		st.hold(streamRow{e: e})
+		st.held = append(st.held, streamRow{e: e})
 		return st.release(math.Inf(1))
 	}
 	st.hold(streamRow{e: e})

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -302,5 +303,229 @@ func TestWriteParquetFileNaNStats(t *testing.T) {
 	rows, err := parquet.ReadFile[row](path)
 	if err != nil || len(rows) != 2 || !math.IsNaN(rows[0].B) {
 		t.Errorf("read back %v, %v", rows, err)
+	}
+}
+
+// handSeries is 1-s samples t = 1…n at 1000 records/s in, with throughput
+// and lag by hand: normal (throughput = input, lag 0) except where down(t)
+// says the job is down (throughput 0, lag 50 000).
+func handSeries(n int, down func(t int) bool) []Sample {
+	out := make([]Sample, n)
+	for i := range out {
+		t := i + 1
+		out[i] = Sample{TimeS: float64(t), InputRate: 1000, Throughput: 1000, JobState: "RUNNING",
+			LatencyMeanMs: 10, LatencyP50Ms: 10, LatencyP99Ms: 20, LatencyMarkerP99Ms: math.NaN()}
+		if down(t) {
+			out[i].Throughput, out[i].Lag = 0, 50000
+		}
+	}
+	return out
+}
+
+// memRows keeps what a RecoveryStream writes.
+type memRows struct {
+	samples []Sample
+	events  []Event
+	order   []float64 // the time of every row, in write order
+}
+
+func (m *memRows) WriteSample(s Sample) error {
+	m.samples, m.order = append(m.samples, s), append(m.order, s.TimeS)
+	return nil
+}
+
+func (m *memRows) WriteEvent(e Event) error {
+	m.events, m.order = append(m.events, e), append(m.order, e.TimeS)
+	return nil
+}
+
+// TestRecoveryStream: the series are hand-made around a fault at 100 s,
+// each sample 1 s long (it covers (t−1, t]). The stream writes a fault's
+// recovered event where DetectRecovery puts its end, flags the samples in
+// (fault, end], keeps every row in time order, and closes what is still
+// open at run_end as unrecovered with its censored time.
+func TestRecoveryStream(t *testing.T) {
+	cases := []struct {
+		name     string
+		down     func(t int) bool
+		n        int
+		recovery float64 // NaN: unrecovered
+		censored float64 // the unrecovered event's duration
+	}{
+		// down from 101 to 130: the samples from 131 on are back within
+		// tolerance, 15 of them (131…145) end the anomaly at the end of
+		// sample 130: recovery 30 s, recovered event at 130 s
+		{"back from 130 s for 15 samples", func(t int) bool { return t > 100 && t <= 130 }, 400, 30, math.NaN()},
+		// never back: censored at the run's end, 400 − 100 s, never 0
+		{"never recovers", func(t int) bool { return t > 100 }, 400, math.NaN(), 300},
+		// back 131…140 (10 < 15 samples), down again 141…150: one anomaly
+		// that ends at 150 s
+		{"a short normal run inside the anomaly does not end it", func(t int) bool { return t > 100 && t <= 130 || t > 140 && t <= 150 }, 400, 50, math.NaN()},
+		// back from 131 on, but the run ends at 140 s, 10 samples later:
+		// not confirmed, so unrecovered at 140 s, 40 s after the fault
+		{"the run ends inside the Hold", func(t int) bool { return t > 100 && t <= 130 }, 140, math.NaN(), 40},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			samples := handSeries(c.n, c.down)
+			m := &memRows{}
+			st, err := NewRecoveryStream(RecoveryOptions{}, m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			maxHeld := 0
+			for _, s := range samples {
+				if err := st.Sample(s); err != nil {
+					t.Fatal(err)
+				}
+				if s.TimeS == 100 {
+					if err := st.Event(Event{TimeS: 100, Kind: KindFault, Reason: "kill"}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				maxHeld = max(maxHeld, len(st.held))
+			}
+			end := float64(c.n)
+			if err := st.Event(Event{TimeS: end, Kind: KindRunEnd, Reason: "RUNNING"}); err != nil {
+				t.Fatal(err)
+			}
+			// the batch detector agrees
+			batch, err := DetectRecovery(samples, 100, RecoveryOptions{})
+			if err != nil || !sameFloat(batch.RecoveryS, c.recovery) {
+				t.Errorf("DetectRecovery: %v, %v; want %v", batch.RecoveryS, err, c.recovery)
+			}
+			if len(m.samples) != c.n || !slices.IsSorted(m.order) {
+				t.Fatalf("%d samples written, rows in time order %v; want %d, true", len(m.samples), slices.IsSorted(m.order), c.n)
+			}
+			if maxHeld > 16+1 {
+				t.Errorf("held up to %d rows, want at most Hold (15) samples and the events among them", maxHeld)
+			}
+			fr := FaultRecoveries(m.events)
+			if len(fr) != 1 || !sameFloat(fr[0].RecoveryS, c.recovery) || !sameFloat(fr[0].UnrecoveredS, c.censored) {
+				t.Fatalf("fault recoveries %+v, want recovery %v, censored %v", fr, c.recovery, c.censored)
+			}
+			if last := m.events[len(m.events)-1]; last.Kind != KindRunEnd {
+				t.Errorf("last event %s, want run_end", last.Kind)
+			}
+			flagEnd := 100 + c.recovery
+			if math.IsNaN(c.recovery) {
+				flagEnd = end
+			}
+			for _, s := range m.samples {
+				if want := s.TimeS > 100 && s.TimeS <= flagEnd; s.Recovering != want {
+					t.Errorf("sample %g s: recovering %v, want %v", s.TimeS, s.Recovering, want)
+				}
+			}
+		})
+	}
+}
+
+// TestRecoveryStreamReconfiguration: a reconfiguration's recovery begins
+// at its stop request (Begin, 200 s) and ends no earlier than the job runs
+// again (207.5 s), however normal the samples before look; two recoveries
+// open at once each end on their own.
+func TestRecoveryStreamReconfiguration(t *testing.T) {
+	samples := handSeries(400, func(t int) bool { return t > 100 && t <= 130 })
+	m := &memRows{}
+	st, err := NewRecoveryStream(RecoveryOptions{}, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range samples {
+		if s.TimeS == 201 {
+			if err := st.Begin(200, 207.5, "reconfiguration: ci 30s"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := st.Sample(s); err != nil {
+			t.Fatal(err)
+		}
+		if s.TimeS == 100 {
+			if err := st.Event(Event{TimeS: 100, Kind: KindFault}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := st.Event(Event{TimeS: 400, Kind: KindRunEnd}); err != nil {
+		t.Fatal(err)
+	}
+	var got []float64
+	for _, e := range m.events {
+		if e.Kind == KindRecovered {
+			got = append(got, e.TimeS, *e.DurationS)
+		}
+	}
+	if want := []float64{130, 30, 207.5, 7.5}; !slices.Equal(got, want) {
+		t.Errorf("recovered (time, duration) %v, want %v", got, want)
+	}
+	if err := st.Begin(10, 0, "too late"); err == nil || !strings.Contains(err.Error(), "before the latest sample") {
+		t.Errorf("a begin before the latest sample: %v", err)
+	}
+}
+
+// TestDetectorEqualsBatch: fed a series, the online detector closes each
+// of TestDetectRecovery's faults where DetectRecovery does.
+func TestDetectorEqualsBatch(t *testing.T) {
+	in := constant(1000)
+	for i, s := range [][]Sample{
+		fluid(400, in, downThen(2000, [2]int{100, 120}), true),
+		noisy(fluid(400, in, downThen(2000, [2]int{100, 120}), false)),
+		fluid(400, in, downThen(2000, [2]int{100, 120}, [2]int{150, 160}), true),
+		stalls(fluid(400, constant(90000), downThen(133000, [2]int{100, 120}), true), 172),
+	} {
+		d, err := NewRecoveryDetector(RecoveryOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := math.NaN()
+		for _, x := range s {
+			ended, err := d.Observe(x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(ended) > 0 {
+				got = ended[0].RecoveryS
+			}
+			if x.TimeS == 100 {
+				if _, err := d.Begin(100, 0); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if len(d.ring) > 301 {
+				t.Fatalf("series %d: the detector keeps %d samples, want the 300 s baseline at most", i, len(d.ring))
+			}
+		}
+		want, err := DetectRecovery(s, 100, RecoveryOptions{})
+		if err != nil || !sameFloat(got, want.RecoveryS) {
+			t.Errorf("series %d: online %v, batch %v (%v)", i, got, want.RecoveryS, err)
+		}
+	}
+}
+
+// TestDetectRecoveryCheckpointDips: a 10 s checkpoint interval whose stall
+// takes 11 % of the sample before each trigger (throughput 0.89 of the
+// input, then 1.11 while the backlog drains) dips out of the ±10 % band
+// once every 10 samples, before the fault as after it. The band holds the
+// baseline's dips (up to one more slack), so the recovery ends when the
+// catch-up does: 20 s down + 20 000 / 1000 s at 2000/s = 40 s. A job that
+// kept up with only half its input before the fault is not widened to it.
+func TestDetectRecoveryCheckpointDips(t *testing.T) {
+	dips := func(s []Sample) []Sample {
+		for i := 5; i+1 < len(s); i += 10 {
+			if s[i].Lag == 0 && s[i+1].Lag == 0 && (i < 99 || i > 140) {
+				in := s[i].InputRate
+				s[i].Throughput, s[i].Lag = 0.89*in, 0.11*in
+				s[i+1].Throughput = 1.11 * in
+			}
+		}
+		return s
+	}
+	got, err := DetectRecovery(dips(fluid(400, constant(1000), downThen(2000, [2]int{100, 120}), true)), 100, RecoveryOptions{})
+	if err != nil || got.RecoveryS != 40 {
+		t.Errorf("with checkpoint dips: recovery %v (%v), want 40 s", got.RecoveryS, err)
+	}
+	half, err := DetectRecovery(fluid(400, constant(1000), downThen(500, [2]int{100, 120}), true), 100, RecoveryOptions{})
+	if err != nil || !math.IsNaN(half.RecoveryS) {
+		t.Errorf("a job at half its input: recovery %v (%v), want none (NaN)", half.RecoveryS, err)
 	}
 }

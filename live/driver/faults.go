@@ -7,8 +7,12 @@ import (
 	"github.com/streamtwin/streamtwin/results"
 )
 
-// finish adds the recoveries (the simulator's rule, on the measured
-// series), summarises and writes everything in time order.
+// finish writes the run in time order through results.RecoveryStream, the
+// detector the simulator's rows pass through too: a fault begins a
+// recovery, a reconfiguration's begins at its stop request (the reconfigured
+// event's time minus its downtime) and ends no earlier than the job ran
+// again; the stream sets the samples' recovering flag and adds the
+// recovered and unrecovered events. It summarises what it writes.
 func (r *run) finish(sink Sink, wallS float64) (results.Summary, error) {
 	r.mu.Lock()
 	samples, events := r.samples, append([]results.Event(nil), r.events...)
@@ -17,70 +21,79 @@ func (r *run) finish(sink Sink, wallS float64) (results.Summary, error) {
 	if n := len(samples); n > 0 {
 		end = math.Max(end, samples[n-1].TimeS)
 	}
-	events = append(events, r.runEnd(samples, events, end))
+	runEnd := r.runEnd(samples, events, end)
+	sort.SliceStable(events, func(i, j int) bool { return events[i].TimeS < events[j].TimeS })
+	type begin struct {
+		atS, resumedS float64
+		reason        string
+	}
+	var begins []begin
 	for _, e := range events {
-		if e.Kind != results.KindFault && e.Kind != results.KindReconfigured {
-			continue
+		if e.Kind == results.KindReconfigured && e.DurationS != nil {
+			// as the simulator names its recovery
+			begins = append(begins, begin{e.TimeS - *e.DurationS, e.TimeS, "reconfiguration: " + e.Reason})
 		}
-		at, opt := e.TimeS, results.RecoveryOptions{}
-		reason := e.Reason
-		if e.Kind == results.KindReconfigured {
-			// from the stop request; it ends once the new job runs at the earliest
-			at, opt.ResumedS = e.TimeS-*e.DurationS, e.TimeS
-			reason = "reconfiguration: " + reason // as the simulator names its recovery
-		}
-		rec, err := results.DetectRecovery(samples, at, opt)
-		if err != nil || math.IsNaN(rec.RecoveryS) {
-			// not recovered by the end: censored at the run's end
-			d := math.Max(0, end-at)
-			events = append(events, results.Event{TimeS: end, Kind: results.KindUnrecovered, DurationS: &d, Reason: reason})
-			for i := range samples {
-				if samples[i].TimeS > at {
-					samples[i].Recovering = true
+	}
+	sort.SliceStable(begins, func(i, j int) bool { return begins[i].atS < begins[j].atS })
+	sum := results.NewSummarizer(r.sc.Name, r.sc.Variant, "live", r.sc.Seed, 1000*float64(r.sc.QoS.Latency), float64(r.sc.QoS.Recovery), len(samples))
+	st, err := results.NewRecoveryStream(results.RecoveryOptions{}, summarized{sum, sink})
+	if err != nil {
+		return results.Summary{}, err
+	}
+	ei, bi := 0, 0
+	// the events and begins up to t (a sample's end) go before its sample
+	upTo := func(t float64) error {
+		for ei < len(events) && events[ei].TimeS <= t || bi < len(begins) && begins[bi].atS <= t {
+			if bi < len(begins) && (ei == len(events) || begins[bi].atS <= events[ei].TimeS) {
+				b := begins[bi]
+				bi++
+				if err := st.Begin(b.atS, b.resumedS, b.reason); err != nil {
+					return err
 				}
+				continue
 			}
-			continue
-		}
-		d := rec.RecoveryS
-		events = append(events, results.Event{TimeS: at + d, Kind: results.KindRecovered, DurationS: &d, Reason: reason})
-		for i := range samples {
-			if samples[i].TimeS > at && samples[i].TimeS <= at+d {
-				samples[i].Recovering = true
+			ei++
+			if err := st.Event(events[ei-1]); err != nil {
+				return err
 			}
 		}
+		return nil
+	}
+	for _, s := range samples {
+		if err := upTo(s.TimeS); err != nil {
+			return results.Summary{}, err
+		}
+		if err := st.Sample(s); err != nil {
+			return results.Summary{}, err
+		}
+	}
+	if err := upTo(math.Inf(1)); err != nil {
+		return results.Summary{}, err
 	}
 	// run_end is the last event (a TaskManager restarted while the run
 	// stopped may come a moment after the end)
-	sort.SliceStable(events, func(i, j int) bool {
-		if ei, ej := events[i].Kind == results.KindRunEnd, events[j].Kind == results.KindRunEnd; ei != ej {
-			return ej
-		}
-		return events[i].TimeS < events[j].TimeS
-	})
-	sum := results.NewSummarizer(r.sc.Name, r.sc.Variant, "live", r.sc.Seed, 1000*float64(r.sc.QoS.Latency), float64(r.sc.QoS.Recovery), len(samples))
-	ei := 0
-	for _, s := range samples {
-		for ei < len(events) && events[ei].TimeS <= s.TimeS {
-			sum.Event(events[ei])
-			if err := sink.WriteEvent(events[ei]); err != nil {
-				return results.Summary{}, err
-			}
-			ei++
-		}
-		sum.Sample(s)
-		if err := sink.WriteSample(s); err != nil {
-			return results.Summary{}, err
-		}
-	}
-	for ; ei < len(events); ei++ {
-		sum.Event(events[ei])
-		if err := sink.WriteEvent(events[ei]); err != nil {
-			return results.Summary{}, err
-		}
+	if err := st.Event(runEnd); err != nil {
+		return results.Summary{}, err
 	}
 	s := sum.Summary(float64(r.sc.Duration), wallS)
 	s.RecordsReplayed = max(0, s.RecordsProcessed-(s.RecordsIn-s.FinalLag))
 	return s, nil
+}
+
+// summarized writes a row to the summary and the sink.
+type summarized struct {
+	sum  *results.Summarizer
+	sink Sink
+}
+
+func (w summarized) WriteSample(s results.Sample) error {
+	w.sum.Sample(s)
+	return w.sink.WriteSample(s)
+}
+
+func (w summarized) WriteEvent(e results.Event) error {
+	w.sum.Event(e)
+	return w.sink.WriteEvent(e)
 }
 
 // runEnd is the run_end event: the job's state in the last sample and, if
