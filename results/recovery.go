@@ -148,8 +148,9 @@ func DetectRecovery(samples []Sample, faultAtS float64, opt RecoveryOptions) (Re
 // costs what a minute does.
 type RecoveryDetector struct {
 	o      RecoveryOptions
-	ring   []Sample // the samples in (lastT − Baseline, lastT]
-	lastT  float64  // time of the latest sample, −Inf before the first
+	ring   []Sample // ring[head:] are the samples in (lastT − Baseline, lastT]
+	head   int
+	lastT  float64 // time of the latest sample, −Inf before the first
 	open   []*detecting
 	nextID int
 }
@@ -228,7 +229,7 @@ func (d *RecoveryDetector) Observe(s Sample) ([]DetectedRecovery, error) {
 				// the ring holds every sample up to the start
 				r.started = true
 				var lo, hi float64
-				r.intervalS, lo, hi, r.err = r.rec.baseline(d.ring, r.rec.FaultAtS, d.o.Baseline, d.o.Latency)
+				r.intervalS, lo, hi, r.err = r.rec.baseline(d.ring[d.head:], r.rec.FaultAtS, d.o.Baseline, d.o.Latency)
 				// the band is ±ThrSlack, widened to hold the pre-fault
 				// shares up to one more slack: a 1-in-10 dip of a 10 s
 				// checkpoint interval must not break every run of normal
@@ -248,13 +249,16 @@ func (d *RecoveryDetector) Observe(s Sample) ([]DetectedRecovery, error) {
 	clear(d.open[len(keep):])
 	d.open = keep
 	d.lastT = s.TimeS
-	// drop what no later baseline reaches; the reslice lets append reuse or
-	// move only the window, so the ring stays about one window long
-	i := 0
-	for i < len(d.ring) && d.ring[i].TimeS <= s.TimeS-d.o.Baseline {
-		i++
+	// drop what no later baseline reaches, moving the window down once
+	// half the array is spent: no allocation once it has grown to the window
+	for d.head < len(d.ring) && d.ring[d.head].TimeS <= s.TimeS-d.o.Baseline {
+		d.head++
 	}
-	d.ring = append(d.ring[i:], s)
+	if d.head > len(d.ring)/2 {
+		d.ring = d.ring[:copy(d.ring, d.ring[d.head:])]
+		d.head = 0
+	}
+	d.ring = append(d.ring, s)
 	return ended, nil
 }
 
@@ -469,8 +473,10 @@ func (st *RecoveryStream) release(until float64) error {
 			first = err
 		}
 	}
-	clear(st.held[:n])
-	st.held = st.held[n:]
+	// at most Hold samples and their events stay: move them down
+	rest := copy(st.held, st.held[n:])
+	clear(st.held[rest:])
+	st.held = st.held[:rest]
 	// a sample not written yet comes at or after the first held row, or
 	// after the latest sample
 	cutoff := st.det.lastT

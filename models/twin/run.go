@@ -224,13 +224,21 @@ type recorder struct {
 }
 
 // heldRow is a sample, an event or the start of a reconfiguration's
-// recovery (begin: at atS, resumed at resumedS).
+// recovery (begin: at atS, resumed at resumedS). Values, not pointers: a
+// pointer to the argument would move every sample to the heap.
 type heldRow struct {
-	sample        *results.Sample
-	event         *results.Event
+	what          int // heldSample, heldEvent or heldBegin
+	sample        results.Sample
+	event         results.Event
 	atS, resumedS float64
 	reason        string
 }
+
+const (
+	heldSample = iota
+	heldEvent
+	heldBegin
+)
 
 // summarized writes a row to the summary and the sink.
 type summarized struct {
@@ -253,7 +261,7 @@ func (w summarized) WriteEvent(e results.Event) error {
 func (r *recorder) Sample(s results.Sample) {
 	r.ctl.Observe(s)
 	if s.JobState != flink.StateRunning && s.JobState != flink.StateFailed {
-		r.down = append(r.down, heldRow{sample: &s})
+		r.down = append(r.down, heldRow{what: heldSample, sample: s})
 		return
 	}
 	r.flushDown()
@@ -272,7 +280,7 @@ func (r *recorder) Event(e results.Event) {
 		}
 	}
 	if len(r.down) > 0 && e.Kind != results.KindRunEnd {
-		r.down = append(r.down, heldRow{event: &e})
+		r.down = append(r.down, heldRow{what: heldEvent, event: e})
 		return
 	}
 	r.flushDown()
@@ -282,8 +290,8 @@ func (r *recorder) Event(e results.Event) {
 // beginReconfiguration puts the begin before the first held sample after
 // atS: the samples of the job down are all held, so none has passed yet.
 func (r *recorder) beginReconfiguration(atS, resumedS float64, reason string) {
-	b := heldRow{atS: atS, resumedS: resumedS, reason: reason}
-	i := slices.IndexFunc(r.down, func(h heldRow) bool { return h.sample != nil && h.sample.TimeS > atS })
+	b := heldRow{what: heldBegin, atS: atS, resumedS: resumedS, reason: reason}
+	i := slices.IndexFunc(r.down, func(h heldRow) bool { return h.what == heldSample && h.sample.TimeS > atS })
 	if i < 0 {
 		if len(r.down) == 0 {
 			r.sinkSaid(r.stream.Begin(atS, resumedS, reason))
@@ -298,11 +306,11 @@ func (r *recorder) beginReconfiguration(atS, resumedS float64, reason string) {
 // every begin among them is known.
 func (r *recorder) flushDown() {
 	for _, h := range r.down {
-		switch {
-		case h.sample != nil:
-			r.sinkSaid(r.stream.Sample(*h.sample))
-		case h.event != nil:
-			r.sinkSaid(r.stream.Event(*h.event))
+		switch h.what {
+		case heldSample:
+			r.sinkSaid(r.stream.Sample(h.sample))
+		case heldEvent:
+			r.sinkSaid(r.stream.Event(h.event))
 		default:
 			r.sinkSaid(r.stream.Begin(h.atS, h.resumedS, h.reason))
 		}
