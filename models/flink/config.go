@@ -158,6 +158,14 @@ type ClusterConfig struct {
 	// in [0, 1) (default 0). A killed TaskManager comes back as a cold JVM
 	// while the others stay warm, so a job restarts well above zero.
 	WarmupStart float64 `yaml:"warmup_start"`
+	// IdleCPU is the cores a TaskManager's JVM uses with no record to
+	// process (GC, JIT, heartbeats, metric reporting, Kafka fetch polls): it
+	// is part of the CPU utilisation the twin reports (cpu_busy_mean,
+	// Detail's CPUBusy) and does not lower capacity, whose calibration
+	// already includes it. Measured on the live cluster with `live run` at
+	// zero input (docs/model.md, "Observed quantities"). 0 (default): no
+	// idle CPU.
+	IdleCPU float64 `yaml:"idle_cpu,omitempty"`
 }
 
 // LatencyConfig adds the parts of end-to-end latency that are not queueing
@@ -467,6 +475,9 @@ func (c JobConfig) Validate() map[string]string {
 	}
 	if !(c.Cluster.HostCPUPerRecord >= 0) {
 		e["cluster.host_cpu_per_record"] = fmt.Sprintf("must be ≥ 0 (CPU time per input record, e.g. 20us), got %v", c.Cluster.HostCPUPerRecord)
+	}
+	if v := c.Cluster.IdleCPU; !(v >= 0) {
+		e["cluster.idle_cpu"] = fmt.Sprintf("must be ≥ 0 (cores an idle TaskManager JVM uses, e.g. 0.02), got %g", v)
 	}
 	if w := c.Cluster.WarmupStart; !(w >= 0 && w < 1) {
 		e["cluster.warmup_start"] = fmt.Sprintf("must be in [0, 1) (the share of full capacity a restored job starts at), got %g", w)

@@ -176,15 +176,16 @@ type Job struct {
 	// ∫ dt over the interval of the source rate the tasks are busy with (x,
 	// or the capacity while a backpressured checkpoint stalls the sources)
 	// and of the checkpoint overhead
-	sBusyXdt, sOverheadDt          float64
-	lastX, lastBusyX, lastOverhead float64 // the last closed interval's mean x, busy rate and overhead, for Detail
-	// live TaskManagers: count, how many host tasks, Σ and max of their
-	// CPU seconds per source record per core; refreshed when tmDirty
-	tmAlive, tmHosting   int
-	tmCostSum, tmCostMax float64
-	tmDirty              bool
-	segs                 []latencySegment
-	parts                []uniformPart // mixtureQuantile's buffer
+	sBusyXdt, sOverheadDt float64
+	lastX, lastBusyX      float64 // the last closed interval's mean x and busy rate, for Detail
+	// lastCPU is the last closed interval's CPU utilisation per TaskManager
+	// (index; NaN for a dead one): the Sample's CPU columns and Detail's
+	lastCPU []float64
+	// live TaskManagers, counted again when tmDirty
+	tmAlive int
+	tmDirty bool
+	segs    []latencySegment
+	parts   []uniformPart // mixtureQuantile's buffer
 }
 
 type reconfig struct {
@@ -326,8 +327,10 @@ func (j *Job) Detail() results.Detail {
 			continue
 		}
 		ts := results.TaskManagerSample{Index: tm}
+		if tm < len(j.lastCPU) && !math.IsNaN(j.lastCPU[tm]) {
+			ts.CPUBusy = j.lastCPU[tm]
+		}
 		if g := j.tms[tm].hosts; g >= 0 && j.graph != nil {
-			ts.CPUBusy = math.Min(1, j.lastBusyX*j.graph.TaskManagerBusy(g, 1)+j.lastOverhead)
 			ts.SourceThroughput = j.lastX * j.graph.SourceShare(g)
 		}
 		d.TaskManagers = append(d.TaskManagers, ts)
@@ -339,19 +342,12 @@ func (j *Job) Detail() results.Detail {
 	return d
 }
 
-// refreshTaskManagers recomputes the live-TaskManager sums sample uses.
+// refreshTaskManagers counts the live TaskManagers (the Workers column).
 func (j *Job) refreshTaskManagers() {
-	j.tmAlive, j.tmHosting, j.tmCostSum, j.tmCostMax = 0, 0, 0, 0
+	j.tmAlive = 0
 	for tm := range j.tms {
-		if !j.tms[tm].alive {
-			continue
-		}
-		j.tmAlive++
-		if g := j.tms[tm].hosts; g >= 0 {
-			c := j.graph.TaskManagerBusy(g, 1)
-			j.tmHosting++
-			j.tmCostSum += c
-			j.tmCostMax = math.Max(j.tmCostMax, c)
+		if j.tms[tm].alive {
+			j.tmAlive++
 		}
 	}
 	j.tmDirty = false
@@ -561,19 +557,37 @@ func (j *Job) sample() {
 		j.refreshTaskManagers()
 	}
 	s.Workers = int32(j.tmAlive)
-	if j.tmAlive > 0 {
-		// busy is linear in ∫x dt (see segment), so the sums over live
-		// TaskManagers are kept per graph instead of looping every second
-		s.CPUBusyMean = math.Min(1, (j.sBusyXdt*j.tmCostSum+float64(j.tmHosting)*j.sOverheadDt)/dt/float64(j.tmAlive))
-	}
-	if j.tmHosting > 0 {
-		s.CPUBusyMax = math.Min(1, (j.sBusyXdt*j.tmCostMax+j.sOverheadDt)/dt)
-	}
-	j.lastX, j.lastBusyX, j.lastOverhead = j.sConsumed/dt, j.sBusyXdt/dt, j.sOverheadDt/dt
+	s.CPUBusyMean, s.CPUBusyMax = results.CPUAcross(j.cpuUtilisation(dt))
+	j.lastX, j.lastBusyX = j.sConsumed/dt, j.sBusyXdt/dt
 	j.sBusyXdt, j.sOverheadDt = 0, 0
 	j.rec.Sample(s)
 	j.sStart, j.sArrived, j.sConsumed, j.sOutput, j.sBackpressure = now, arrived, 0, 0, 0
 	j.segs = j.segs[:0]
+}
+
+// cpuUtilisation is each TaskManager's CPU utilisation over the interval
+// of dt seconds ending now (NaN for a dead one), by the one definition
+// (results.CPUUtilisation) from the CPU seconds the model gives it: its
+// tasks' work (∫x dt × its CPU seconds per source record), the async
+// checkpoint phase's share of its cores while it hosts tasks, and the
+// JVM's idle CPU (cluster.idle_cpu). Its allotment is cluster.cores; its
+// threads cannot use more (the live cluster's --tm-cpu limit), so the CPU
+// seconds stop there.
+func (j *Job) cpuUtilisation(dt float64) []float64 {
+	cores := j.cfg.withDefaults().Cluster.Cores
+	j.lastCPU = j.lastCPU[:0]
+	for tm := range j.tms {
+		if !j.tms[tm].alive {
+			j.lastCPU = append(j.lastCPU, math.NaN())
+			continue
+		}
+		cpu := j.cfg.Cluster.IdleCPU * dt
+		if g := j.tms[tm].hosts; g >= 0 && j.graph != nil {
+			cpu += j.sBusyXdt*j.graph.tmCost[g] + j.sOverheadDt*j.graph.tmCores[g]
+		}
+		j.lastCPU = append(j.lastCPU, results.CPUUtilisation(math.Min(cpu, cores*dt), dt, cores))
+	}
+	return j.lastCPU
 }
 
 // latency returns mean, p50 and p99 in ms of the records that reached the
