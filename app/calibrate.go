@@ -53,7 +53,7 @@ func calibrateCommand() *cli.Command {
 			&cli.StringFlag{Name: "latency", Value: "marker", Usage: "simulated latency compared with latency_ms: marker (Flink latency-marker p99, what Khaos recorded), or the event-time p99, p50 or mean"},
 			&cli.StringFlag{Name: "before-checkpoint", Value: "3s", Usage: "how long before the next checkpoint each crash fires"},
 		},
-		Subcommands: []*cli.Command{convertCommand(), hostMetricsCommand()},
+		Subcommands: []*cli.Command{convertCommand(), hostMetricsCommand(), calibrateRescalesCommand()},
 		Action:      runCalibrate,
 	}
 }

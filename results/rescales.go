@@ -2,6 +2,7 @@ package results
 
 import (
 	"encoding/csv"
+	"fmt"
 	"io"
 	"math"
 	"sort"
@@ -76,7 +77,7 @@ func Rescales(samples []Sample, events []Event) []Rescale {
 // delay_s, downtime_s, recovery_s (empty when it never recovered).
 func WriteRescalesCSV(w io.Writer, rs []Rescale) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"at_s", "from", "to", "input_rate", "delay_s", "downtime_s", "recovery_s"})
+	cw.Write(rescaleColumns)
 	f := func(x float64) string {
 		if math.IsNaN(x) {
 			return ""
@@ -89,3 +90,62 @@ func WriteRescalesCSV(w io.Writer, rs []Rescale) error {
 	cw.Flush()
 	return cw.Error()
 }
+
+// ReadRescalesCSV reads what WriteRescalesCSV writes (an empty recovery_s
+// is NaN: never recovered). Columns are found by name, so a table with
+// more columns reads too.
+func ReadRescalesCSV(r io.Reader) ([]Rescale, error) {
+	rows, err := csv.NewReader(r).ReadAll()
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, fmt.Errorf("empty rescales table; want the header %s", strings.Join(rescaleColumns, ","))
+	}
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[strings.TrimSpace(h)] = i
+	}
+	for _, c := range rescaleColumns {
+		if _, ok := col[c]; !ok {
+			return nil, fmt.Errorf("rescales table: no column %s (want %s, as `streamtwin results rescales` writes)", c, strings.Join(rescaleColumns, ","))
+		}
+	}
+	var out []Rescale
+	for n, row := range rows[1:] {
+		num := func(c string, empty float64) (float64, error) {
+			s := strings.TrimSpace(row[col[c]])
+			if s == "" {
+				return empty, nil
+			}
+			v, err := strconv.ParseFloat(s, 64)
+			if err != nil {
+				return 0, fmt.Errorf("rescales table row %d: %s %q is not a number", n+2, c, s)
+			}
+			return v, nil
+		}
+		var v [7]float64
+		for i, c := range rescaleColumns {
+			empty := math.NaN()
+			if c != "recovery_s" {
+				empty = math.Inf(1) // a required number: rejected below
+			}
+			x, err := num(c, empty)
+			if err != nil {
+				return nil, err
+			}
+			if math.IsInf(x, 1) {
+				return nil, fmt.Errorf("rescales table row %d: %s is empty", n+2, c)
+			}
+			v[i] = x
+		}
+		if v[1] != math.Trunc(v[1]) || v[2] != math.Trunc(v[2]) || v[1] < 1 || v[2] < 1 || v[1] == v[2] {
+			return nil, fmt.Errorf("rescales table row %d: from %g and to %g must be different parallelisms ≥ 1", n+2, v[1], v[2])
+		}
+		out = append(out, Rescale{AtS: v[0], From: int(v[1]), To: int(v[2]), InputRate: v[3], DelayS: v[4], DowntimeS: v[5], RecoveryS: v[6]})
+	}
+	return out, nil
+}
+
+// rescaleColumns are the rescales table's columns, in order.
+var rescaleColumns = []string{"at_s", "from", "to", "input_rate", "delay_s", "downtime_s", "recovery_s"}
