@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"sort"
 	"strconv"
@@ -115,7 +116,10 @@ func (r *run) sample(ctx context.Context) error {
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	var names *metricNames
-	var kafkaDown time.Time // first of a run of failed end-offset reads
+	var cpu cpuMeter
+	var resume savepointResume
+	var consuming struct{ job string } // the job whose sources last reported offsets
+	var kafkaDown time.Time            // first of a run of failed end-offset reads
 	var prev struct {
 		t, end, consumed, out float64
 		pos                   map[int32]float64
@@ -175,6 +179,10 @@ func (r *run) sample(ctx context.Context) error {
 		r.mu.Unlock()
 		s := results.Sample{TimeS: t, Capacity: math.NaN(), LatencyMarkerP99Ms: math.NaN(),
 			CheckpointIntervalS: ci, Parallelism: int32(par)}
+		// every running TaskManager's CPU, whatever the job does: an idle
+		// JVM uses CPU too, and the twin counts it (cluster.idle_cpu)
+		tmCPU := cpu.measure(ctx, r, r.allotment())
+		s.CPUBusyMean, s.CPUBusyMax = results.CPUAcross(byIndex(tmCPU))
 		st, _ := r.env.REST.Job(ctx, job)
 		if st.State == "RUNNING" && !allRunning(st) {
 			// Flink calls the job RUNNING while its tasks still deploy and
@@ -204,9 +212,9 @@ func (r *run) sample(ctx context.Context) error {
 			if v, ok := markerP99(ctx, r.env.REST, job, m.sink, m.markers); ok {
 				s.LatencyMarkerP99Ms = v
 			}
-			s.CPUBusyMean, s.CPUBusyMax = r.busy(ctx, m)
 			if v, err := r.env.REST.SubtaskMetrics(ctx, job, m.source, "avg", "backPressuredTimeMsPerSecond"); err == nil {
-				s.Backpressure = finiteOr(v["backPressuredTimeMsPerSecond"]/1000, 0)
+				// Flink's gauge is the ms of the last second its sources waited
+				s.Backpressure = results.TimeFraction(v["backPressuredTimeMsPerSecond"]/1000, 1)
 			}
 		}
 		if o, err := r.env.REST.Overview(ctx); err == nil {
@@ -219,17 +227,25 @@ func (r *run) sample(ctx context.Context) error {
 		r.mu.Lock()
 		reconfiguring := r.reconfiguring
 		r.mu.Unlock()
+		// a job other than the one last consuming was resubmitted from a
+		// savepoint of it (reconfigure): it resumes where that one stopped
+		if consuming.job != "" && job != consuming.job && resume.stopped != consuming.job && prev.pos != nil {
+			resume.stop(consuming.job, prev.pos)
+		}
+		// where a restore of this job resumes: the committed offsets, or
+		// the savepoint's until this job's first checkpoint commits newer
+		restoreBy := resume.restore(job, committedBy)
 		var pos map[int32]float64
 		emitted := sourceEmitted(st, names)
 		r.mu.Lock()
 		attempt := r.restarts
 		r.mu.Unlock()
-		if job == fresh.job && attempt != fresh.attempt && committedBy != nil {
+		if job == fresh.job && attempt != fresh.attempt && restoreBy != nil {
 			// restarted while Flink's offsets stand still: the new attempt
 			// resumed from the last checkpoint's (committed) offsets, and
 			// its source counts its records from 0 there
 			fresh.attempt, fresh.emitted = attempt, 0
-			fresh.pos = positions(endBy, committedBy, nil, nil, false)
+			fresh.pos = positions(endBy, restoreBy, nil, nil, false)
 		}
 		switch {
 		case reconfiguring && len(current) == 0 && prev.pos != nil:
@@ -239,7 +255,7 @@ func (r *run) sample(ctx context.Context) error {
 		case len(current) > 0 && job == fresh.job && sumOffsets(current) == fresh.current && emitted > fresh.emitted:
 			fresh.still++
 			if fresh.still < staleAfter {
-				pos = positions(endBy, committedBy, current, prev.pos, true)
+				pos = positions(endBy, restoreBy, current, prev.pos, true)
 				break
 			}
 			// Flink's metric store keeps serving a restarted job's old offsets
@@ -250,7 +266,7 @@ func (r *run) sample(ctx context.Context) error {
 			pos = advance(fresh.pos, endBy, emitted-fresh.emitted)
 			r.staleSamples++
 		default:
-			pos = positions(endBy, committedBy, current, prev.pos, st.State == "RUNNING")
+			pos = positions(endBy, restoreBy, current, prev.pos, st.State == "RUNNING")
 			fresh.still = 0
 			if len(current) > 0 {
 				fresh.current, fresh.emitted, fresh.pos, fresh.job, fresh.attempt = sumOffsets(current), emitted, pos, job, attempt
@@ -259,22 +275,22 @@ func (r *run) sample(ctx context.Context) error {
 			}
 		}
 		estimated := fresh.still >= staleAfter
+		if len(current) > 0 {
+			consuming.job = job
+		}
 		consumed := sumOffsets(pos)
 		dt := t - prev.t
 		if prev.ok && dt > 0 {
-			s.InputRate = (s.EndOffset - prev.end) / dt
-			s.Throughput = consumedSince(prev.pos, pos, committedBy) / dt
+			s.InputRate = results.Rate(prev.end, s.EndOffset, dt)
+			s.Throughput = consumedSince(prev.pos, pos, restoreBy) / dt
 			if prev.estimated && !estimated { // back from an estimate: no restore in between
 				s.Throughput = math.Max(0, sumOffsets(pos)-prev.consumed) / dt
 			}
 			if !math.IsNaN(out) && !math.IsNaN(prev.out) {
-				s.OutputRate = math.Max(0, out-prev.out) / dt
-				if out < prev.out { // the sink's counter restarted with the job
-					s.OutputRate = out / dt
-				}
+				s.OutputRate = results.Rate(prev.out, out, dt) // the sink's counter restarts with the job
 			}
 		}
-		s.Lag = math.Max(0, s.EndOffset-consumed)
+		s.Lag = results.Lag(s.EndOffset, consumed)
 		r.mu.Lock()
 		lat := r.latencies
 		r.latencies = nil
@@ -285,7 +301,7 @@ func (r *run) sample(ctx context.Context) error {
 		r.checkpoints(ctx, job)
 		var d results.Detail
 		if r.useDetail && names != nil && st.State == "RUNNING" {
-			d = r.det.measure(ctx, r, names)
+			d = r.det.measure(ctx, r, names, tmCPU)
 		}
 		r.mu.Lock()
 		r.samples = append(r.samples, s)
@@ -306,6 +322,41 @@ func sourceEmitted(j rest.Job, m *metricNames) float64 {
 		}
 	}
 	return math.NaN()
+}
+
+// savepointResume remembers where a job stopped with a savepoint: the job
+// resubmitted from it (reconfigure) resumes at those offsets. Flink's Kafka
+// source commits offsets to Kafka when a checkpoint completes, not at a
+// savepoint, so until the new job's first checkpoint the committed offsets
+// are the old job's last checkpoint's, seconds older: taken for the
+// restore point they made the lag jump by those seconds of input for a
+// sample after each reconfiguration (60–81k records on live Khaos) and
+// the records replayed count them.
+type savepointResume struct {
+	stopped string            // the job stopped with the savepoint
+	pos     map[int32]float64 // its positions when it stopped
+}
+
+// stop records that job stopped at positions pos.
+func (s *savepointResume) stop(job string, pos map[int32]float64) {
+	s.stopped, s.pos = job, maps.Clone(pos)
+}
+
+// restore is the offsets a restore of job resumes from, per partition:
+// the committed offsets, but for a job resubmitted from the savepoint no
+// earlier than the savepoint's positions (a checkpoint of the new job
+// commits offsets at or past them, so the committed offsets take over once
+// there is one). Before any savepoint, and for the stopped job itself, the
+// committed offsets.
+func (s *savepointResume) restore(job string, committed map[int32]float64) map[int32]float64 {
+	if s.pos == nil || job == s.stopped {
+		return committed
+	}
+	out := maps.Clone(s.pos)
+	for p, c := range committed {
+		out[p] = math.Max(c, out[p])
+	}
+	return out
 }
 
 // kafkaGrace is how long the broker may fail the sampler's offset reads
@@ -416,31 +467,19 @@ func sumOffsets(m map[int32]float64) float64 {
 	return total
 }
 
-// busy is the mean and max over the job's vertices of the fraction of time
-// their subtasks were busy (busyTimeMsPerSecond).
-func (r *run) busy(ctx context.Context, m *metricNames) (mean, maxBusy float64) {
-	n := 0
-	for _, v := range m.vertices {
-		avg, err := r.env.REST.SubtaskMetrics(ctx, m.job, v, "avg", "busyTimeMsPerSecond")
-		if err != nil {
-			continue
-		}
-		mx, err := r.env.REST.SubtaskMetrics(ctx, m.job, v, "max", "busyTimeMsPerSecond")
-		if err != nil {
-			continue
-		}
-		a, b := avg["busyTimeMsPerSecond"], mx["busyTimeMsPerSecond"]
-		if math.IsNaN(a) || math.IsNaN(b) {
-			continue
-		}
-		mean += a / 1000
-		maxBusy = math.Max(maxBusy, b/1000)
-		n++
+// byIndex is m's values in the order of their keys (a sum over them is
+// then the same from run to run).
+func byIndex(m map[int]float64) []float64 {
+	keys := make([]int, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
 	}
-	if n == 0 {
-		return 0, 0
+	sort.Ints(keys)
+	out := make([]float64, len(keys))
+	for i, k := range keys {
+		out[i] = m[k]
 	}
-	return mean / float64(n), maxBusy
+	return out
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {
@@ -453,13 +492,6 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	case <-time.After(d):
 		return nil
 	}
-}
-
-func finiteOr(v, d float64) float64 {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return d
-	}
-	return v
 }
 
 // latencyStats is the mean, p50 and p99 in ms of an interval's measured

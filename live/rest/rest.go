@@ -324,6 +324,18 @@ func (c *Client) JobMetrics(ctx context.Context, id string, names ...string) (ma
 	return metricValues(raw, "value"), nil
 }
 
+// TaskManagerMetrics reads a TaskManager's metrics (GET
+// /taskmanagers/{id}/metrics?get=…), e.g. Status.JVM.CPU.Time (its JVM's
+// CPU time in ns). The JobManager answers from its metric cache.
+func (c *Client) TaskManagerMetrics(ctx context.Context, id string, names ...string) (map[string]float64, error) {
+	var raw []map[string]any
+	path := "/taskmanagers/" + url.PathEscape(id) + "/metrics?get=" + url.QueryEscape(strings.Join(names, ","))
+	if err := c.getJSON(ctx, path, &raw); err != nil {
+		return nil, err
+	}
+	return metricValues(raw, "value"), nil
+}
+
 // SubtaskMetrics aggregates a vertex's subtask metrics with agg (sum, avg,
 // max, …): GET /jobs/{id}/vertices/{vid}/subtasks/metrics?get=…&agg=….
 // A name Flink does not know yet is missing from the map, and so is every
