@@ -84,7 +84,9 @@ func TestEarlyStopPredictsAsTheFullRun(t *testing.T) {
 			}
 			stop := end
 			if c.wantRecover {
-				stop = math.Ceil(early.faultAt + got.RecoveryS) // the sample that saw the recovery
+				// the recovery ends at a sample's end; the 15th normal sample
+				// after it (results.RecoveryOptions.Hold) confirms it
+				stop = math.Ceil(early.faultAt+got.RecoveryS) + 15
 			}
 			if lastEarly := lastSample(early); lastEarly != stop {
 				t.Errorf("the stopped run's last sample at %g s, want %g s (fault at %g s, recovery %g s)",

@@ -26,7 +26,8 @@ type Series struct {
 }
 
 // Point makes the measured point of the fault at `at`: its recovery time
-// detected by the simulator's rule (results.DetectRecovery) and the
+// detected by the one detector the twin's and the live runs' rows pass
+// through too (results.DetectRecovery) and the
 // throughput and latency over the 300 s before it. A fault that has not
 // recovered by the end of the series is an error.
 func (s Series) Point(at sim.Duration) (Point, error) {
