@@ -65,9 +65,9 @@ func DefaultSettings() Settings {
 // is computed as the operator does and the job takes the largest.
 type Policy struct {
 	s         Settings
-	downs     ScaleDowns
-	rescaleAt float64 // s, the last rescale; NaN when none waits for its restart to be measured
-	restart   float64 // s, the longest restart measured (restart-time tracking)
+	downs     map[string]*ScaleDowns // per vertex, by name
+	rescaleAt float64                // s, the last rescale; NaN when none waits for its restart to be measured
+	restart   float64                // s, the longest restart measured (restart-time tracking)
 }
 
 func init() {
@@ -100,7 +100,7 @@ func New(s Settings) (*Policy, error) {
 	case s.Alignment != "evenly_spread" && s.Alignment != "off":
 		return nil, fmt.Errorf("policy.alignment must be evenly_spread or off, got %q", s.Alignment)
 	}
-	return &Policy{s: s, rescaleAt: math.NaN()}, nil
+	return &Policy{s: s, downs: map[string]*ScaleDowns{}, rescaleAt: math.NaN()}, nil
 }
 
 func (p *Policy) Name() string            { return Name }
@@ -126,8 +126,9 @@ func (p *Policy) config() Config {
 }
 
 // Step is one reconcile: once the job has run the stabilisation interval
-// and a full metric window since its last (re)start, evaluate every vertex
-// and rescale when one is out of its utilisation bounds.
+// and a full metric window since its last (re)start, evaluate every vertex,
+// book its recommendation with its delayed scale-down, and rescale when a
+// vertex whose change is required is out of its utilisation bounds.
 func (p *Policy) Step(now time.Duration, obs policy.Observation) []policy.Action {
 	t := now.Seconds()
 	if obs.Job.State != "RUNNING" || len(obs.Window) == 0 || len(obs.Detail) != len(obs.Window) {
@@ -148,13 +149,15 @@ func (p *Policy) Step(now time.Duration, obs policy.Observation) []policy.Action
 	}
 	cur := obs.Job.Parallelism
 	cfg := p.config()
-	want, out, why := 0, false, ""
+	// Every vertex gets its recommendation at the target utilisation, in
+	// bounds or not (JobVertexScaler.computeScaleTargetParallelism), and its
+	// scale-down interval books it; the job rescales only when a vertex whose
+	// change is required is out of its utilisation bounds
+	// (ScalingExecutor: allRequiredVerticesWithinUtilizationTarget), and then
+	// to the largest parallelism any vertex asks for (one parallelism for
+	// all vertices).
+	want, act, why, whyP := 0, false, "", 0
 	for _, v := range rates {
-		if !cfg.OutOfBounds(v.Rates) {
-			want = max(want, cur) // in bounds: the vertex keeps its parallelism
-			continue
-		}
-		out = true
 		np := cfg.Parallelism(v.Rates, cur, v.MaxParallelism)
 		if p.s.Alignment == "evenly_spread" {
 			n := v.MaxParallelism
@@ -165,22 +168,29 @@ func (p *Policy) Step(now time.Duration, obs policy.Observation) []policy.Action
 				np, _ = Align(np, n, min(cur, p.s.VertexMinParallelism), min(v.MaxParallelism, max(cur, p.s.VertexMaxParallelism)))
 			}
 		}
-		if np > want || why == "" {
-			why = fmt.Sprintf("%s: true rate %.0f/s against target %.0f/s", v.Name, v.TrueProcessingRate, v.TargetDataRate)
+		sd := p.downs[v.Name]
+		if sd == nil {
+			sd = &ScaleDowns{}
+			p.downs[v.Name] = sd
 		}
+		np, change := sd.Decide(now, cur, np, cfg.ScaleDownInterval)
 		want = max(want, np)
+		if change == Required && cfg.OutOfBounds(v.Rates) {
+			act = true
+			if why == "" || np > whyP {
+				why, whyP = fmt.Sprintf("%s: true rate %.0f/s against target %.0f/s", v.Name, v.TrueProcessingRate, v.TargetDataRate), np
+			}
+		}
 	}
-	if !out {
-		p.downs.Decide(now, cur, cur, cfg.ScaleDownInterval)
+	if !act || want == cur {
 		return nil
 	}
-	next := p.downs.Decide(now, cur, want, cfg.ScaleDownInterval)
-	if next == cur {
-		return nil
+	for _, sd := range p.downs {
+		sd.Clear() // the job restarts at the new parallelism: its recommendations are void
 	}
 	p.rescaleAt = t
-	return []policy.Action{{Kind: policy.Rescale, Parallelism: next,
-		Reason: fmt.Sprintf("flink-autoscaler: %d → %d (%s; restart time %.0f s)", cur, next, why, cfg.RestartTime.Seconds())}}
+	return []policy.Action{{Kind: policy.Rescale, Parallelism: want,
+		Reason: fmt.Sprintf("flink-autoscaler: %d → %d (%s; restart time %.0f s)", cur, want, why, cfg.RestartTime.Seconds())}}
 }
 
 // VertexRates is one vertex's evaluation.

@@ -53,54 +53,113 @@ func TestScaleUpByHand(t *testing.T) {
 	}
 }
 
-// TestDelayedScaleDownTakesTheMaximum, alignment off: at p = 12 the source
-// reads 10k/s at busy 0.1 (TPR 100k, above the scale-down bound
-// 10k·300/1800 + 10k/0.4 = 26,667): target round(1,667 + 14,286) = 15,952,
-// factor 0.16 clamped to 0.4, ⌈4.8⌉ = 5; the window (5k/s at busy 0.05)
-// likewise 5. Half an hour later 30k/s arrive (source busy 0.3, bound
-// 5,000 + 75,000 = 80,000 < 100k): target round(5,000 + 42,857) = 47,857,
-// factor 0.479, ⌈5.74⌉ = 6; the window (15k/s at 0.15) 5. Then the load
-// drops again. The scale-down waits the hour from its first recommendation
-// and applies the largest one seen: 6. With alignment, 5 would be 6 (a
-// divisor of the 12 partitions) for the source and 8 (of the 128 key
-// groups) for the window.
+// TestDelayedScaleDownTakesTheMaximum, alignment off, at p = 12 (the
+// window vertex always reads half the source's rate at the source's busy
+// time, half its true rate against half its target: it recommends what the
+// source does):
+//   - 5 h: 10k/s at busy 0.1 (TPR 100k, above the scale-down bound
+//     10k·300/1800 + 10k/0.4 = 26,667): target round(1,667 + 14,286) =
+//     15,952, factor 0.16 clamped to 0.4, ⌈4.8⌉ = 5. The wait starts.
+//   - 5 h 30: 30k/s at busy 0.3 (bound 5,000 + 75,000 = 80,000 < 100k):
+//     target round(5,000 + 42,857) = 47,857, factor 0.479, ⌈5.74⌉ = 6.
+//   - 5 h 59 and 6 h: 10k/s again; at 6 h the hour is up and the job takes
+//     the largest recommendation of the hour: 6.
+//
+// With alignment, 5 would be 6 (a divisor of the 12 partitions) for the
+// source and 8 (of the 128 key groups) for the window: 8.
 func TestDelayedScaleDownTakesTheMaximum(t *testing.T) {
 	off := DefaultSettings()
 	off.Alignment = "off"
 	p, _ := New(off)
-	var got []string
+	got := steps(p, []step{
+		{5 * time.Hour, 10000, 0.1},
+		{5*time.Hour + 30*time.Minute, 30000, 0.3},
+		{5*time.Hour + 59*time.Minute, 10000, 0.1},
+		{6 * time.Hour, 10000, 0.1},
+	})
+	if fmt.Sprint(got) != "[- - - 6]" {
+		t.Errorf("got %v, want nothing for an hour, then 6", got)
+	}
+	aligned, _ := New(DefaultSettings())
+	if got := steps(aligned, []step{{5 * time.Hour, 10000, 0.1}, {6 * time.Hour, 10000, 0.1}}); fmt.Sprint(got) != "[- 8]" {
+		t.Errorf("aligned: got %v, want nothing, then 8", got)
+	}
+}
+
+// TestScaleDownSurvivesReadingsInBounds is why the operator autoscaler
+// stayed at 12 TaskManagers on WordCount: a reading within the utilisation
+// bounds does not drop a waiting scale-down as long as its recommendation
+// is still below the current parallelism (the operator clears a vertex's
+// delayed scale-down only on a recommendation of its current parallelism
+// or above). At 5 h 30, 40k/s at busy 0.5 (TPR 80k) is within the bounds
+// (scale-up below 40k, scale-down above 6,667 + 100,000 = 106,667) but
+// recommends round(6,667 + 57,143) = 63,810 / 80,000 · 12 → ⌈9.57⌉ = 10;
+// at 6 h the trough is out of bounds again and the hour is up: the job
+// goes to max(5, 10, 5) = 10. A reading at 100k/s at busy 0.9 (TPR
+// 111,111, in bounds; target 16,667 + 142,857 = 159,524, ⌈17.2⌉ = 18 > 12)
+// drops the wait: an hour later nothing happens yet.
+func TestScaleDownSurvivesReadingsInBounds(t *testing.T) {
+	off := DefaultSettings()
+	off.Alignment = "off"
 	for _, k := range []struct {
-		at           time.Duration
-		in, win      float64
-		busy, winBsy float64
+		name  string
+		steps []step
+		want  string
 	}{
-		{5 * time.Hour, 10000, 5000, 0.1, 0.05},
-		{5*time.Hour + 30*time.Minute, 30000, 15000, 0.3, 0.15},
-		{5*time.Hour + 59*time.Minute, 10000, 5000, 0.1, 0.05},
-		{6 * time.Hour, 10000, 5000, 0.1, 0.05},
+		{"in bounds, below current", []step{
+			{5 * time.Hour, 10000, 0.1},
+			{5*time.Hour + 30*time.Minute, 40000, 0.5},
+			{6 * time.Hour, 10000, 0.1},
+		}, "[- - 10]"},
+		{"in bounds, above current", []step{
+			{5 * time.Hour, 10000, 0.1},
+			{5*time.Hour + time.Minute, 100000, 0.9},
+			{6*time.Hour + time.Minute, 10000, 0.1},
+		}, "[- - -]"},
+		// TPR 36,364 throughout. 5 h: 20k/s, in bounds (20,000 to
+		// 3,333 + 50,000), recommends ⌈12 · 31,905 / 36,364⌉ = 11; 5 h 30:
+		// 12k/s, out (above 2,000 + 30,000), ⌈12 · 19,143 / 36,364⌉ = 7;
+		// 6 h: 8k/s, out, factor 0.35 clamped to 0.4: 5, and the hour since
+		// 5 h is up: max(11, 7, 5) = 11. A minute later the 11 of 5 h has
+		// left the hour: 7.
+		{"a trough after the interval", []step{
+			{5 * time.Hour, 20000, 0.55},
+			{5*time.Hour + 30*time.Minute, 12000, 0.33},
+			{6 * time.Hour, 8000, 0.22},
+		}, "[- - 11]"},
+		{"the largest of the last hour", []step{
+			{5 * time.Hour, 20000, 0.55},
+			{5*time.Hour + 30*time.Minute, 12000, 0.33},
+			{6*time.Hour + time.Minute, 8000, 0.22},
+		}, "[- - 7]"},
 	} {
-		a := p.Step(k.at, load(k.at, 12, k.in, k.in, k.busy, k.win, k.winBsy))
+		t.Run(k.name, func(t *testing.T) {
+			p, _ := New(off)
+			if got := steps(p, k.steps); fmt.Sprint(got) != k.want {
+				t.Errorf("got %v, want %s", got, k.want)
+			}
+		})
+	}
+}
+
+// step is one reconcile at p = 12: the source reads in/s at busy, the
+// window half of it at the same busy time.
+type step struct {
+	at   time.Duration
+	in   float64
+	busy float64
+}
+
+// steps runs the reconciles and returns, per step, the new parallelism or "-".
+func steps(p *Policy, ss []step) []string {
+	var got []string
+	for _, k := range ss {
+		a := p.Step(k.at, load(k.at, 12, k.in, k.in, k.busy, k.in/2, k.busy))
 		s := "-"
 		if len(a) == 1 && a[0].Kind == policy.Rescale {
 			s = fmt.Sprint(a[0].Parallelism)
 		}
 		got = append(got, s)
 	}
-	if fmt.Sprint(got) != "[- - - 6]" {
-		t.Errorf("got %v, want nothing for an hour, then 6", got)
-	}
-	aligned, _ := New(DefaultSettings())
-	if a := aligned.Step(5*time.Hour, load(5*time.Hour, 12, 10000, 10000, 0.1, 5000, 0.05)); a != nil {
-		t.Errorf("a scale-down acted at once: %v", a)
-	}
-	if a := aligned.Step(6*time.Hour, load(6*time.Hour, 12, 10000, 10000, 0.1, 5000, 0.05)); len(a) != 1 || a[0].Parallelism != 8 {
-		t.Errorf("aligned: got %v, want 8", a)
-	}
-	// a reading in bounds drops the waiting scale-down
-	p, _ = New(off)
-	p.Step(5*time.Hour, load(5*time.Hour, 12, 10000, 10000, 0.1, 5000, 0.05))
-	p.Step(5*time.Hour+time.Minute, load(5*time.Hour+time.Minute, 12, 100000, 100000, 0.9, 50000, 0.45))
-	if a := p.Step(6*time.Hour+time.Minute, load(6*time.Hour+time.Minute, 12, 10000, 10000, 0.1, 5000, 0.05)); a != nil {
-		t.Errorf("a scale-down fired %v after an in-bounds reading cleared it", a)
-	}
+	return got
 }

@@ -115,32 +115,77 @@ func Align(newP, n, lower, upper int) (p int, limited bool) {
 	return max(p, lower), true
 }
 
-// ScaleDowns is the delayed scale-down of scale-down.interval (≥ 1.10): a
-// scale-down waits the interval from its first recommendation and then
-// takes the largest parallelism recommended meanwhile; a scale-up clears
-// it.
+// Change is what the scale-down interval makes of one vertex's
+// recommendation (the operator's ParallelismChange).
+type Change int
+
+const (
+	// NoChange: the recommendation is the current parallelism; a waiting
+	// scale-down is dropped.
+	NoChange Change = iota
+	// Optional: a scale-down still inside its interval; applied only along
+	// with a required change of another vertex.
+	Optional
+	// Required: a scale-up, or a scale-down whose interval is over (at the
+	// largest parallelism recommended within the last interval).
+	Required
+)
+
+// ScaleDowns is one vertex's delayed scale-down (scale-down.interval,
+// ≥ 1.10; JobVertexScaler.applyScaleDownInterval and DelayedScaleDown):
+// the first recommendation below the current parallelism starts the wait
+// and every later one is booked; once the interval has passed since the
+// first, the scale-down is required at the largest parallelism recommended
+// within the last interval (FLINK-36535: a scale-down never undoes what the
+// last hour needed). A recommendation of the current parallelism or above
+// drops it. Whether a required change is applied is the caller's: the
+// operator rescales only when a required vertex is out of its utilisation
+// bounds, so a waiting scale-down survives readings within the bounds.
 type ScaleDowns struct {
-	since   time.Duration
-	highest int
-	pending bool
+	first time.Duration
+	recs  []bookedRec // newest last, within the last interval
 }
 
-// Decide books the recommendation rec for a vertex running at current
-// and returns the parallelism to apply now (current while a scale-down
-// waits). A recommendation to keep the parallelism drops a waiting
-// scale-down, as the operator clears the vertex.
-func (s *ScaleDowns) Decide(now time.Duration, current, rec int, interval time.Duration) int {
-	if rec >= current {
-		s.pending = false
-		return rec
-	}
-	if !s.pending {
-		s.pending, s.since, s.highest = true, now, rec
-	}
-	s.highest = max(s.highest, rec)
-	if now-s.since < interval {
-		return current
-	}
-	s.pending = false
-	return s.highest
+type bookedRec struct {
+	at time.Duration
+	p  int
 }
+
+// Decide books the recommendation rec for a vertex running at current and
+// returns the parallelism it asks for and how firmly.
+func (s *ScaleDowns) Decide(now time.Duration, current, rec int, interval time.Duration) (int, Change) {
+	switch {
+	case rec == current:
+		s.Clear()
+		return current, NoChange
+	case rec > current:
+		s.Clear()
+		return rec, Required
+	case interval <= 0: // the interval is off: scale down at once
+		return rec, Required
+	}
+	if len(s.recs) == 0 {
+		s.first = now
+	}
+	s.recs = append(s.recs, bookedRec{now, rec})
+	from := now - interval
+	i := 0
+	for i < len(s.recs)-1 && s.recs[i].at < from {
+		i++
+	}
+	s.recs = s.recs[i:]
+	if s.first > from {
+		return rec, Optional // never scale down within the interval
+	}
+	highest := rec
+	for _, r := range s.recs {
+		highest = max(highest, r.p)
+	}
+	return highest, Required
+}
+
+// Clear drops a waiting scale-down (a scale-up, a keep, or a rescale done).
+func (s *ScaleDowns) Clear() { s.recs = s.recs[:0] }
+
+// Waiting says whether a scale-down waits, and since when.
+func (s *ScaleDowns) Waiting() (since time.Duration, ok bool) { return s.first, len(s.recs) > 0 }

@@ -91,29 +91,37 @@ func TestAlign(t *testing.T) {
 	}
 }
 
-// TestScaleDownInterval: a scale-down waits an hour and takes the largest
-// recommendation of the hour; a scale-up or a keep drops it.
+// TestScaleDownInterval: a scale-down waits an hour from its first
+// recommendation, then is required at the largest recommendation of the
+// last hour (the caller applies it only when the vertex is out of its
+// bounds, so it may stay required for a while); a recommendation of the
+// current parallelism or a scale-up drops it; interval 0 scales down at once.
 func TestScaleDownInterval(t *testing.T) {
-	h := time.Hour
+	h, m := time.Hour, time.Minute
 	var s ScaleDowns
-	steps := []struct {
+	for _, k := range []struct {
 		at           time.Duration
 		current, rec int
+		interval     time.Duration
 		want         int
+		change       Change
 	}{
-		{0, 6, 3, 6},
-		{30 * time.Minute, 6, 4, 6},
-		{60 * time.Minute, 6, 2, 4}, // the hour is up: max(3, 4, 2)
-		{70 * time.Minute, 4, 2, 4}, // a new wait starts
-		{80 * time.Minute, 4, 8, 8}, // scale-up: at once, the wait dropped
-		{90 * time.Minute, 8, 5, 8},
-		{100 * time.Minute, 8, 8, 8}, // keep: dropped
-		{155 * time.Minute, 8, 5, 8}, // a new hour starts here
-		{215 * time.Minute, 8, 6, 6},
-	}
-	for _, k := range steps {
-		if got := s.Decide(k.at, k.current, k.rec, h); got != k.want {
-			t.Errorf("at %v (current %d, recommended %d): %d, want %d", k.at, k.current, k.rec, got, k.want)
+		{0, 6, 3, h, 3, Optional},
+		{30 * m, 6, 4, h, 4, Optional},
+		{60 * m, 6, 2, h, 4, Required},  // the hour is up: max(3, 4, 2)
+		{70 * m, 6, 2, h, 4, Required},  // not applied yet: 4 of 30 min is still within the hour
+		{95 * m, 6, 2, h, 2, Required},  // 4 has left the last hour
+		{100 * m, 6, 6, h, 6, NoChange}, // keep: dropped
+		{110 * m, 6, 5, h, 5, Optional}, // a new wait starts
+		{120 * m, 6, 8, h, 8, Required}, // scale-up: at once, the wait dropped
+		{130 * m, 6, 5, h, 5, Optional}, // a new wait starts here …
+		{189 * m, 6, 5, h, 5, Optional},
+		{190 * m, 6, 5, h, 5, Required}, // … and ends an hour later
+		{191 * m, 6, 3, 0, 3, Required}, // no interval: at once
+	} {
+		got, change := s.Decide(k.at, k.current, k.rec, k.interval)
+		if got != k.want || change != k.change {
+			t.Errorf("at %v (current %d, recommended %d): %d (change %d), want %d (change %d)", k.at, k.current, k.rec, got, change, k.want, k.change)
 		}
 	}
 }

@@ -141,3 +141,46 @@ func TestStepWaitsForARunningJob(t *testing.T) {
 		t.Errorf("empty window: %v", a)
 	}
 }
+
+// TestNeverExceedsMax: an hour of demand far above what the largest
+// deployment can serve (40 TaskManagers' worth; each reads at most 100 %
+// busy, i.e. 1/request of its request) scales up to max_replicas and never
+// beyond, and a demand that vanishes brings it down to min_replicas and
+// never below.
+func TestNeverExceedsMax(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		min, max int
+		request  float64
+		demand   float64 // TaskManagers' worth of CPU
+		want     int     // the replicas at the end
+	}{
+		{"Daedalus bounds", 1, 18, 1, 40, 18},
+		{"request half the cores", 1, 18, 0.5, 40, 18},
+		{"narrow bounds", 2, 6, 1, 40, 6},
+		{"idle", 2, 6, 1, 0, 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := Default()
+			cfg.MinReplicas, cfg.MaxReplicas, cfg.Request = c.min, c.max, c.request
+			p, err := New(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			par := 4
+			for now := time.Duration(0); now <= time.Hour; now += p.Interval() {
+				busy := min(1, c.demand/float64(par))
+				w := []results.Sample{{TimeS: now.Seconds(), CPUBusyMean: busy}}
+				for _, a := range p.Step(now, policy.Observation{Window: w, Job: policy.JobStatus{State: "RUNNING", Parallelism: par}}) {
+					par = a.Parallelism
+					if par > c.max || par < c.min {
+						t.Fatalf("at %v: %d replicas, outside %d–%d", now, par, c.min, c.max)
+					}
+				}
+			}
+			if par != c.want {
+				t.Errorf("%d replicas after an hour, want %d", par, c.want)
+			}
+		})
+	}
+}

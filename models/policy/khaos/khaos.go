@@ -40,8 +40,10 @@ type Config struct {
 	MinInterval   sim.Duration `yaml:"min_interval"`   // candidates from 10 s …
 	MaxInterval   sim.Duration `yaml:"max_interval"`   // … to 119 s …
 	Step          sim.Duration `yaml:"step"`           // … in 1 s steps
-	MinChange     sim.Duration `yaml:"min_change"`     // apply only changes of at least 5 s
-	ErrorWindow   int          `yaml:"error_window"`   // LimitedQueue(6): latency model-error weight
+	MinChange     sim.Duration `yaml:"min_change"`     // apply only changes of at least 5 s …
+	// … and of more than this share of the current CI (WorthChanging)
+	MinRelativeChange float64 `yaml:"min_relative_change"`
+	ErrorWindow       int     `yaml:"error_window"` // LimitedQueue(6): latency model-error weight
 	// ForecastGate adds the later Khaos code's ARIMA(2,2,2) gate: act on a
 	// violation only when the input is forecast to drop by more than 10 %.
 	ForecastGate bool `yaml:"forecast_gate"`
@@ -49,8 +51,8 @@ type Config struct {
 
 // DefaultConfig returns the reference's constants.
 func DefaultConfig() Config {
-	return Config{Name: Name, Model: "ols", LatencyBound: 1, RecoveryBound: 240, Period: 300, MinUptime: 600, Window: 300,
-		MinInterval: 10, MaxInterval: 119, Step: 1, MinChange: 5, ErrorWindow: 6}
+	return Config{Name: Name, Model: "ols", LatencyBound: 1, RecoveryBound: 240, Period: 300, MinUptime: MinUptime, Window: 300,
+		MinInterval: 10, MaxInterval: 119, Step: 1, MinChange: MinChange, MinRelativeChange: MinRelativeChange, ErrorWindow: 6}
 }
 
 func init() {
@@ -109,6 +111,8 @@ func New(cfg Config) (*Policy, error) {
 		return nil, fmt.Errorf("policy.min_interval (%v) must be ≥ 10ms and ≤ max_interval (%v)", cfg.MinInterval, cfg.MaxInterval)
 	case cfg.Step <= 0 || cfg.MinChange < 0:
 		return nil, fmt.Errorf("policy.step must be positive and min_change ≥ 0")
+	case !(cfg.MinRelativeChange >= 0 && cfg.MinRelativeChange < 1):
+		return nil, fmt.Errorf("policy.min_relative_change must be a share of the current CI in [0, 1), got %g (0.1: changes of 10 %% or less are not applied)", cfg.MinRelativeChange)
 	case cfg.ErrorWindow < 1:
 		return nil, fmt.Errorf("policy.error_window must be at least 1, got %d", cfg.ErrorWindow)
 	}
@@ -256,8 +260,11 @@ func (p *Policy) Decide(thr, lat, ci float64, window []results.Sample) Decision 
 		return Decision{Reason: why + ": no feasible CI"}
 	}
 	best = math.Round(best*1000) / 1000
-	if math.Abs(best-ci) < float64(p.cfg.MinChange) {
-		return Decision{Reason: fmt.Sprintf("%s: optimum %gs is less than %v away", why, best, p.cfg.MinChange)}
+	if !WorthChanging(ci, best, float64(p.cfg.MinChange), p.cfg.MinRelativeChange) {
+		if math.Abs(best-ci) < float64(p.cfg.MinChange) {
+			return Decision{Reason: fmt.Sprintf("%s: optimum %gs is less than %v away", why, best, p.cfg.MinChange)}
+		}
+		return Decision{Reason: fmt.Sprintf("%s: optimum %gs is within %g %% of the CI", why, best, 100*p.cfg.MinRelativeChange)}
 	}
 	return Decision{Interval: best, Reason: fmt.Sprintf("%s → CI %gs (predicted recovery %.0f s, latency %.0f ms)",
 		why, best, p.predictRecovery(thr, best), p.models.Latency.Predict(thr, best)*weight)}

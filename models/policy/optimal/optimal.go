@@ -8,6 +8,7 @@ import (
 
 	"github.com/goccy/go-yaml/ast"
 	"github.com/streamtwin/streamtwin/models/policy"
+	"github.com/streamtwin/streamtwin/models/policy/khaos"
 	"github.com/streamtwin/streamtwin/results"
 	"github.com/streamtwin/streamtwin/sim"
 )
@@ -18,13 +19,17 @@ const (
 	NameDaly  = "daly"
 )
 
-// Defaults for the optional keys.
+// Defaults for the optional keys. The rule for when a new interval is worth
+// its restart is Khaos's optimiser's (khaos.WorthChanging and its uptime
+// gate), so the baselines restart no more readily than Khaos does.
 const (
-	DefaultMinInterval sim.Duration = 10
-	DefaultMaxInterval sim.Duration = 600
-	DefaultPeriod      sim.Duration = 60
-	DefaultMinChange   sim.Duration = 5
-	DefaultMTBFPrior   sim.Duration = 86400
+	DefaultMinInterval       sim.Duration = 10
+	DefaultMaxInterval       sim.Duration = 600
+	DefaultPeriod            sim.Duration = 60
+	DefaultMinChange                      = khaos.MinChange
+	DefaultMinRelativeChange              = khaos.MinRelativeChange
+	DefaultMinUptime                      = khaos.MinUptime
+	DefaultMTBFPrior         sim.Duration = 86400
 )
 
 // Young is Young's first-order optimum checkpoint interval sqrt(2·c·mtbf),
@@ -53,6 +58,14 @@ type Config struct {
 	MaxInterval    sim.Duration  `yaml:"max_interval,omitempty"`
 	Period         sim.Duration  `yaml:"period,omitempty"`
 	MinChange      sim.Duration  `yaml:"min_change,omitempty"`
+	// MinRelativeChange: a new interval must also differ by more than this
+	// share of the current one (absent: DefaultMinRelativeChange; 0 turns
+	// it off).
+	MinRelativeChange *float64 `yaml:"min_relative_change,omitempty"`
+	// MinUptime: no change until the job has run this long since its last
+	// (re)start, a change of interval included (absent: DefaultMinUptime;
+	// 0 turns it off).
+	MinUptime *sim.Duration `yaml:"min_uptime,omitempty"`
 }
 
 // Policy sets the checkpoint interval to Young's or Daly's optimum.
@@ -100,6 +113,14 @@ func New(cfg Config) (*Policy, error) {
 	def(&cfg.MaxInterval, DefaultMaxInterval)
 	def(&cfg.Period, DefaultPeriod)
 	def(&cfg.MinChange, DefaultMinChange)
+	if cfg.MinRelativeChange == nil {
+		r := DefaultMinRelativeChange
+		cfg.MinRelativeChange = &r
+	}
+	if cfg.MinUptime == nil {
+		u := DefaultMinUptime
+		cfg.MinUptime = &u
+	}
 	switch {
 	case cfg.CheckpointCost != nil && !(*cfg.CheckpointCost >= 0):
 		return nil, fmt.Errorf("policy.checkpoint_cost must not be negative, got %v; omit it to use the observed checkpoint durations", *cfg.CheckpointCost)
@@ -115,6 +136,10 @@ func New(cfg Config) (*Policy, error) {
 		return nil, fmt.Errorf("policy.period must be positive, got %v", cfg.Period)
 	case cfg.MinChange < 0:
 		return nil, fmt.Errorf("policy.min_change must not be negative, got %v", cfg.MinChange)
+	case !(*cfg.MinRelativeChange >= 0 && *cfg.MinRelativeChange < 1):
+		return nil, fmt.Errorf("policy.min_relative_change must be a share of the current interval in [0, 1), got %g (0.1: changes of 10 %% or less are not applied; 0: off)", *cfg.MinRelativeChange)
+	case *cfg.MinUptime < 0:
+		return nil, fmt.Errorf("policy.min_uptime must be a duration ≥ 0s (the job's run time since its last restart before the interval may change again; 0: off), got %v", *cfg.MinUptime)
 	}
 	p.cfg = cfg
 	return p, nil
@@ -125,15 +150,17 @@ func (p *Policy) Name() string { return p.cfg.Name }
 func (p *Policy) Interval() time.Duration { return toTime(p.cfg.Period) }
 
 // Step records the last checkpoint's duration and, while the job is
-// RUNNING, asks for the optimum interval if it differs from the current one
-// by at least min_change.
+// RUNNING and has run min_uptime since its last (re)start, asks for the
+// optimum interval if it is worth a restart: at least min_change and more
+// than min_relative_change of the current interval away
+// (khaos.WorthChanging).
 func (p *Policy) Step(now time.Duration, obs policy.Observation) []policy.Action {
 	if cp := obs.Job.LastCheckpoint; cp != nil && (!p.seen || cp.ID != p.lastID) {
 		p.seen, p.lastID = true, cp.ID
 		p.sumC += cp.Duration.Seconds()
 		p.n++
 	}
-	if obs.Job.State != "RUNNING" {
+	if obs.Job.State != "RUNNING" || obs.Job.Uptime < toTime(*p.cfg.MinUptime) {
 		return nil
 	}
 	var c float64
@@ -163,11 +190,7 @@ func (p *Policy) Step(now time.Duration, obs policy.Observation) []policy.Action
 	raw := p.formula(c, m)
 	t := math.Min(math.Max(raw, float64(p.cfg.MinInterval)), float64(p.cfg.MaxInterval))
 	want := time.Duration(math.Round(t*1000)) * time.Millisecond
-	diff := want - obs.Job.CheckpointInterval
-	if diff < 0 {
-		diff = -diff
-	}
-	if diff < toTime(p.cfg.MinChange) {
+	if !khaos.WorthChanging(obs.Job.CheckpointInterval.Seconds(), want.Seconds(), float64(p.cfg.MinChange), *p.cfg.MinRelativeChange) {
 		return nil
 	}
 	sym := "C"

@@ -45,8 +45,11 @@ func dur(s float64) *sim.Duration { d := sim.Duration(s); return &d }
 
 func TestDecisions(t *testing.T) {
 	running := func(ci time.Duration, faults int, cp *policy.Checkpoint) policy.Observation {
-		return policy.Observation{Job: policy.JobStatus{State: "RUNNING", CheckpointInterval: ci, Faults: faults, LastCheckpoint: cp}}
+		return policy.Observation{Job: policy.JobStatus{State: "RUNNING", CheckpointInterval: ci, Faults: faults, LastCheckpoint: cp,
+			Uptime: 20 * time.Minute}}
 	}
+	up := func(o policy.Observation, uptime time.Duration) policy.Observation { o.Job.Uptime = uptime; return o }
+	rel := func(x float64) *float64 { return &x }
 	cp := func(id int64, d time.Duration) *policy.Checkpoint { return &policy.Checkpoint{ID: id, Duration: d} }
 	type step struct {
 		now time.Duration
@@ -65,10 +68,22 @@ func TestDecisions(t *testing.T) {
 		{"daly configured", Config{Name: NameDaly, CheckpointCost: dur(2), MTBF: dur(7200)},
 			[]step{{time.Hour, running(30*time.Second, 0, nil)}}, 168375 * time.Millisecond,
 			[]string{"daly: δ = 2s (configured)", "→ 2m48.375s"}},
-		{"within min_change", Config{Name: NameYoung, CheckpointCost: dur(2), MTBF: dur(7200)},
+		{"within min_change", Config{Name: NameYoung, CheckpointCost: dur(2), MTBF: dur(7200), MinRelativeChange: rel(0)},
 			[]step{{time.Hour, running(165*time.Second, 0, nil)}}, 0, nil},
-		{"just at min_change", Config{Name: NameYoung, CheckpointCost: dur(2), MTBF: dur(7200)},
+		{"just at min_change", Config{Name: NameYoung, CheckpointCost: dur(2), MTBF: dur(7200), MinRelativeChange: rel(0)},
 			[]step{{time.Hour, running(164706*time.Millisecond, 0, nil)}}, 169706 * time.Millisecond, nil},
+		// 169.706 s against 155 s is 9.5 % of it: within the 10 % dead band;
+		// against 154 s, 10.2 %: applied
+		{"within min_relative_change", Config{Name: NameYoung, CheckpointCost: dur(2), MTBF: dur(7200)},
+			[]step{{time.Hour, running(155*time.Second, 0, nil)}}, 0, nil},
+		{"beyond min_relative_change", Config{Name: NameYoung, CheckpointCost: dur(2), MTBF: dur(7200)},
+			[]step{{time.Hour, running(154*time.Second, 0, nil)}}, 169706 * time.Millisecond, nil},
+		{"uptime below min_uptime", Config{Name: NameYoung, CheckpointCost: dur(2), MTBF: dur(7200)},
+			[]step{{time.Hour, up(running(30*time.Second, 0, nil), 599*time.Second)}}, 0, nil},
+		{"uptime at min_uptime", Config{Name: NameYoung, CheckpointCost: dur(2), MTBF: dur(7200)},
+			[]step{{time.Hour, up(running(30*time.Second, 0, nil), 600*time.Second)}}, 169706 * time.Millisecond, nil},
+		{"min_uptime off", Config{Name: NameYoung, CheckpointCost: dur(2), MTBF: dur(7200), MinUptime: dur(0)},
+			[]step{{time.Hour, up(running(30*time.Second, 0, nil), 0)}}, 169706 * time.Millisecond, nil},
 		{"job not running", Config{Name: NameYoung, CheckpointCost: dur(2), MTBF: dur(7200)},
 			[]step{{time.Hour, policy.Observation{Job: policy.JobStatus{State: "RESTARTING", CheckpointInterval: 30 * time.Second}}}}, 0, nil},
 		{"no checkpoint seen yet", Config{Name: NameYoung, MTBF: dur(7200)},
@@ -141,6 +156,11 @@ func TestDecode(t *testing.T) {
 		{"min below flink", "name: daly\nmin_interval: 1ms", "at least 10ms"},
 		{"no unit", "name: daly\nmtbf: 7200", "no unit"},
 		{"negative min_change", "name: daly\nmin_change: -5s", "min_change must not be negative"},
+		{"relative change", "name: daly\nmin_relative_change: 0.2\nmin_uptime: 15m", ""},
+		{"relative change off", "name: daly\nmin_relative_change: 0\nmin_uptime: 0s", ""},
+		{"relative change of 1", "name: daly\nmin_relative_change: 1", "min_relative_change must be a share of the current interval in [0, 1), got 1"},
+		{"negative relative change", "name: young\nmin_relative_change: -0.1", "min_relative_change must be a share"},
+		{"negative min_uptime", "name: young\nmin_uptime: -1m", "min_uptime must be a duration ≥ 0s"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -174,10 +194,81 @@ func TestDecode(t *testing.T) {
 	cfg := pol.(*Policy).cfg
 	if cfg.CheckpointCost == nil || *cfg.CheckpointCost != 2 || cfg.MTBF != nil ||
 		cfg.MTBFPrior != DefaultMTBFPrior || cfg.MinInterval != DefaultMinInterval ||
-		cfg.MaxInterval != DefaultMaxInterval || cfg.MinChange != DefaultMinChange || pol.Interval() != 30*time.Second {
+		cfg.MaxInterval != DefaultMaxInterval || cfg.MinChange != DefaultMinChange || pol.Interval() != 30*time.Second ||
+		*cfg.MinRelativeChange != DefaultMinRelativeChange || *cfg.MinUptime != DefaultMinUptime {
 		t.Errorf("decoded %+v", cfg)
 	}
 	if _, err := New(Config{Name: "chandy"}); err == nil {
 		t.Error("unknown formula name accepted")
+	}
+}
+
+// TestRestartsUnderConstantLoad: an hour of constant load, the job starting
+// at CI 60 s, its first checkpoint a full one of 4 s, then checkpoints every
+// CI whose durations scatter ± 50 % around 0.6 s (a fixed sequence), MTBF
+// 2 h, each change a savepoint restart with 10 s of downtime. Young's
+// optimum starts at √(2 · 4 · 7200) = 240 s and settles near
+// √(2 · 0.6 · 7200) = 93 s as the running mean of C forgets the first
+// checkpoint, moving by more than 5 s for a long while: with
+// Khaos's rule (5 s, 10 %, 600 s of uptime) each baseline restarts at most
+// 4 times in the hour (the acceptance); with only the 5 s minimum
+// it restarts more often, which is what the rule is for.
+func TestRestartsUnderConstantLoad(t *testing.T) {
+	scatter := []float64{0.3, 0.9, 0.45, 0.75, 0.6, 0.35, 0.85, 0.5, 0.7, 0.55, 0.65, 0.4, 0.8}
+	zero := 0.0
+	for _, k := range []struct {
+		name    string
+		cfg     Config
+		atMost  int
+		atLeast int
+	}{
+		{"young", Config{Name: NameYoung, MTBF: dur(7200)}, 4, 1},
+		{"daly", Config{Name: NameDaly, MTBF: dur(7200)}, 4, 1},
+		{"young, 5 s only", Config{Name: NameYoung, MTBF: dur(7200), MinRelativeChange: &zero, MinUptime: dur(0)}, 60, 5},
+		{"daly, 5 s only", Config{Name: NameDaly, MTBF: dur(7200), MinRelativeChange: &zero, MinUptime: dur(0)}, 60, 5},
+	} {
+		t.Run(k.name, func(t *testing.T) {
+			p, err := New(k.cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ci, started := 60.0, 0.0 // s; the job's last (re)start
+			nextCP, id := ci, int64(0)
+			var last *policy.Checkpoint
+			restarts := 0
+			for now := 1.0; now <= 3600; now++ {
+				if now >= nextCP { // a checkpoint completes
+					id++
+					c := scatter[int(id)%len(scatter)]
+					if id == 1 {
+						c = 4
+					}
+					last = &policy.Checkpoint{ID: id, Duration: time.Duration(c * float64(time.Second))}
+					nextCP = now + ci
+				}
+				if int(now)%60 != 0 {
+					continue
+				}
+				state := "RUNNING"
+				if now < started {
+					state = "RESTARTING"
+				}
+				obs := policy.Observation{Job: policy.JobStatus{State: state, CheckpointInterval: time.Duration(ci * float64(time.Second)),
+					LastCheckpoint: last, Uptime: time.Duration(max(0, now-started) * float64(time.Second))}}
+				for _, a := range p.Step(time.Duration(now*float64(time.Second)), obs) {
+					if a.Kind == policy.SetCheckpointInterval {
+						restarts++
+						ci, started = a.Interval.Seconds(), now+10
+						nextCP = started + ci
+					}
+				}
+			}
+			if restarts > k.atMost || restarts < k.atLeast {
+				t.Errorf("%d restarts in an hour of constant load, want %d to %d", restarts, k.atLeast, k.atMost)
+			}
+			if testing.Verbose() {
+				t.Logf("%d restarts", restarts)
+			}
+		})
 	}
 }
