@@ -13,8 +13,10 @@ type Detail struct {
 // TaskManagerSample is one TaskManager process over the interval.
 type TaskManagerSample struct {
 	Index int // 0-based TaskManager index (as in faults and events)
-	// CPUBusy is the process's CPU busy fraction of its cores, 0..1
-	// (Flink's Status.JVM.CPU.Load).
+	// CPUBusy is the process's CPU utilisation over the interval: CPU
+	// seconds used / (interval × allotment cores), results.CPUUtilisation
+	// (docs/model.md, "Observed quantities"); above 1 only without a CPU
+	// limit.
 	CPUBusy float64
 	// SourceThroughput is records/s its source subtasks emitted
 	// (numRecordsOutPerSecond of the source vertex, summed on the TaskManager).
@@ -28,8 +30,9 @@ type OperatorSample struct {
 	Source      bool    // reads the Kafka topic
 	InputRate   float64 // records/s in, summed over subtasks (a source: records/s read)
 	OutputRate  float64 // records/s out
-	// BusyMax is the busiest subtask's busy fraction, 0..1
-	// (busyTimeMsPerSecond / 1000, aggregated by MAX as the autoscaler does).
+	// BusyMax is the busiest subtask's busy fraction of the interval, 0..1
+	// (results.TimeFraction of its busy time; busyTimeMsPerSecond / 1000
+	// aggregated by MAX as the autoscaler does).
 	BusyMax float64
 	// Keyed: the operator's input is hash-partitioned over its
 	// MaxParallelism key groups.

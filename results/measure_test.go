@@ -8,7 +8,7 @@ import (
 func TestCPUUtilisation(t *testing.T) {
 	nan := math.NaN()
 	for _, c := range []struct {
-		name                 string
+		name                  string
 		cpuS, dt, cores, want float64
 	}{
 		{"0.2 CPU-s in 1 s on 0.25 cores", 0.2, 1, 0.25, 0.8},

@@ -25,8 +25,8 @@ type Sample struct {
 	CheckpointIntervalS float64 `parquet:"checkpoint_interval_s"` // s, the CI in force
 	Parallelism         int32   `parquet:"parallelism"`           // job parallelism in force
 	Workers             int32   `parquet:"workers"`               // TaskManager processes alive at the end of the interval
-	CPUBusyMean         float64 `parquet:"cpu_busy_mean"`         // fraction 0..1, mean over live TaskManagers
-	CPUBusyMax          float64 `parquet:"cpu_busy_max"`          // fraction 0..1, busiest TaskManager
+	CPUBusyMean         float64 `parquet:"cpu_busy_mean"`         // CPU utilisation of the allotment (results.CPUUtilisation; > 1 possible without a CPU limit), mean over running TaskManagers
+	CPUBusyMax          float64 `parquet:"cpu_busy_max"`          // the same, the busiest TaskManager
 	Backpressure        float64 `parquet:"backpressure"`          // fraction of the interval the sources were throttled by a bottleneck
 	JobState            string  `parquet:"job_state,dict"`        // RUNNING, FAILING, RESTARTING, RESTORING, STOPPING, STOPPED, FAILED
 	Recovering          bool    `parquet:"recovering"`            // a fault or reconfiguration is not yet caught up
