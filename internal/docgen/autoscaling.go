@@ -1104,20 +1104,73 @@ func asLiveRescales(c *Context) (string, error) {
 	if err := cs.err(); err != nil {
 		return "", err
 	}
+	ho, err := asRescaleHeldOut(c)
+	if err != nil {
+		return "", err
+	}
 	delay := func(r results.Rescale) float64 { return r.DelayS }
 	down := func(r results.Rescale) float64 { return r.DowntimeS }
 	loads := asMap(p.loads, num)
 	return fmt.Sprintf(`The traffic-monitoring job rescaled %s at %s/s, %d rescales. Flink 2.2 restarted the job %s s after
 a scale-up decision and %s s after a scale-down's; the job was down %s s going up and %s s going
 down, longer at higher load (more window state). `+"`%s`"+` takes `+"`up_delay`"+` %s s,
-`+"`down_delay`"+` %s s, `+"`up_deploy`"+` %s s and `+"`down_deploy`"+` %s s from it (the deploy times are the
-mean downtime less the twin's state restore; the derivation is in its header), and
-`+"`rescale.on_checkpoint`"+` is the adaptive scheduler's wait for a checkpoint. Its mean downtime per
-load, each load left out of the fit once:`,
+`+"`down_delay`"+` %s s, `+"`up_deploy`"+` %s s and `+"`down_deploy`"+` %s s from it, fitted per direction by
+`+"`streamtwin calibrate rescales`"+` (docs/calibration.md); each rescale left out once, the twin predicts a
+scale-up's downtime within %s s on average (the mean of the other scale-ups: %s s) and a scale-down's
+within %s s (%s s), while the delay, set by the checkpoint's phase, neither predicts (%s and %s s
+against %s and %s s). `+"`rescale.on_checkpoint`"+` is the adaptive scheduler's wait for a checkpoint.
+Its mean downtime per load, each load left out of the fit once:`,
 		strings.Join(seq, " → "), asAnd(loads), len(p.measured),
 		asSpan(asValues(p.measured, true, delay), num), asSpan(asValues(p.measured, false, delay), num),
 		asSpan(asValues(p.measured, true, down), num), asSpan(asValues(p.measured, false, down), num),
-		asRescaleScenario, num(float64(rr.UpDelay)), num(float64(rr.DownDelay)), num(float64(rr.UpDeploy)), num(float64(rr.DownDeploy))), nil
+		asRescaleScenario, num(float64(rr.UpDelay)), num(float64(rr.DownDelay)), num(float64(rr.UpDeploy)), num(float64(rr.DownDeploy)),
+		num(ho["up heldout downtime"]), num(ho["up mean downtime"]), num(ho["down heldout downtime"]), num(ho["down mean downtime"]),
+		num(ho["up heldout delay"]), num(ho["down heldout delay"]), num(ho["up mean delay"]), num(ho["down mean delay"])), nil
+}
+
+// asRescaleFitReport is the committed report of streamtwin calibrate
+// rescales for the rescale scenario.
+const asRescaleFitReport = "scenarios/live-rescale-calibrated-fit/rescales.csv"
+
+// asRescaleHeldOut is the mean absolute held-out error of the twin and of
+// the per-direction mean, keyed "up heldout downtime", "down mean delay", …,
+// from the committed fit report (one fit: the block reads it, never redoes it).
+func asRescaleHeldOut(c *Context) (map[string]float64, error) {
+	b, err := os.ReadFile(filepath.Join(c.Root, asRescaleFitReport))
+	if err != nil {
+		return nil, err
+	}
+	// every column of the report is known; the ones read are required
+	header, _, _ := strings.Cut(string(b), "\n")
+	required := []string{"direction"}
+	for _, q := range []string{"delay", "downtime"} {
+		required = append(required, "heldout_err_"+q+"_s", "mean_err_"+q+"_s")
+	}
+	sum, n := map[string]float64{}, map[string]float64{}
+	err = results.ReadCSVTable(asRescaleFitReport, bytes.NewReader(b), strings.Split(strings.TrimSpace(header), ","), required, func(line int, cells map[string]string) error {
+		for _, q := range []string{"delay", "downtime"} {
+			for _, who := range []string{"heldout", "mean"} {
+				v, err := strconv.ParseFloat(cells[who+"_err_"+q+"_s"], 64)
+				if err != nil {
+					return fmt.Errorf("%s:%d: %s_err_%s_s: %w", asRescaleFitReport, line, who, q, err)
+				}
+				k := cells["direction"] + " " + who + " " + q
+				sum[k] += math.Abs(v)
+				n[k]++
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for k := range sum {
+		sum[k] /= n[k]
+	}
+	if len(sum) != 8 {
+		return nil, fmt.Errorf("%s: want up and down rescales, got %v", asRescaleFitReport, slices.Sorted(maps.Keys(sum)))
+	}
+	return sum, nil
 }
 
 // asLiveRescalesTable is the measured and the twin's mean downtime per
