@@ -150,3 +150,22 @@ func nanDiv(a, b float64) float64 {
 	}
 	return a / b
 }
+
+// Summarized passes each row to Summary and then to Out: the one way both
+// backends keep the summary of exactly the rows they write.
+type Summarized struct {
+	Summary *Summarizer
+	Out     RowWriter
+}
+
+// WriteSample adds s to the summary and writes it.
+func (w Summarized) WriteSample(s Sample) error {
+	w.Summary.Sample(s)
+	return w.Out.WriteSample(s)
+}
+
+// WriteEvent adds e to the summary and writes it.
+func (w Summarized) WriteEvent(e Event) error {
+	w.Summary.Event(e)
+	return w.Out.WriteEvent(e)
+}

@@ -36,7 +36,7 @@ func (r *run) finish(sink Sink, wallS float64) (results.Summary, error) {
 	}
 	sort.SliceStable(begins, func(i, j int) bool { return begins[i].atS < begins[j].atS })
 	sum := results.NewSummarizer(r.sc.Name, r.sc.Variant, "live", r.sc.Seed, 1000*float64(r.sc.QoS.Latency), float64(r.sc.QoS.Recovery), len(samples))
-	st, err := results.NewRecoveryStream(results.RecoveryOptions{}, summarized{sum, sink})
+	st, err := results.NewRecoveryStream(results.RecoveryOptions{}, results.Summarized{Summary: sum, Out: sink})
 	if err != nil {
 		return results.Summary{}, err
 	}
@@ -78,22 +78,6 @@ func (r *run) finish(sink Sink, wallS float64) (results.Summary, error) {
 	s := sum.Summary(float64(r.sc.Duration), wallS)
 	s.RecordsReplayed = max(0, s.RecordsProcessed-(s.RecordsIn-s.FinalLag))
 	return s, nil
-}
-
-// summarized writes a row to the summary and the sink.
-type summarized struct {
-	sum  *results.Summarizer
-	sink Sink
-}
-
-func (w summarized) WriteSample(s results.Sample) error {
-	w.sum.Sample(s)
-	return w.sink.WriteSample(s)
-}
-
-func (w summarized) WriteEvent(e results.Event) error {
-	w.sum.Event(e)
-	return w.sink.WriteEvent(e)
 }
 
 // runEnd is the run_end event: the job's state in the last sample and, if

@@ -166,7 +166,7 @@ func Run(sc scenario.Scenario, schedule *scenario.Schedule, sink Sink) (results.
 	seeds := sim.Seeds{Root: sc.Seed}
 	r := &recorder{env: env, sink: sink, sum: results.NewSummarizer(sc.Name, sc.Variant, "sim", sc.Seed,
 		1000*float64(sc.QoS.Latency), float64(sc.QoS.Recovery), int(float64(sc.Duration)/float64(sc.MetricInterval))+1)}
-	stream, err := results.NewRecoveryStream(results.RecoveryOptions{}, summarized{r.sum, sink})
+	stream, err := results.NewRecoveryStream(results.RecoveryOptions{}, results.Summarized{Summary: r.sum, Out: sink})
 	if err != nil {
 		return results.Summary{}, err
 	}
@@ -239,22 +239,6 @@ const (
 	heldEvent
 	heldBegin
 )
-
-// summarized writes a row to the summary and the sink.
-type summarized struct {
-	sum  *results.Summarizer
-	sink Sink
-}
-
-func (w summarized) WriteSample(s results.Sample) error {
-	w.sum.Sample(s)
-	return w.sink.WriteSample(s)
-}
-
-func (w summarized) WriteEvent(e results.Event) error {
-	w.sum.Event(e)
-	return w.sink.WriteEvent(e)
-}
 
 // Sample: the policy sees it at once (with the model's recovering flag,
 // what it knows then); the files get it through the stream.
