@@ -4,7 +4,7 @@ VENV    := .venv
 PYTHON  := $(VENV)/bin/python
 BIN     := bin/streamtwin
 
-.PHONY: demo test unit python-test docs deps monitoring daedalus autoscaler-tuning live-rescale-profile live-daedalus live-autoscaling live-wordcount bench build vet clean reference calibration calibration-live live-jobs live-test live-khaos-profile live-khaos-reference live-test-reference live-traffic-profile live-host-profile live-soak fuzz slurm-test
+.PHONY: demo test unit python-test docs deps monitoring daedalus autoscaler-tuning live-rescale-profile live-capacity live-daedalus live-autoscaling live-wordcount bench build vet clean reference calibration calibration-live live-jobs live-test live-khaos-profile live-khaos-reference live-test-reference live-traffic-profile live-host-profile live-soak fuzz slurm-test
 
 build:
 	$(GO) build -o $(BIN) ./cmd/streamtwin
@@ -108,13 +108,28 @@ autoscaler-tuning: build
 # schedule (scenarios/live-rescale-calibrated.yaml) are printed beside them.
 RESCALE_DIR := runs/live-rescale-cluster
 live-rescale-profile: build live-jobs
-	$(BIN) live up --taskmanagers 3 --slots 1 --scheduler adaptive --dir $(RESCALE_DIR)
+	$(BIN) live up --taskmanagers 3 --slots 1 --scheduler adaptive --dir $(RESCALE_DIR) --tm-cpu 0.25
 	$(BIN) live run scenarios/live-rescale-profile.yaml --dir $(RESCALE_DIR) --out runs/live-rescale-profile; \
 		rc=$$?; $(BIN) live down --dir $(RESCALE_DIR); exit $$rc
 	$(BIN) results rescales runs/live-rescale-profile > scenarios/measured/live-rescales.csv
 	$(BIN) run scenarios/live-rescale-calibrated.yaml --out runs/sim-rescale-profile
 	@echo "measured (live):"; cat scenarios/measured/live-rescales.csv
 	@echo "twin (scenarios/live-rescale-calibrated.yaml):"; $(BIN) results rescales runs/sim-rescale-profile
+
+# What one, two and three quarter-core TaskManagers sustain live (issue 33;
+# about 12 min): scenarios/live-capacity.yaml's three static variants on
+# live-daedalus's cluster, each warmed at 3,000/s and then driven past its
+# capacity; the runs land in results/reference/live/capacity/, where the
+# docs' "live capacity" block compares them with the twin (the league's
+# cost_scale is fitted to parallelism 1, 2 and 3 held out).
+CAPACITY_REF := results/reference/live/capacity
+live-capacity: build live-jobs
+	$(BIN) live up --taskmanagers 3 --slots 1 --scheduler adaptive --tm-cpu 0.25 --dir $(RESCALE_DIR)
+	rm -rf runs/live-capacity; rc=0; for v in p1 p2 p3; do \
+		$(BIN) live run scenarios/live-capacity.yaml --variant $$v --dir $(RESCALE_DIR) --out runs/live-capacity/$$v || rc=$$?; done; \
+		$(BIN) live down --dir $(RESCALE_DIR); [ $$rc -eq 0 ] || exit $$rc
+	rm -rf $(CAPACITY_REF); for v in p1 p2 p3; do mkdir -p $(CAPACITY_REF)/$$v; \
+		cp runs/live-capacity/$$v/summary.json runs/live-capacity/$$v/events.parquet runs/live-capacity/$$v/timeseries.parquet runs/live-capacity/$$v/scenario.yaml $(CAPACITY_REF)/$$v/; done
 
 # Daedalus live (about 33 min): scenarios/live-daedalus.yaml on three
 # quarter-core one-slot TaskManagers with the adaptive scheduler, its twin
@@ -130,7 +145,7 @@ live-daedalus: build live-jobs
 		results/reference/live/daedalus-$$k/; $(BIN) results rescales runs/$$k-daedalus > results/reference/live/daedalus-$$k/rescales.csv; done
 	$(BIN) compare runs/sim-daedalus runs/live-daedalus --faults --decisions | tee results/reference/live/daedalus-compare.txt
 
-# The live autoscaling league (issue 33; about 80 min): every variant of
+# The live autoscaling league (issue 33; about 65 min): every variant of
 # scenarios/live-autoscaling.yaml (static-2, static-3, HPA, the Flink
 # operator autoscaler, DS2, Daedalus; 10 min each) live on the cluster of
 # live-daedalus, one after the other, $(LEAGUE_REPEAT) a second time (the

@@ -36,6 +36,7 @@ func liveBlocks() []Block {
 		{"readme live soak", readmeLiveSoak},
 		{"live end-to-end", liveEndToEnd},
 		{"live prometheus sampler run", livePrometheusRun},
+		{"live capacity", liveCapacityTable},
 	}
 }
 

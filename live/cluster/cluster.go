@@ -246,6 +246,7 @@ func (c *Cluster) boot(ctx context.Context, cfg Config, java, javaVersion string
 		tm := append([]string{java}, javaModuleFlags...)
 		tm = append(tm, tmCDS...)
 		tm = append(tm, "-XX:+UseG1GC")
+		tm = append(tm, processorCount(cfg.TaskManagerCPU)...)
 		tm = append(tm, jvm...)
 		tm = append(tm, "-Djava.io.tmpdir="+filepath.Join(l.Tmp, "jvm"), "-Dlog.file="+l.logFile(name),
 			"-Dlog4j.configurationFile="+fileURI(filepath.Join(l.Conf, "log4j-console.properties")),

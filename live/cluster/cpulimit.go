@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -58,6 +59,21 @@ func limitCPU(dir, name string, pid int, cores float64) error {
 		return fmt.Errorf("CPU limit of %s in %s: %w", name, path, err)
 	}
 	return nil
+}
+
+// processorCount is the JVM flag that makes a TaskManager limited to cores
+// CPUs size itself as a container's JVM does: inside a pod the JVM reads
+// its CPU quota and counts ceil(quota/period) processors, and sizes its
+// GC, JIT and common-pool threads by that count; moved into its cgroup
+// after it started, it would count the host's cores. (On the 2-core host
+// of 2026-12-05 the count did not change what a quarter-core TaskManager
+// sustains: make live-capacity read 2,533 and 2,479 records/s past
+// capacity without and with it.) No limit: no flag.
+func processorCount(cores float64) []string {
+	if cores <= 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("-XX:ActiveProcessorCount=%d", int(math.Ceil(cores)))}
 }
 
 // removeCPULimits deletes the cluster's cgroups. A cgroup stays busy until

@@ -3,6 +3,7 @@ package cluster
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -42,5 +43,23 @@ func TestLimitCPU(t *testing.T) {
 			t.Errorf("v2 %v: %s left: %v", v2, filepath.Dir(path), err)
 		}
 		cgroupRoot = old
+	}
+}
+
+// TestProcessorCount: a TaskManager's JVM counts the processors a pod's
+// JVM would read from the same CPU limit, ceil(limit).
+func TestProcessorCount(t *testing.T) {
+	for _, tc := range []struct {
+		cores float64
+		want  []string
+	}{
+		{0, nil},
+		{0.25, []string{"-XX:ActiveProcessorCount=1"}},
+		{1, []string{"-XX:ActiveProcessorCount=1"}},
+		{1.5, []string{"-XX:ActiveProcessorCount=2"}},
+	} {
+		if got := processorCount(tc.cores); !slices.Equal(got, tc.want) {
+			t.Errorf("processorCount(%g) = %q, want %q", tc.cores, got, tc.want)
+		}
 	}
 }
