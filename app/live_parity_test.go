@@ -11,16 +11,18 @@ import (
 )
 
 // parityScenario is one quarter-core TaskManager (live up --taskmanagers 1
-// --slots 1 --tm-cpu 0.25; the twin's cluster.cores 0.25, cost_scale as
-// scenarios/live-daedalus.yaml: about 13,000 records/s) near idle for
-// 30 s, at half its capacity for 50 s, past it (16,000/s) for 45 s, then
-// draining at 3,000/s. idle_cpu is the CPU an idle TaskManager JVM used
-// live with no job (0.42 CPU-seconds in 20 s, /proc, 2026-12-05).
+// --slots 1 --tm-cpu 0.25; the twin's cluster.cores 0.25 and cost_scale
+// as scenarios/live-capacity.yaml fits them: about 7,600 records/s) near
+// idle for 30 s, at about half its capacity for 80 s (a fresh JVM
+// compiles its hot code for about 50 s at a quarter core), past it
+// (10,000/s) for 60 s, then draining at 2,000/s. idle_cpu is the CPU an
+// idle TaskManager JVM used live with no job (0.42 CPU-seconds in 20 s,
+// /proc, 2026-12-05).
 const parityScenario = `name: live-parity
 description: one quarter-core TaskManager near idle, at half load, past its capacity, draining
 seed: 3
-duration: 180s
-workload: {shape: step, rate: 200/s, steps: [{at: 30s, rate: 6000/s}, {at: 80s, rate: 16000/s}, {at: 125s, rate: 3000/s}]}
+duration: 220s
+workload: {shape: step, rate: 200/s, steps: [{at: 30s, rate: 3500/s}, {at: 110s, rate: 10000/s}, {at: 170s, rate: 2000/s}]}
 kafka: {partitions: 2}
 job:
   template: traffic-monitoring
@@ -29,7 +31,7 @@ job:
   restart: {strategy: fixed-delay, delay: 2s, attempts: 0}
   detection: {heartbeat_interval: 2s, heartbeat_timeout: 10s}
   cluster: {taskmanagers: 1, slots: 1, cores: 0.25, idle_cpu: 0.021, restart_delay: 5s, deploy: 0.266401s, restore_bandwidth: 4.5MiB/s, warmup: 1.69973s}
-  cost_scale: 0.335652
+  cost_scale: 0.51
   latency: {base: 0ms}
 qos: {latency: 10s, recovery: 600s}
 `
@@ -37,18 +39,19 @@ qos: {latency: 10s, recovery: 600s}
 // parityWindow is a stretch of the parity schedule compared by its means:
 // the live clock jitters by a few hundred ms and Flink's counters by a
 // refresh, so single seconds differ by a second's worth of records where
-// their means over tens of seconds do not. Each window starts 20 s after
-// its step (a fresh job's JIT compiles for about 20 s at full CPU) and
-// ends 2 s before the next (the live sample of second k can already hold
-// the next step's records).
+// their means over tens of seconds do not. The half-load window starts
+// 50 s after its step (the JIT's warm-up), the overload one 15 s after
+// its step (before the window state of the overload slows the
+// TaskManager, docs/autoscaling.md "Live"); both end 2 s before the next
+// step (the live sample of second k can already hold its records).
 type parityWindow struct {
 	name     string
 	from, to float64 // seconds, (from, to]
 }
 
 var (
-	parityHalf = parityWindow{"half load", 50, 78}
-	parityOver = parityWindow{"past capacity", 95, 123}
+	parityHalf = parityWindow{"half load", 80, 108}
+	parityOver = parityWindow{"past capacity", 125, 168}
 )
 
 // TestLiveParity drives the twin and the live cluster over parityScenario
@@ -56,7 +59,7 @@ var (
 // quantities") within the tolerances below; the acceptance of issue 33: a
 // --tm-cpu 0.25 TaskManager driven past its capacity reads a CPU
 // utilisation of about 1.0 in both. STREAMTWIN_LIVE=1 runs it (about
-// 4 min); STREAMTWIN_LIVE_PARITY_RUN names a live run folder of the
+// 5 min); STREAMTWIN_LIVE_PARITY_RUN names a live run folder of the
 // scenario to compare instead of starting a cluster.
 func TestLiveParity(t *testing.T) {
 	run := os.Getenv("STREAMTWIN_LIVE_PARITY_RUN")
@@ -158,7 +161,7 @@ func parityFailures(t *testing.T, sim, live []results.Sample) []string {
 			// lag grows; the rate they read is the TaskManager's capacity
 			check(lt < 0.95*li && st < 0.95*si, "%s: throughput below the input in both: live %.0f of %.0f, twin %.0f of %.0f records/s", w.name, lt, li, st, si)
 			check(ll1 > ll0 && sl1 > sl0, "%s: lag grows in both: live %.0f → %.0f, twin %.0f → %.0f records", w.name, ll0, ll1, sl0, sl1)
-			check(relDiff(lt, st) <= 0.35, "%s: capacity (throughput) live %.0f, twin %.0f records/s (tolerance 35 %%: the twin's cost_scale, calibrated on an idle host)", w.name, lt, st)
+			check(relDiff(lt, st) <= 0.35, "%s: capacity (throughput) live %.0f, twin %.0f records/s (tolerance 35 %%: make live-capacity reads it over 10 s, the live throughput is bursty)", w.name, lt, st)
 		}
 	}
 	return fails

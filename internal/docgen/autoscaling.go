@@ -1091,12 +1091,22 @@ func asLiveRescales(c *Context) (string, error) {
 	for _, l := range p.loads {
 		cs.check(slices.Equal(byLoad[l], byLoad[p.loads[0]]), "the job rescaled alike at every load (%s/s)", num(l))
 	}
+	// whether the job is down longer at each higher load, per direction
+	longer := map[bool]bool{}
 	for _, up := range []bool{true, false} {
+		longer[up] = true
 		for i := 1; i < len(p.loads); i++ {
-			cs.check(asMeanDowntime(p.measured, p.measured, up, p.loads[i]) > asMeanDowntime(p.measured, p.measured, up, p.loads[i-1]),
-				"the job is down longer at higher load (up: %v)", up)
+			if asMeanDowntime(p.measured, p.measured, up, p.loads[i]) <= asMeanDowntime(p.measured, p.measured, up, p.loads[i-1]) {
+				longer[up] = false
+			}
 		}
 	}
+	trend := map[[2]bool]string{
+		{true, true}:   "longer at higher load (more window state)",
+		{true, false}:  "longer at higher load going up (more window state), not going down",
+		{false, true}:  "longer at higher load going down (more window state), not going up",
+		{false, false}: "with no steady trend in the load",
+	}[[2]bool{longer[true], longer[false]}]
 	rr := p.scen.Base.Job.Rescale
 	cs.check(math.Abs(float64(rr.UpDeploy)-p.upFit) < asDeployTol && math.Abs(float64(rr.DownDeploy)-p.downFit) < asDeployTol,
 		"%s's up_deploy and down_deploy (%s s, %s s) are the fit on every load (%s s, %s s)", asRescaleScenario,
@@ -1113,7 +1123,7 @@ func asLiveRescales(c *Context) (string, error) {
 	loads := asMap(p.loads, num)
 	return fmt.Sprintf(`The traffic-monitoring job rescaled %s at %s/s, %d rescales. Flink 2.2 restarted the job %s s after
 a scale-up decision and %s s after a scale-down's; the job was down %s s going up and %s s going
-down, longer at higher load (more window state). `+"`%s`"+` takes `+"`up_delay`"+` %s s,
+down, %s. `+"`%s`"+` takes `+"`up_delay`"+` %s s,
 `+"`down_delay`"+` %s s, `+"`up_deploy`"+` %s s and `+"`down_deploy`"+` %s s from it, fitted per direction by
 `+"`streamtwin calibrate rescales`"+` (docs/calibration.md); each rescale left out once, the twin predicts a
 scale-up's downtime within %s s on average (the mean of the other scale-ups: %s s) and a scale-down's
@@ -1122,7 +1132,7 @@ against %s and %s s). `+"`rescale.on_checkpoint`"+` is the adaptive scheduler's 
 Its mean downtime per load, each load left out of the fit once:`,
 		strings.Join(seq, " → "), asAnd(loads), len(p.measured),
 		asSpan(asValues(p.measured, true, delay), num), asSpan(asValues(p.measured, false, delay), num),
-		asSpan(asValues(p.measured, true, down), num), asSpan(asValues(p.measured, false, down), num),
+		asSpan(asValues(p.measured, true, down), num), asSpan(asValues(p.measured, false, down), num), trend,
 		asRescaleScenario, num(float64(rr.UpDelay)), num(float64(rr.DownDelay)), num(float64(rr.UpDeploy)), num(float64(rr.DownDeploy)),
 		num(ho["up heldout downtime"]), num(ho["up mean downtime"]), num(ho["down heldout downtime"]), num(ho["down mean downtime"]),
 		num(ho["up heldout delay"]), num(ho["down heldout delay"]), num(ho["up mean delay"]), num(ho["down mean delay"])), nil
@@ -1196,11 +1206,14 @@ func asLiveRescalesTable(c *Context) (string, error) {
 	row("all (fit on all)", p.twin, -1)
 	mu, md := asMeanDelay(p.measured, true), asMeanDelay(p.measured, false)
 	tu, td := asMeanDelay(p.twin, true), asMeanDelay(p.twin, false)
-	var cs asClaims
-	cs.check(md < td, "Flink restarts a scale-down sooner than the twin (measured %s s, twin %s s)", num(md), num(td))
-	fmt.Fprintf(&b, "\nThe delay from decision to restart is %s s up and %s s down measured, %s s and %s s in the twin:\n"+
-		"Flink sometimes restarts a scale-down without waiting for a checkpoint, the twin always waits.", num(mu), num(md), num(tu), num(td))
-	return b.String(), cs.err()
+	fmt.Fprintf(&b, "\nThe delay from decision to restart is %s s up and %s s down measured, %s s and %s s in the twin", num(mu), num(md), num(tu), num(td))
+	if md < td {
+		// the twin's restart always waits for a checkpoint after its delay
+		b.WriteString(":\nFlink sometimes restarts a scale-down without waiting for a checkpoint, the twin always waits.")
+	} else {
+		b.WriteString(".")
+	}
+	return b.String(), nil
 }
 
 // asDaedalusLive is the live Daedalus run against its twin, from the

@@ -76,6 +76,11 @@ func (d *detailer) measure(ctx context.Context, r *run, m *metricNames, cpu map[
 				}
 			}
 		}
+		if isCommitter(v.Name) {
+			// DS2 and the operator autoscaler would take the writer's
+			// records as the committer's target and find it saturated
+			continue
+		}
 		out.Operators = append(out.Operators, op)
 	}
 	d.prev = next

@@ -746,6 +746,14 @@ func vertexParallelism(j rest.Job, id string) int {
 	return 0
 }
 
+// isCommitter: vertex name is the committer half of a Flink 2 sink
+// ("Sink: …: Committer"). It receives one committable per writer and
+// checkpoint, not the records, so it is no operator of the record flow:
+// the twin's sink is the writer and the committer in one.
+func isCommitter(name string) bool {
+	return strings.HasPrefix(name, "Sink") && strings.HasSuffix(name, "Committer")
+}
+
 // sinkVertex is the vertex that writes the results: Flink 2 splits a Kafka
 // sink into "Sink: …: Writer" and "…: Committer", and only the writer's
 // numRecordsIn counts records.

@@ -209,3 +209,20 @@ func seq(n int) []float64 {
 	}
 	return out
 }
+
+// TestIsCommitter: only the committer half of a Flink 2 sink is left out
+// of the operators a policy sees.
+func TestIsCommitter(t *testing.T) {
+	for name, want := range map[string]bool{
+		"Sink: Kafka: Committer":                  true,
+		"Sink: Kafka: Writer":                     false,
+		"Format -> Sink: Kafka: Writer":           false,
+		"Source: Kafka -> Parse -> POI filter":    false,
+		"Average speed -> Speed filter -> Format": false,
+		"Committer": false,
+	} {
+		if got := isCommitter(name); got != want {
+			t.Errorf("isCommitter(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
