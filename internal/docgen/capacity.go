@@ -10,28 +10,31 @@ import (
 	"github.com/streamtwin/streamtwin/results"
 )
 
-// The live capacity block (make live-capacity, issue 33): what one, two
-// and three quarter-core TaskManagers sustain live against the twin, and
-// the fit of the league's cost_scale to it: the twin's cost_scale moves
-// its capacity (throughput past saturation) by 1/cost_scale, so it is
-// fitted to parallelism 1 alone and 2 and 3 are held out. The baseline is
-// the cost_scale of the calibration on TaskManagers without a CPU limit.
+// The live capacity block (make live-capacity, issue 33): what one and
+// two quarter-core TaskManagers cost and sustain live against the twin.
+// The twin's cost_scale is fitted to one TaskManager's capacity (what it
+// drains per second past saturation); its CPU utilisation at a steady,
+// warm load and two TaskManagers' CPU and capacity are held out. The baseline is the cost_scale of the calibration on TaskManagers
+// without a CPU limit. The block fails, naming the value to set, when the
+// scenario's cost_scale is not the fit.
 
 const (
 	capacityRef      = "results/reference/live/capacity"
 	capacityScenario = "scenarios/live-capacity.yaml"
 	capacityBaseline = 0.335652 // scenarios/live-traffic-calibrated.yaml's cost_scale (no CPU limit)
-	capacityStep     = 60.0     // s: the step past capacity in capacityScenario
-	capacityWindow   = 10.0     // s: the window after it the capacity is read over
+	capacityCPUFrom  = 120.0    // s: the CPU is read over (from, to], warm, at the middle step
+	capacityCPUTo    = 148.0
+	capacityStep     = 150.0 // s: the step past capacity
+	capacityWindow   = 20.0  // s: the window after it the capacity is read over
+	capacityFitTol   = 0.02  // the fitted twin's capacity within this share of the live one
 )
 
-var capacityVariants = []string{"p1", "p2", "p3"}
+var capacityVariants = []string{"p1", "p2"}
 
-// capacityRead is the capacity of each variant's run in dir: the input
-// less the lag's growth over the capacityWindow seconds after the step,
-// i.e. what the job drained per second while the input was past it
-// (before the window state of the overload grows, see docs/autoscaling.md),
-// and the CPU utilisation over the 10 s before the step at 3,000/s.
+// capacityRead is, per variant of the runs in dir, the mean CPU
+// utilisation over (capacityCPUFrom, capacityCPUTo] and the capacity: the
+// input less the lag's growth over the capacityWindow seconds after the
+// step past it, i.e. what the job drained per second.
 func capacityRead(dir string) (capacity, cpu map[string]float64, err error) {
 	capacity, cpu = map[string]float64{}, map[string]float64{}
 	for _, v := range capacityVariants {
@@ -51,7 +54,7 @@ func capacityRead(dir string) (capacity, cpu map[string]float64, err error) {
 			if s.TimeS > capacityStep && s.TimeS <= capacityStep+capacityWindow {
 				in += s.InputRate
 			}
-			if s.TimeS > capacityStep-capacityWindow && s.TimeS <= capacityStep-2 {
+			if s.TimeS > capacityCPUFrom && s.TimeS <= capacityCPUTo {
 				cpus = append(cpus, s.CPUBusyMean)
 			}
 		}
@@ -61,63 +64,69 @@ func capacityRead(dir string) (capacity, cpu map[string]float64, err error) {
 	return capacity, cpu, nil
 }
 
+// capacityTwin runs the twin on the capacity scenario's text with
+// job.cost_scale set to cost and reads it.
+func capacityTwin(c *Context, text string, cost float64, name string) (capacity, cpu map[string]float64, err error) {
+	line := costScaleLine(text)
+	if line == "" {
+		return nil, nil, fmt.Errorf("%s: no job.cost_scale line", capacityScenario)
+	}
+	sc := filepath.Join(c.Out(name+"-scenario"), "live-capacity.yaml")
+	if err := os.MkdirAll(filepath.Dir(sc), 0o755); err != nil {
+		return nil, nil, err
+	}
+	if err := os.WriteFile(sc, []byte(strings.Replace(text, line, fmt.Sprintf("\n  cost_scale: %g\n", cost), 1)), 0o644); err != nil {
+		return nil, nil, err
+	}
+	out := c.Out(name)
+	if _, err := c.Streamtwin("run", sc, "--out", out); err != nil {
+		return nil, nil, err
+	}
+	return capacityRead(out)
+}
+
 func liveCapacityTable(c *Context) (string, error) {
 	live, liveCPU, err := capacityRead(c.Path(capacityRef))
 	if err != nil {
 		return "", err
 	}
-	text, err := os.ReadFile(c.Path(capacityScenario))
+	b, err := os.ReadFile(c.Path(capacityScenario))
 	if err != nil {
 		return "", err
 	}
-	fitted, err := costScaleOf(string(text))
+	text := string(b)
+	fitted, err := costScaleOf(text)
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", capacityScenario, err)
 	}
-	twin := c.Out("live-capacity-twin")
-	if _, err := c.Streamtwin("run", capacityScenario, "--out", twin); err != nil {
-		return "", err
-	}
-	sim, simCPU, err := capacityRead(twin)
+	sim, simCPU, err := capacityTwin(c, text, fitted, "live-capacity-twin")
 	if err != nil {
 		return "", err
 	}
-	// the baseline: the same scenario at the unlimited TaskManagers' cost
-	base := c.Out("live-capacity-baseline")
-	baseScenario := filepath.Join(c.Out("live-capacity-baseline-scenario"), "live-capacity.yaml")
-	if err := os.MkdirAll(filepath.Dir(baseScenario), 0o755); err != nil {
-		return "", err
-	}
-	line := costScaleLine(string(text))
-	baseText := strings.Replace(string(text), line, fmt.Sprintf("\n  cost_scale: %g\n", capacityBaseline), 1)
-	if err := os.WriteFile(baseScenario, []byte(baseText), 0o644); err != nil {
-		return "", err
-	}
-	if _, err := c.Streamtwin("run", baseScenario, "--out", base); err != nil {
-		return "", err
-	}
-	baseCap, baseCPU, err := capacityRead(base)
+	baseCap, baseCPU, err := capacityTwin(c, text, capacityBaseline, "live-capacity-baseline")
 	if err != nil {
 		return "", err
+	}
+	// a saturated twin's capacity is 1/cost_scale times a constant
+	if want := fitted * sim["p1"] / live["p1"]; math.Abs(sim["p1"]-live["p1"]) > capacityFitTol*live["p1"] {
+		return "", fmt.Errorf("%s: at cost_scale %g the twin's capacity is %.0f records/s, live %.0f: set job.cost_scale to about %.4g there, "+
+			"in scenarios/live-autoscaling.yaml, scenarios/live-wordcount.yaml and scenarios/live-rescale-calibrated.yaml",
+			capacityScenario, fitted, sim["p1"], live["p1"], want)
 	}
 	pct := func(a, b float64) string { return fmt.Sprintf("%+.0f %%", 100*(a-b)/b) }
-	rows := [][]string{{"TaskManagers", "role", "live capacity (records/s)", "twin", "error", "baseline twin", "error",
-		"live CPU at 3,000/s", "twin", "baseline twin"}}
-	for i, v := range capacityVariants {
-		role := "held out"
-		if i == 0 {
-			role = "fitted"
-		}
-		rows = append(rows, []string{fmt.Sprint(i + 1), role,
-			results.FormatCount(math.Round(live[v])), results.FormatCount(math.Round(sim[v])), pct(sim[v], live[v]),
-			results.FormatCount(math.Round(baseCap[v])), pct(baseCap[v], live[v]),
-			fmt.Sprintf("%.2f", liveCPU[v]), fmt.Sprintf("%.2f", simCPU[v]), fmt.Sprintf("%.2f", baseCPU[v])})
+	count := func(x float64) string { return results.FormatCount(math.Round(x)) }
+	cpu := func(x float64) string { return fmt.Sprintf("%.2f", x) }
+	rows := [][]string{{"quantity", "role", "live", "twin", "error", "baseline twin", "error"},
+		{"one TaskManager's CPU utilisation at 9,000/s", "held out", cpu(liveCPU["p1"]), cpu(simCPU["p1"]), pct(simCPU["p1"], liveCPU["p1"]), cpu(baseCPU["p1"]), pct(baseCPU["p1"], liveCPU["p1"])},
+		{"one TaskManager's capacity (records/s)", "fitted", count(live["p1"]), count(sim["p1"]), pct(sim["p1"], live["p1"]), count(baseCap["p1"]), pct(baseCap["p1"], live["p1"])},
+		{"two TaskManagers' CPU utilisation at 18,000/s", "held out", cpu(liveCPU["p2"]), cpu(simCPU["p2"]), pct(simCPU["p2"], liveCPU["p2"]), cpu(baseCPU["p2"]), pct(baseCPU["p2"], liveCPU["p2"])},
+		{"two TaskManagers' capacity (records/s)", "held out", count(live["p2"]), count(sim["p2"]), pct(sim["p2"], live["p2"]), count(baseCap["p2"]), pct(baseCap["p2"], live["p2"])},
 	}
-	intro := fmt.Sprintf("`make live-capacity` (`%s`, committed in `%s`): static parallelism 1, 2 and 3 on quarter-core "+
-		"TaskManagers, warmed at 3,000/s for %s, then driven at 36,000/s. The capacity is the input less the lag's growth over the "+
-		"%s after the step; the CPU utilisation the mean over the 8 s before it. The twin's cost_scale %s is fitted to one "+
-		"TaskManager (the capacity scales as 1/cost_scale); the baseline is the cost_scale fitted to TaskManagers without a CPU "+
-		"limit, %s.", capacityScenario, capacityRef, seconds(capacityStep), seconds(capacityWindow), num(fitted), num(capacityBaseline))
+	intro := fmt.Sprintf("`make live-capacity` (`%s`, committed in `%s`): one and two quarter-core TaskManagers, warmed, "+
+		"then at 9,000/s each, then past capacity. The CPU utilisation is the mean over (%s, %s] s, the capacity the input less "+
+		"the lag's growth over the %s after the last step. The twin's cost_scale %s is fitted to one TaskManager's capacity; the "+
+		"baseline is the cost_scale fitted to TaskManagers without a CPU limit, %s.",
+		capacityScenario, capacityRef, num(capacityCPUFrom), num(capacityCPUTo), seconds(capacityWindow), num(fitted), num(capacityBaseline))
 	return wrap(intro, liveWidth) + "\n\n" + strings.TrimRight(khaosMarkdownTable(rows), "\n"), nil
 }
 

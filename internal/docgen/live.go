@@ -37,6 +37,7 @@ func liveBlocks() []Block {
 		{"live end-to-end", liveEndToEnd},
 		{"live prometheus sampler run", livePrometheusRun},
 		{"live capacity", liveCapacityTable},
+		{"live autoscaling league", liveAutoscalingLeague},
 	}
 }
 

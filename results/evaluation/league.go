@@ -410,7 +410,10 @@ func decisionsAgree(twin, live LeagueRun, n int, interval float64) (int, float64
 		if i >= len(ts) || i >= len(ls) {
 			return k, worst, fmt.Sprintf("decision %d: twin %s, live %s", i+1, stepText(ts, td, i), stepText(ls, ld, i))
 		}
-		dt := math.Abs(ls[i].TimeS - ts[i].TimeS)
+		// to the second, the sampling's resolution: a live decision comes
+		// a few milliseconds after its tick (150.004 s against the twin's
+		// 120 s is one 30 s interval apart)
+		dt := math.Round(math.Abs(ls[i].TimeS - ts[i].TimeS))
 		worst = max(worst, dt)
 		if td[i] != ld[i] {
 			return k, worst, fmt.Sprintf("decision %d: twin %s, live %s", i+1, dir[td[i]], dir[ld[i]])

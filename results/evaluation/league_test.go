@@ -90,6 +90,9 @@ func TestDecisionsAgree(t *testing.T) {
 	}{
 		{"same", run(1, r(60, 3), r(240, 2), r(360, 3)), run(1, note, r(90, 3), r(250, 1), r(400, 2)), 3, 40, true},
 		{"late", run(1, r(60, 3)), run(1, r(121, 3)), 1, 61, false},
+		// a live decision a few milliseconds after its tick, one
+		// interval after the twin's
+		{"tick jitter", run(1, r(60, 3)), run(1, r(120.004, 3)), 1, 60, true},
 		{"direction", run(2, r(60, 3)), run(2, r(60, 1)), 1, 0, false},
 		{"missing", run(1, r(60, 3), r(120, 2)), run(1, r(60, 3)), 2, 0, false},
 		{"none", run(2), run(2), 0, 0, true},
