@@ -12,17 +12,17 @@ import (
 
 // parityScenario is one quarter-core TaskManager (live up --taskmanagers 1
 // --slots 1 --tm-cpu 0.25; the twin's cluster.cores 0.25 and cost_scale
-// as scenarios/live-capacity.yaml fits them: about 7,600 records/s) near
+// as scenarios/live-capacity.yaml fits them: about 9,850 records/s) near
 // idle for 30 s, at about half its capacity for 80 s (a fresh JVM
 // compiles its hot code for about 50 s at a quarter core), past it
-// (10,000/s) for 60 s, then draining at 2,000/s. idle_cpu is the CPU an
+// (14,000/s) for 60 s, then draining at 2,000/s. idle_cpu is the CPU an
 // idle TaskManager JVM used live with no job (0.42 CPU-seconds in 20 s,
 // /proc, 2026-12-05).
 const parityScenario = `name: live-parity
 description: one quarter-core TaskManager near idle, at half load, past its capacity, draining
 seed: 3
 duration: 220s
-workload: {shape: step, rate: 200/s, steps: [{at: 30s, rate: 3500/s}, {at: 110s, rate: 10000/s}, {at: 170s, rate: 2000/s}]}
+workload: {shape: step, rate: 200/s, steps: [{at: 30s, rate: 5000/s}, {at: 110s, rate: 14000/s}, {at: 170s, rate: 2000/s}]}
 kafka: {partitions: 2}
 job:
   template: traffic-monitoring
