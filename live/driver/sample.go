@@ -751,7 +751,8 @@ func vertexParallelism(j rest.Job, id string) int {
 // checkpoint, not the records, so it is no operator of the record flow:
 // the twin's sink is the writer and the committer in one.
 func isCommitter(name string) bool {
-	return strings.HasPrefix(name, "Sink") && strings.HasSuffix(name, "Committer")
+	// a vertex that chains the writer and the committer carries the records
+	return strings.HasPrefix(name, "Sink") && strings.HasSuffix(name, "Committer") && !strings.Contains(name, " -> ")
 }
 
 // sinkVertex is the vertex that writes the results: Flink 2 splits a Kafka
