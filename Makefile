@@ -4,7 +4,7 @@ VENV    := .venv
 PYTHON  := $(VENV)/bin/python
 BIN     := bin/streamtwin
 
-.PHONY: demo test unit python-test docs deps monitoring daedalus autoscaler-tuning live-rescale-profile live-capacity live-daedalus live-autoscaling live-wordcount bench build vet clean reference calibration calibration-live live-jobs live-test live-khaos-profile live-khaos-reference live-test-reference live-traffic-profile live-host-profile live-soak fuzz slurm-test
+.PHONY: demo test unit python-test docs deps monitoring daedalus autoscaler-tuning live-rescale-profile live-capacity live-warmup live-daedalus live-autoscaling live-wordcount live-league-twin bench build vet clean reference calibration calibration-live live-jobs live-test live-khaos-profile live-khaos-reference live-test-reference live-traffic-profile live-host-profile live-soak fuzz slurm-test
 
 build:
 	$(GO) build -o $(BIN) ./cmd/streamtwin
@@ -130,6 +130,21 @@ live-capacity: build live-jobs
 	rm -rf $(CAPACITY_REF); for v in p1 p2; do mkdir -p $(CAPACITY_REF)/$$v; \
 		cp runs/live-capacity/$$v/summary.json runs/live-capacity/$$v/events.parquet runs/live-capacity/$$v/timeseries.parquet runs/live-capacity/$$v/scenario.yaml $(CAPACITY_REF)/$$v/; done
 
+# The warm-up after a restart under load, live (issue 33; about 16 min):
+# scenarios/live-warmup.yaml's variants (one TaskManager behind, then
+# scaled up to three or two, or its CI changed) on live-daedalus's
+# cluster; the runs land in results/reference/live/warmup/, where the
+# docs' "live warm-up" block fits rescale.up_warmup and up_warmup_start.
+WARMUP_REF := results/reference/live/warmup
+WARMUP_VARIANTS := up3 up2 ci20
+live-warmup: build live-jobs
+	$(BIN) live up --taskmanagers 3 --slots 1 --scheduler adaptive --tm-cpu 0.25 --dir $(RESCALE_DIR)
+	rm -rf runs/live-warmup; rc=0; for v in $(WARMUP_VARIANTS); do \
+		$(BIN) live run scenarios/live-warmup.yaml --variant $$v --dir $(RESCALE_DIR) --out runs/live-warmup/$$v || rc=$$?; done; \
+		$(BIN) live down --dir $(RESCALE_DIR); [ $$rc -eq 0 ] || exit $$rc
+	rm -rf $(WARMUP_REF); for v in $(WARMUP_VARIANTS); do mkdir -p $(WARMUP_REF)/$$v; \
+		cp runs/live-warmup/$$v/summary.json runs/live-warmup/$$v/events.parquet runs/live-warmup/$$v/timeseries.parquet runs/live-warmup/$$v/scenario.yaml $(WARMUP_REF)/$$v/; done
+
 # Daedalus live (about 33 min): scenarios/live-daedalus.yaml on three
 # quarter-core one-slot TaskManagers with the adaptive scheduler, its twin
 # on the same schedule, and the two compared decision by decision; the
@@ -166,10 +181,27 @@ live-autoscaling: build live-jobs
 live-wordcount: build live-jobs
 	$(call live-league,scenarios/live-wordcount.yaml,wordcount,$(LEAGUE_REF)/wordcount,daedalus,--baseline static-3 --min-policies 2)
 
+# The leagues judged again after a change of the twin, without a cluster
+# (a few seconds): the twin on each league's scenario, against the
+# committed live runs, its copies and the league reports rewritten.
+live-league-twin: build
+	$(call league-twin,scenarios/live-autoscaling.yaml,autoscaling,$(LEAGUE_REF),$(LEAGUE_REPEAT),)
+	$(call league-twin,scenarios/live-wordcount.yaml,wordcount,$(LEAGUE_REF)/wordcount,daedalus,--baseline static-3 --min-policies 2)
+
+# league-twin SCENARIO, NAME, REFERENCE_DIR, REPEAT_VARIANT, LEAGUE_FLAGS
+define league-twin
+	rm -rf runs/sim-$(2); $(BIN) run $(1) --out runs/sim-$(2) >/dev/null
+	rm -rf $(3)/twin; for src in runs/sim-$(2)/*/; do dst=$(3)/twin/$$(basename $$src); mkdir -p $$dst; \
+		cp $$src/summary.json $$src/events.parquet $$src/timeseries.parquet $$src/scenario.yaml $$dst/; done
+	rep=""; [ ! -f $(3)/live-repeat/$(4)/summary.json ] || rep="--repeat $(3)/live-repeat/$(4)"; \
+	$(BIN) live league $(3)/twin $(3)/live $$rep --out $(3) $(5)
+endef
+
 # live-league SCENARIO, NAME, REFERENCE_DIR, REPEAT_VARIANT, LEAGUE_FLAGS:
 # the twin first (its variant folders name the variants to run live), the
 # cluster up once, each variant live with its time, the repeat, the
-# cluster down on any exit, the run files copied and the league written.
+# cluster down on any exit, the live run files copied, and the twin's and
+# the league written by league-twin.
 define live-league
 	rm -rf runs/sim-$(2) runs/live-$(2) runs/live-$(2)-repeat; $(BIN) run $(1) --out runs/sim-$(2) >/dev/null
 	set -u; variants=$$(cd runs/sim-$(2) && ls -d */ | tr -d /); n=$$(echo $$variants | wc -w); i=0; failed=""; \
@@ -183,16 +215,15 @@ define live-league
 		[ $$rc -eq 0 ] || failed="$$failed$$out exit $$rc\n"; \
 	done; \
 	trap - EXIT; $(BIN) live down --dir $(RESCALE_DIR); \
-	rm -rf $(3)/twin $(3)/live $(3)/live-repeat; mkdir -p $(3); printf "$$failed" > $(3)/live-failed.txt; \
-	for src in runs/sim-$(2)/*/ runs/live-$(2)/*/ runs/live-$(2)-repeat/*/; do \
+	rm -rf $(3)/live $(3)/live-repeat; mkdir -p $(3); printf "$$failed" > $(3)/live-failed.txt; \
+	for src in runs/live-$(2)/*/ runs/live-$(2)-repeat/*/; do \
 		[ -f $$src/summary.json ] || continue; \
-		k=$$(basename $$(dirname $$src)); case $$k in sim-*) k=twin;; *-repeat) k=live-repeat;; *) k=live;; esac; \
+		k=$$(basename $$(dirname $$src)); case $$k in *-repeat) k=live-repeat;; *) k=live;; esac; \
 		dst=$(3)/$$k/$$(basename $$src); mkdir -p $$dst; \
 		cp $$src/summary.json $$src/events.parquet $$src/timeseries.parquet $$src/scenario.yaml $$dst/; \
-	done; \
-	rep=""; [ ! -f $(3)/live-repeat/$(4)/summary.json ] || rep="--repeat $(3)/live-repeat/$(4)"; \
-	$(BIN) live league $(3)/twin $(3)/live $$rep --out $(3) $(5) || exit 1; \
-	[ -z "$$failed" ] || { printf "== $(2): failed live runs:\n$$failed"; exit 1; }
+	done
+	$(call league-twin,$(1),$(2),$(3),$(4),$(5))
+	[ ! -s $(3)/live-failed.txt ] || { echo "== $(2): failed live runs:"; cat $(3)/live-failed.txt; exit 1; }
 endef
 
 # Native Go fuzzing of the decoders, one target after the other, each for
@@ -272,7 +303,7 @@ live-test: build live-jobs
 		STREAMTWIN_LIVE_KHAOS_OUT=$(CURDIR)/runs/test/live-khaos \
 		STREAMTWIN_LIVE_MONITORING_OUT=$(CURDIR)/runs/test/live-monitoring \
 		STREAMTWIN_LIVE_PROMETHEUS_OUT=$(CURDIR)/runs/test/live-prometheus/sampler-run.csv \
-		$(GO) test -count=1 -timeout 30m -run 'TestLiveEndToEnd|TestLiveKhaos$$|TestLiveRescale$$|TestLivePolicies$$|TestLivePrometheus$$' -v ./app/; \
+		$(GO) test -count=1 -timeout 40m -run 'TestLiveEndToEnd|TestLiveKhaos$$|TestLiveRescale$$|TestLivePolicies$$|TestLivePrometheus$$|TestLiveParity$$' -v ./app/; \
 		rc=$$?; $(BIN) live down --dir $(LIVE_DIR) >/dev/null 2>&1; exit $$rc
 	@echo "sim (calibrated for this machine, 30 seeds) vs this live run of the same schedule — a report, not a test:"
 	@$(BIN) sweep scenarios/sweeps/live-traffic-seeds.yaml --out runs/test/live-sim >/dev/null

@@ -66,8 +66,13 @@ func (r *RescaleResult) RescaleLine() string {
 	for _, v := range r.Values {
 		parts = append(parts, v.Name+": "+v.Text(v.Fitted))
 	}
-	if rel := r.Scenario.Job.Rescale.Release; rel > 0 {
-		parts = append(parts, "release: "+strconv.FormatFloat(float64(rel), 'f', -1, 64)+"s")
+	rs := r.Scenario.Job.Rescale
+	if rs.Release > 0 {
+		parts = append(parts, "release: "+strconv.FormatFloat(float64(rs.Release), 'f', -1, 64)+"s")
+	}
+	if rs.UpWarmup > 0 { // not fitted here (make live-warmup), but kept
+		parts = append(parts, "up_warmup: "+strconv.FormatFloat(float64(rs.UpWarmup), 'f', -1, 64)+"s",
+			"up_warmup_start: "+strconv.FormatFloat(rs.UpWarmupStart, 'f', -1, 64))
 	}
 	return "rescale: {" + strings.Join(parts, ", ") + "}"
 }

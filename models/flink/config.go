@@ -270,6 +270,18 @@ type RescaleConfig struct {
 	// scale-up starts more (registered after up_delay), a scale-down
 	// releases the idle ones. Savepoint mode keeps the whole pool.
 	Release sim.Duration `yaml:"release"`
+	// UpWarmup and UpWarmupStart: the ramp after a scale-up, in place of
+	// cluster.warmup and warmup_start (which stay for every other
+	// restore): the job restarts at UpWarmupStart of its capacity and
+	// ramps to full over UpWarmup. A scale-up starts new TaskManagers whose
+	// JVMs are cold (they load and JIT-compile the job's code on the CPU
+	// they are given) and the keyed exchange paces every subtask to the
+	// slowest; the job it restarts has a backlog to drain. On quarter-core
+	// TaskManagers live this lasts minutes, and shows only under load
+	// (make live-warmup measures it; docs/autoscaling.md, "Live
+	// warm-up"). 0 (default): cluster.warmup applies.
+	UpWarmup      sim.Duration `yaml:"up_warmup,omitempty"`
+	UpWarmupStart float64      `yaml:"up_warmup_start,omitempty"`
 	// OnCheckpoint: after its delay the restart waits for the next
 	// completed checkpoint, so little is read twice (Flink ≥ 2.0's rescale
 	// trigger, FLIP-461), or at most three checkpoint intervals
@@ -362,6 +374,9 @@ func (c JobConfig) Validate() map[string]string {
 	if sc := c.Scaling; !(sc.Contention >= 0 && sc.Contention <= 1) || !(sc.Coherency >= 0 && sc.Coherency <= 1) {
 		e["scaling"] = fmt.Sprintf("contention and coherency must be in [0, 1] (the Universal Scalability Law's σ and κ), got %g and %g", sc.Contention, sc.Coherency)
 	}
+	if w := c.Rescale.UpWarmupStart; !(w >= 0 && w < 1) {
+		e["rescale.up_warmup_start"] = fmt.Sprintf("must be in [0, 1) (the share of full capacity a scaled-up job starts at), got %g", w)
+	}
 	if !(c.CostScale > 0) || math.IsInf(c.CostScale, 0) {
 		e["cost_scale"] = fmt.Sprintf("must be a positive factor (1 = the operator costs as listed), got %g", c.CostScale)
 	}
@@ -427,7 +442,7 @@ func (c JobConfig) Validate() map[string]string {
 		"detection.heartbeat_timeout": c.Detection.HeartbeatTimeout,
 		"cluster.restart_delay":       c.Cluster.RestartDelay, "cluster.deploy": c.Cluster.Deploy,
 		"cluster.restore_base": c.Cluster.RestoreBase, "cluster.submit": c.Cluster.Submit,
-		"cluster.warmup": c.Cluster.Warmup,
+		"cluster.warmup": c.Cluster.Warmup, "rescale.up_warmup": c.Rescale.UpWarmup,
 		"latency.base":   c.Latency.Base, "latency.window": c.Latency.Window, "latency.queueing": c.Latency.Queueing,
 		"latency.watermark_interval": c.Latency.WatermarkInterval,
 	}

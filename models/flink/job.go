@@ -135,6 +135,7 @@ type Job struct {
 	stallEnd   float64 // processing stops until then (alignment, sync snapshot)
 	slowEnd    float64 // after stallEnd, runs at 1 − InflightBlock until then
 	warm       float64 // fraction of capacity reached since the last restore (1: warm)
+	scaledUp   bool    // the restart under way is a scale-up's (rescale.up_warmup)
 	asyncOn    int
 	processed  float64
 	replayed   float64 // records read again after restores (rewinds to a checkpoint)

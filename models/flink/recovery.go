@@ -206,7 +206,12 @@ func (j *Job) resume() {
 		j.env.After(float64(j.cfg.Rescale.Release), j.releaseIdle)
 	}
 	j.resumeKind = results.KindRunning
-	j.warmUp()
+	if j.scaledUp && j.cfg.Rescale.UpWarmup > 0 {
+		j.warmUp(float64(j.cfg.Rescale.UpWarmup), j.cfg.Rescale.UpWarmupStart)
+	} else {
+		j.warmUp(float64(j.cfg.Cluster.Warmup), j.cfg.Cluster.WarmupStart)
+	}
+	j.scaledUp = false
 	if q := j.queued; q != nil {
 		j.queued = nil
 		j.Reconfigure(q.ci, q.par, q.reason)
@@ -218,16 +223,15 @@ func (j *Job) resume() {
 // the lost work at exactly Warmup·(1 − WarmupStart)/2 of full capacity.
 const warmupSteps = 8
 
-// warmUp ramps the restored job's capacity from cluster.warmup_start of
-// full to full over cluster.warmup; a new failure or stop (epoch change)
+// warmUp ramps the restored job's capacity from w0 of full to full over w
+// seconds (cluster.warmup and warmup_start, or rescale.up_warmup and
+// up_warmup_start after a scale-up); a new failure or stop (epoch change)
 // abandons the ramp.
-func (j *Job) warmUp() {
-	w := float64(j.cfg.Cluster.Warmup)
+func (j *Job) warmUp(w, w0 float64) {
 	if w <= 0 {
 		j.warm = 1
 		return
 	}
-	w0 := j.cfg.Cluster.WarmupStart
 	j.warm = w0 + (1-w0)*0.5/warmupSteps
 	epoch := j.epoch
 	for k := 1; k <= warmupSteps; k++ {
@@ -282,6 +286,7 @@ func (j *Job) Reconfigure(ci float64, par int, reason string) error {
 		j.restoreAt = c.offset
 		j.topic.Committed = c.offset
 		j.ci = ci
+		j.scaledUp = g.Parallelism > j.par
 		j.adopt(g)
 		j.runAgainAfter(float64(j.cfg.Cluster.Submit), reason) // the resubmitted job
 	}
@@ -332,6 +337,7 @@ func (j *Job) rescaleFromCheckpoint(g *Graph, reason string) {
 			deploy = j.cfg.Rescale.UpDeploy
 		}
 		j.takeDown(StateRestarting, "job restarting to rescale", up.reason)
+		j.scaledUp = up.g.Parallelism > j.par
 		j.adopt(up.g)
 		j.deployTime = float64(deploy)
 		j.runAgainAfter(0, up.reason) // the new execution graph

@@ -274,6 +274,28 @@ func TestRescaleFromCheckpoint(t *testing.T) {
 	near(t, "on checkpoint, down: backlog", *rc[1].Value, 175000, 1e-3)
 }
 
+// TestUpWarmupRamp: TestRescaleFromCheckpoint's scale-up with
+// rescale.up_warmup 16 s from 0.5. RUNNING at 118 s with 400k to read, two
+// TaskManagers at 200k/s ramping over 8 steps of 2 s at their midpoint
+// levels: 0.53125 (106,250/s) drains 56,250/s, 112.5k by 120 s; 0.59375
+// (118,750/s) drains 68,750/s, 137.5k by 122 s; 0.65625 (131,250/s)
+// drains the last 150k at 81,250/s in 1.846 s. The scale-down at 203 s
+// starts no TaskManager, so cluster.warmup (0) applies and its recovery is
+// TestRescaleFromCheckpoint's 14 s.
+func TestUpWarmupRamp(t *testing.T) {
+	job := strings.Replace(handJob, "partitions: 1", "partitions: 2", 1)
+	job = strings.Replace(job, "  restart:", "  rescale: {mode: checkpoint, up_delay: 10s, on_checkpoint: false, up_warmup: 16s, up_warmup_start: 0.5}\n  restart:", 1)
+	m, _ := runYAML(t, "duration: 5m\nworkload: {shape: constant, rate: 50000/s}\n"+job+
+		"actions:\n  - {at: 105s, parallelism: 2}\n  - {at: 203s, parallelism: 1}\n")
+	model := m.kind(results.KindModelRecovered)
+	if len(model) != 2 {
+		t.Fatalf("%d model recoveries, want 2", len(model))
+	}
+	near(t, "up: model recovered, from the restart", *model[0].DurationS, 3+4+150000.0/81250, 1e-6)
+	near(t, "up: throughput in the first ramp step", m.at(119).Throughput, 106250, 1e-6)
+	near(t, "down: model recovered", *model[1].DurationS, 3+550000.0/50000, 1e-6)
+}
+
 func rescaleFromCheckpoint(t *testing.T, job, extra string) {
 	m, sum := runYAML(t, "duration: 5m\nworkload: {shape: constant, rate: 50000/s}\n"+job+
 		"actions:\n  - {at: 105s, parallelism: 2}\n"+extra+"  - {at: 203s, parallelism: 1}\n")
