@@ -157,9 +157,9 @@ func liveUpCommand() *cli.Command {
 
 func liveDownCommand() *cli.Command {
 	return &cli.Command{
-		Name:         "down",
-		Usage:        "stop the live cluster of --dir (SIGTERM, SIGKILL after a grace period)",
-		Flags:        []cli.Flag{liveDirFlag()},
+		Name:  "down",
+		Usage: "stop the live cluster of --dir (SIGTERM, SIGKILL after a grace period)",
+		Flags: []cli.Flag{liveDirFlag()},
 		Action: func(c *cli.Context) error {
 			if err := noArgs(c); err != nil {
 				return err
@@ -195,7 +195,7 @@ func liveStatusCommand() *cli.Command {
 		Usage: "show the processes of --dir and what Flink and Kafka answer",
 		Description: "Exit code 0 when every process runs, /overview shows all TaskManagers and Kafka answers;\n" +
 			"1 otherwise.",
-		Flags:        []cli.Flag{liveDirFlag()},
+		Flags: []cli.Flag{liveDirFlag()},
 		Action: func(c *cli.Context) error {
 			if err := noArgs(c); err != nil {
 				return err

@@ -41,7 +41,7 @@ var warmupVariants = []string{"up3", "up2", "ci20"}
 // RUNNING again), the catch-up after it, and its per-second samples.
 type warmupRun struct {
 	restart, downtime, catchUp float64 // s; catchUp NaN: never
-	samples          []results.Sample
+	samples                    []results.Sample
 }
 
 func readWarmupRun(dir string) (warmupRun, error) {

@@ -443,7 +443,7 @@ func (c JobConfig) Validate() map[string]string {
 		"cluster.restart_delay":       c.Cluster.RestartDelay, "cluster.deploy": c.Cluster.Deploy,
 		"cluster.restore_base": c.Cluster.RestoreBase, "cluster.submit": c.Cluster.Submit,
 		"cluster.warmup": c.Cluster.Warmup, "rescale.up_warmup": c.Rescale.UpWarmup,
-		"latency.base":   c.Latency.Base, "latency.window": c.Latency.Window, "latency.queueing": c.Latency.Queueing,
+		"latency.base": c.Latency.Base, "latency.window": c.Latency.Window, "latency.queueing": c.Latency.Queueing,
 		"latency.watermark_interval": c.Latency.WatermarkInterval,
 	}
 	for k, v := range positive {
