@@ -8,21 +8,29 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/streamtwin/streamtwin/models/scenario"
 	"github.com/streamtwin/streamtwin/results"
 )
 
-// The live warm-up block (make live-warmup, issue 33): how fast a job
-// drains a backlog right after it restarts, live against the twin. One
-// quarter-core TaskManager falls behind, then the job restarts: scaled up
-// to three TaskManagers (up3, fitted), to two (up2, held out), or its CI
-// changed on the same warm TaskManager (ci20, held out). While the job
-// drains, its throughput is what it can process; read as a share of the
-// twin's full capacity at that parallelism, it is the warm-up ramp
-// min(1, s0 + (1 − s0)·τ/W) at τ seconds after the restart, fitted by
-// least squares on a grid to up3's seconds (rescale.up_warmup = W,
-// up_warmup_start = s0). The baseline is the twin without the ramp. The
-// block fails, naming the values to set, when the scenario's are not the
-// fit.
+// The live warm-up block (make live-warmup, issue 33): what a restart
+// under a backlog costs, live against the twin. One quarter-core
+// TaskManager falls behind, then the job restarts: scaled up to three
+// TaskManagers (up3, fitted), to two (up2, held out), or its CI changed on
+// the same warm TaskManager (ci20, held out). Three of the twin's
+// parameters are fitted to up3, each to one quantity:
+//   - job.state_per_lag: the live checkpoints' size beyond the twin's
+//     steady state (the baseline run's checkpoint at the same input rate),
+//     by least squares through the origin in the lag at their trigger;
+//   - cluster.restore_bandwidth: the checkpoint the restart restored over
+//     the restart's downtime less the twin's deploy time and restore base;
+//   - rescale.up_warmup, up_warmup_start: while the job drains, its
+//     throughput is what it can process; read as a share of the twin's
+//     full capacity at that parallelism, it is the ramp
+//     min(1, s0 + (1 − s0)·τ/W) at τ seconds after the restart, fitted by
+//     least squares on a grid.
+// The baseline is the twin before them (no lag state, restore at
+// warmupBaselineBandwidth, no ramp). The block fails, naming the values to
+// set, when the scenario's are not the fit.
 
 const (
 	warmupRef      = "results/reference/live/warmup"
@@ -33,14 +41,27 @@ const (
 	warmupGridW    = 1.0   // s: the grid of W, from 0 to warmupMaxW
 	warmupMaxW     = 600.0 // s: the longest ramp fitted (the run lasts 270 s)
 	warmupGridS    = 0.01  // the grid of s0, from 0 to 0.99
+	// scenarios/live-traffic-calibrated.yaml's restore bandwidth, measured
+	// on TaskManagers without a CPU limit: the baseline's
+	warmupBaselineBandwidth = "4.5MiB/s"
+	warmupFitTol            = 0.01 // state_per_lag and restore_bandwidth within this share of the fit
 )
 
 var warmupVariants = []string{"up3", "up2", "ci20"}
 
+// warmupCheckpoint is one completed checkpoint or savepoint of a run, with
+// the lag and input rate of the second it was triggered in.
+type warmupCheckpoint struct {
+	trigger, size, lag, rate float64
+}
+
 // warmupRun is what the block reads of one run: the restart (the job
-// RUNNING again), the catch-up after it, and its per-second samples.
+// RUNNING again), its downtime, the catch-up after it, the checkpoints
+// completed before it went down and the savepoint it stopped with (the
+// last one is what it restored), and its per-second samples.
 type warmupRun struct {
 	restart, downtime, catchUp float64 // s; catchUp NaN: never
+	before                     []warmupCheckpoint
 	samples                    []results.Sample
 }
 
@@ -54,6 +75,7 @@ func readWarmupRun(dir string) (warmupRun, error) {
 	if err != nil {
 		return r, err
 	}
+	var cks []results.Event
 	for _, e := range events {
 		switch {
 		case e.Kind == results.KindReconfigured && math.IsNaN(r.restart):
@@ -63,12 +85,72 @@ func readWarmupRun(dir string) (warmupRun, error) {
 			}
 		case e.Kind == results.KindRecovered && !math.IsNaN(r.restart) && math.IsNaN(r.catchUp) && strings.HasPrefix(e.Reason, "reconfiguration"):
 			r.catchUp = e.TimeS - r.restart
+		case (e.Kind == results.KindCheckpointCompleted || e.Kind == results.KindSavepoint) && e.SizeBytes != nil && e.DurationS != nil:
+			cks = append(cks, e)
 		}
 	}
-	if math.IsNaN(r.restart) {
-		return r, fmt.Errorf("%s: no reconfiguration: the run did not restart", dir)
+	if math.IsNaN(r.restart) || math.IsNaN(r.downtime) {
+		return r, fmt.Errorf("%s: no reconfiguration with its downtime: the run did not restart", dir)
+	}
+	for _, e := range cks {
+		// a checkpoint completes before the job goes down, a savepoint
+		// while it stops
+		if e.TimeS <= r.restart-r.downtime || (e.Kind == results.KindSavepoint && e.TimeS <= r.restart) {
+			trigger := e.TimeS - *e.DurationS
+			s := r.sampleAt(trigger)
+			r.before = append(r.before, warmupCheckpoint{trigger: trigger, size: *e.SizeBytes, lag: s.Lag, rate: s.InputRate})
+		}
+	}
+	if len(r.before) == 0 {
+		return r, fmt.Errorf("%s: no checkpoint completed before the restart", dir)
 	}
 	return r, nil
+}
+
+// sampleAt is the sample of the second holding time t.
+func (r warmupRun) sampleAt(t float64) results.Sample {
+	for _, s := range r.samples {
+		if s.TimeS >= t {
+			return s
+		}
+	}
+	return r.samples[len(r.samples)-1]
+}
+
+// restored is the size of the checkpoint the restart restored (bytes).
+func (r warmupRun) restored() float64 { return r.before[len(r.before)-1].size }
+
+// steadyState is the baseline twin's checkpoint size at input rate
+// rate, the one triggered nearest to t among those at that rate: its
+// operators' state, which the lag does not grow (NaN: none at that rate).
+func (r warmupRun) steadyState(t, rate float64) float64 {
+	best, size := math.Inf(1), math.NaN()
+	for _, c := range r.before {
+		if math.Abs(c.rate-rate) < 1 && math.Abs(c.trigger-t) < best {
+			best, size = math.Abs(c.trigger-t), c.size
+		}
+	}
+	return size
+}
+
+// fitStatePerLag is the least-squares slope through the origin of the
+// live checkpoints' size beyond the baseline twin's steady state against
+// their lag (bytes per record), over the checkpoints with a lag.
+func fitStatePerLag(live, base warmupRun) (perLag float64, n int) {
+	var xy, xx float64
+	for _, c := range live.before {
+		s0 := base.steadyState(c.trigger, c.rate)
+		if c.lag <= 0 || math.IsNaN(s0) {
+			continue
+		}
+		xy += (c.size - s0) * c.lag
+		xx += c.lag * c.lag
+		n++
+	}
+	if xx == 0 {
+		return 0, 0
+	}
+	return math.Max(0, xy/xx), n
 }
 
 // draining are the seconds within warmupWindow after the restart at
@@ -135,22 +217,9 @@ func fitRamp(tau, y []float64) (w, s0 float64) {
 var (
 	upWarmupRe      = regexp.MustCompile(`up_warmup: ([0-9.]+)s`)
 	upWarmupStartRe = regexp.MustCompile(`up_warmup_start: ([0-9.]+)`)
+	statePerLagRe   = regexp.MustCompile(`\n  state_per_lag: [^\n]*`)
+	restoreBwRe     = regexp.MustCompile(`restore_bandwidth: [0-9.]+[KMG]?i?B/s`)
 )
-
-// upWarmupOf is rescale.up_warmup and up_warmup_start of a scenario's text.
-func upWarmupOf(text string) (w, s0 float64, err error) {
-	m, n := upWarmupRe.FindStringSubmatch(text), upWarmupStartRe.FindStringSubmatch(text)
-	if m == nil || n == nil {
-		return 0, 0, fmt.Errorf("no rescale.up_warmup and up_warmup_start")
-	}
-	if _, err := fmt.Sscan(m[1], &w); err != nil {
-		return 0, 0, err
-	}
-	if _, err := fmt.Sscan(n[1], &s0); err != nil {
-		return 0, 0, err
-	}
-	return w, s0, nil
-}
 
 // warmupTwin runs the twin on every variant of the warm-up scenario's
 // text and reads the runs.
@@ -181,6 +250,13 @@ func readWarmupRuns(dir string) (map[string]warmupRun, error) {
 	return runs, nil
 }
 
+// warmupFit is the block's fit to the fitted run, and the scenario's values.
+type warmupFit struct {
+	perLag, bandwidth, w, s0 float64 // fitted: B/record, B/s, s, share
+	nCheckpoints, nSeconds   int
+	full                     float64 // records/s: the twin's full capacity at the fitted run's parallelism
+}
+
 func liveWarmupTable(c *Context) (string, error) {
 	live, err := readWarmupRuns(c.Path(warmupRef))
 	if err != nil {
@@ -191,33 +267,61 @@ func liveWarmupTable(c *Context) (string, error) {
 		return "", err
 	}
 	text := string(b)
-	w, s0, err := upWarmupOf(text)
+	f, err := scenario.Parse(warmupScenario, b)
 	if err != nil {
-		return "", fmt.Errorf("%s: %w", warmupScenario, err)
+		return "", err
+	}
+	job := f.Base.Job
+	if statePerLagRe.FindString(text) == "" || restoreBwRe.FindString(text) == "" || upWarmupRe.FindString(text) == "" {
+		return "", fmt.Errorf("%s: job.state_per_lag, cluster.restore_bandwidth and rescale.up_warmup must be set (the fit's values)", warmupScenario)
+	}
+	baseText := upWarmupRe.ReplaceAllString(text, "up_warmup: 0s")
+	baseText = statePerLagRe.ReplaceAllString(baseText, "")
+	baseText = restoreBwRe.ReplaceAllString(baseText, "restore_bandwidth: "+warmupBaselineBandwidth)
+	base, err := warmupTwin(c, baseText, "live-warmup-baseline")
+	if err != nil {
+		return "", err
 	}
 	twin, err := warmupTwin(c, text, "live-warmup-twin")
 	if err != nil {
 		return "", err
 	}
-	base, err := warmupTwin(c, upWarmupRe.ReplaceAllString(text, "up_warmup: 0s"), "live-warmup-baseline")
-	if err != nil {
-		return "", err
+
+	lf, bf := live[warmupFitted], base[warmupFitted]
+	var fit warmupFit
+	fit.perLag, fit.nCheckpoints = fitStatePerLag(lf, bf)
+	// the restore: what the fitted run restored, over its downtime less
+	// the twin's deploy and restore base
+	restore := lf.downtime - float64(job.Rescale.UpDeploy) - float64(job.Cluster.RestoreBase)
+	if restore <= 0 {
+		return "", fmt.Errorf("%s/%s: down %.1f s, less than the twin's up_deploy and restore_base: no restore bandwidth fits", warmupRef, warmupFitted, lf.downtime)
 	}
-	tau, thr := live[warmupFitted].draining()
+	fit.bandwidth = lf.restored() / restore
+	tau, thr := lf.draining()
 	if len(tau) < 5 {
 		return "", fmt.Errorf("%s/%s: the job was behind for %d seconds after the restart: too few to fit a ramp to", warmupRef, warmupFitted, len(tau))
 	}
-	full := base[warmupFitted].fullCapacity()
+	fit.nSeconds = len(tau)
+	fit.full = bf.fullCapacity()
 	y := make([]float64, len(thr))
 	for i := range thr {
-		y[i] = thr[i] / full
+		y[i] = thr[i] / fit.full
 	}
-	fw, fs := fitRamp(tau, y)
-	if math.Abs(fw-w) > warmupGridW/2 || math.Abs(fs-s0) > warmupGridS/2 {
-		return "", fmt.Errorf("%s: rescale.up_warmup %gs, up_warmup_start %g are not the fit to %s/%s (%gs, %g): set them there, "+
-			"in scenarios/live-autoscaling.yaml, scenarios/live-wordcount.yaml and scenarios/live-rescale-calibrated.yaml",
-			warmupScenario, w, s0, warmupRef, warmupFitted, fw, fs)
+	fit.w, fit.s0 = fitRamp(tau, y)
+
+	off := func(got, want float64) bool { return math.Abs(got-want) > warmupFitTol*math.Abs(want)+1e-9 }
+	if off(float64(job.StatePerLag), fit.perLag) || off(float64(job.Cluster.RestoreBandwidth), fit.bandwidth) ||
+		math.Abs(float64(job.Rescale.UpWarmup)-fit.w) > warmupGridW/2 || math.Abs(job.Rescale.UpWarmupStart-fit.s0) > warmupGridS/2 {
+		return "", fmt.Errorf("%s: set job.state_per_lag: %.0fB, cluster.restore_bandwidth: %.0fB/s, rescale.up_warmup: %gs and up_warmup_start: %g "+
+			"(the fit to %s/%s; the scenario has %v, %v, %v and %g) there, in scenarios/live-autoscaling.yaml and scenarios/live-wordcount.yaml; "+
+			"then make live-league-twin",
+			warmupScenario, fit.perLag, fit.bandwidth, fit.w, fit.s0, warmupRef, warmupFitted,
+			job.StatePerLag, job.Cluster.RestoreBandwidth, job.Rescale.UpWarmup, job.Rescale.UpWarmupStart)
 	}
+	return warmupReport(fit, live, twin, base), nil
+}
+
+func warmupReport(fit warmupFit, live, twin, base map[string]warmupRun) string {
 	pct := func(a, b float64) string {
 		if math.IsNaN(a) || math.IsNaN(b) {
 			return "–"
@@ -225,6 +329,7 @@ func liveWarmupTable(c *Context) (string, error) {
 		return fmt.Sprintf("%+.0f %%", 100*(a-b)/b)
 	}
 	count := func(x float64) string { return results.FormatCount(math.Round(x)) }
+	mb := func(x float64) string { return fmt.Sprintf("%.1f", x/1e6) }
 	secs := func(x float64) string {
 		if math.IsNaN(x) {
 			return "not by the end"
@@ -232,30 +337,38 @@ func liveWarmupTable(c *Context) (string, error) {
 		return fmt.Sprintf("%.1f", x)
 	}
 	rows := [][]string{{"run", "role", "quantity", "live", "twin", "error", "baseline twin", "error"}}
+	row := func(v, role, q string, f func(warmupRun) float64, show func(float64) string) []string {
+		l, t, bl := f(live[v]), f(twin[v]), f(base[v])
+		return []string{v, role, q, show(l), show(t), pct(t, l), show(bl), pct(bl, l)}
+	}
 	for _, v := range warmupVariants {
 		role := "held out"
 		if v == warmupFitted {
 			role = "fitted"
 		}
-		l, t, bl := live[v], twin[v], base[v]
 		rows = append(rows,
-			[]string{v, "held out", "downtime of the restart (s)", secs(l.downtime), secs(t.downtime), pct(t.downtime, l.downtime), secs(bl.downtime), pct(bl.downtime, l.downtime)},
-			[]string{v, role, fmt.Sprintf("records/s drained in the first %s after the restart", seconds(warmupEarly)),
-				count(l.earlyDrain()), count(t.earlyDrain()), pct(t.earlyDrain(), l.earlyDrain()), count(bl.earlyDrain()), pct(bl.earlyDrain(), l.earlyDrain())},
-			[]string{v, role, "catch-up after the restart (s)", secs(l.catchUp), secs(t.catchUp), pct(t.catchUp, l.catchUp), secs(bl.catchUp), pct(bl.catchUp, l.catchUp)})
+			row(v, role, "checkpoint restored (MB)", warmupRun.restored, mb),
+			row(v, role, "downtime of the restart (s)", func(r warmupRun) float64 { return r.downtime }, secs),
+			row(v, role, fmt.Sprintf("records/s drained in the first %s after the restart", seconds(warmupEarly)), warmupRun.earlyDrain, count),
+			row(v, "held out", "catch-up after the restart (s)", func(r warmupRun) float64 { return r.catchUp }, secs))
 	}
 	beyond := ""
-	if fw > warmupWindow {
+	if fit.w > warmupWindow {
 		beyond = fmt.Sprintf(" The ramp is longer than the %s it is read over: its end is extrapolated.", seconds(warmupWindow))
 	}
 	intro := fmt.Sprintf("`make live-warmup` (`%s`, committed in `%s`): one quarter-core TaskManager falls behind at 12,000/s, "+
 		"and at 120 s the job restarts with a backlog: scaled up to three TaskManagers (up3), to two (up2), or its checkpoint "+
-		"interval changed on the same TaskManager (ci20). While the job is behind, its throughput is what it can process. "+
-		"Read as a share of the twin's full capacity at three TaskManagers (%s records/s) over the %d seconds up3 was behind "+
-		"within %s of its restart, it fits the ramp min(1, s0 + (1 − s0)·τ/W) at W = %s s, s0 = %s (least squares on a grid "+
-		"of %s s up to %s and of %s): the twin's rescale.up_warmup and up_warmup_start after a scale-up.%s The baseline is "+
-		"the twin without the ramp. The downtime is the rescale line's (make live-rescale-profile, at 1,000–3,000/s), held out here.",
-		warmupScenario, warmupRef, count(full), len(tau), seconds(warmupWindow), num(fw), num(fs), num(warmupGridW), seconds(warmupMaxW),
-		num(warmupGridS), beyond)
-	return wrap(intro, liveWidth) + "\n\n" + strings.TrimRight(khaosMarkdownTable(rows), "\n"), nil
+		"interval changed by a savepoint on the same TaskManager (ci20). Three parts of the twin are fitted to up3, each to one "+
+		"quantity, and held out on up2 and ci20. The state the lag holds: %s's %d checkpoints with a lag, beyond the twin's "+
+		"state at the same input rate, give %s bytes per record of lag (job.state_per_lag, least squares through the origin). "+
+		"The restore: the checkpoint it restored over its downtime less the twin's deploy time gives %s MB/s "+
+		"(cluster.restore_bandwidth). The drain: while the job is behind its throughput is what it can process; read as a share "+
+		"of the twin's full capacity at three TaskManagers (%s records/s) over the %d seconds it was behind within %s of the "+
+		"restart, it fits the ramp min(1, s0 + (1 − s0)·τ/W) at W = %s s, s0 = %s (rescale.up_warmup and up_warmup_start; "+
+		"least squares on a grid of %s s up to %s and of %s).%s The baseline is the twin without the three (no lag state, "+
+		"restores at %s, no ramp).",
+		warmupScenario, warmupRef, warmupFitted, fit.nCheckpoints, num(fit.perLag), num(fit.bandwidth/1e6), count(fit.full),
+		fit.nSeconds, seconds(warmupWindow), num(fit.w), num(fit.s0), num(warmupGridW), seconds(warmupMaxW), num(warmupGridS),
+		beyond, warmupBaselineBandwidth)
+	return wrap(intro, liveWidth) + "\n\n" + strings.TrimRight(khaosMarkdownTable(rows), "\n")
 }

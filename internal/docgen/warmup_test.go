@@ -35,3 +35,23 @@ func TestFitRamp(t *testing.T) {
 		t.Errorf("fitRamp at full capacity = %g s, want no ramp", w)
 	}
 }
+
+// TestFitStatePerLag: checkpoints 100 B per record of lag above the
+// baseline's state at the same rate fit 100 B; one at a rate the
+// baseline never ran at is left out.
+func TestFitStatePerLag(t *testing.T) {
+	base := warmupRun{before: []warmupCheckpoint{
+		{trigger: 10, size: 3.6e6, rate: 3000},
+		{trigger: 100, size: 14.4e6, rate: 12000},
+	}}
+	live := warmupRun{before: []warmupCheckpoint{
+		{trigger: 11, size: 3.6e6, lag: 0, rate: 3000},
+		{trigger: 101, size: 14.4e6 + 100*20000, lag: 20000, rate: 12000},
+		{trigger: 111, size: 14.4e6 + 100*60000, lag: 60000, rate: 12000},
+		{trigger: 121, size: 99e6, lag: 70000, rate: 7000},
+	}}
+	perLag, n := fitStatePerLag(live, base)
+	if math.Abs(perLag-100) > 1e-9 || n != 2 {
+		t.Errorf("fitStatePerLag = %g B over %d checkpoints, want 100 B over 2", perLag, n)
+	}
+}

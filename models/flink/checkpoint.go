@@ -61,7 +61,8 @@ func (j *Job) triggerCheckpoint(savepoint bool) *checkpoint {
 	ck := j.cfg.Checkpoint
 	j.nextID++
 	c := &checkpoint{id: j.nextID, savepoint: savepoint, trigger: now, offset: j.topic.Consumed}
-	state := j.graph.StateSize(j.lambda)
+	c.lagState = math.Max(0, j.in.Arrived(now)-j.topic.Consumed) * float64(j.cfg.StatePerLag)
+	state := j.graph.StateSize(j.lambda) + c.lagState
 	c.size = state
 	if ck.Incremental && !savepoint {
 		since := j.processed - j.processedAtLastCkpt
@@ -160,7 +161,7 @@ func (j *Job) finishCheckpoint(c *checkpoint, ok bool, reason string) {
 		return
 	}
 	j.lastComplete = now
-	j.restoreAt = c.offset
+	j.restoreAt, j.restoreLag = c.offset, c.lagState
 	j.topic.Committed = c.offset
 	j.processedAtLastCkpt = processedAtTrigger
 	j.lastCkpt = &CheckpointInfo{ID: c.id, TriggeredAt: c.trigger, CompletedAt: now, Duration: c.duration, Size: c.size}

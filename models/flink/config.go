@@ -218,8 +218,17 @@ type JobConfig struct {
 	Chaining       bool   `yaml:"chaining"`        // pipeline.operator-chaining (Flink default true; Khaos jobs false)
 	// CostScale multiplies every operator's cost: the one knob that moves
 	// a template's costs to your hardware (calibration fits it). 1: as listed.
-	CostScale  float64          `yaml:"cost_scale"`
-	Scaling    ScalingConfig    `yaml:"scaling"`
+	CostScale float64 `yaml:"cost_scale"`
+	// StatePerLag is the state (bytes) the job holds per record of consumer
+	// lag, on top of its operators' state: behind, a Kafka source reads its
+	// partitions unevenly, its watermark follows the slowest, and a window
+	// keeps the records between it and the fastest. Full checkpoints and
+	// savepoints carry it, and the restore from them reads it (at
+	// cluster.restore_bandwidth). 0 (default): the state does not depend on
+	// the lag. make live-warmup measures it (docs/autoscaling.md, "Live
+	// warm-up").
+	StatePerLag sim.Bytes        `yaml:"state_per_lag,omitempty"`
+	Scaling     ScalingConfig    `yaml:"scaling"`
 	Rescale    RescaleConfig    `yaml:"rescale"`
 	Operators  []Operator       `yaml:"operators"`
 	Checkpoint CheckpointConfig `yaml:"checkpoint"`
@@ -376,6 +385,9 @@ func (c JobConfig) Validate() map[string]string {
 	}
 	if w := c.Rescale.UpWarmupStart; !(w >= 0 && w < 1) {
 		e["rescale.up_warmup_start"] = fmt.Sprintf("must be in [0, 1) (the share of full capacity a scaled-up job starts at), got %g", w)
+	}
+	if !(c.StatePerLag >= 0) {
+		e["state_per_lag"] = fmt.Sprintf("must be ≥ 0 bytes per record of lag, got %v", c.StatePerLag)
 	}
 	if !(c.CostScale > 0) || math.IsInf(c.CostScale, 0) {
 		e["cost_scale"] = fmt.Sprintf("must be a positive factor (1 = the operator costs as listed), got %g", c.CostScale)

@@ -53,6 +53,7 @@ type checkpoint struct {
 	savepoint bool
 	trigger   float64
 	offset    float64 // source position when the barrier was injected
+	lagState  float64 // bytes of it the consumer lag held (job.state_per_lag)
 	size      float64
 	duration  float64
 	done      *sim.Timer
@@ -140,6 +141,7 @@ type Job struct {
 	processed  float64
 	replayed   float64 // records read again after restores (rewinds to a checkpoint)
 	restoreAt  float64 // source offset a restart resumes from
+	restoreLag float64 // bytes of the restored checkpoint's state held by the lag
 
 	// checkpoints
 	nextID       int64

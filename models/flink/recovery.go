@@ -163,8 +163,9 @@ func (j *Job) deployWhenSlots() {
 	if j.deployTime >= 0 { // a rescale's
 		deploy, j.deployTime = j.deployTime, -1
 	}
-	// the restored state is the checkpoint's, taken at about today's rate
-	d := deploy + float64(c.RestoreBase) + j.graph.StateSize(j.lambda)/float64(c.RestoreBandwidth)
+	// the restored state is the checkpoint's: its operators' at about
+	// today's rate, and what the lag held then (job.state_per_lag)
+	d := deploy + float64(c.RestoreBase) + (j.graph.StateSize(j.lambda)+j.restoreLag)/float64(c.RestoreBandwidth)
 	epoch := j.epoch
 	j.env.After(d, func() {
 		if epoch == j.epoch {
@@ -283,7 +284,7 @@ func (j *Job) Reconfigure(ci float64, par int, reason string) error {
 	j.onSavepoint = func(c *checkpoint) {
 		j.advance()
 		j.state = StateStopped
-		j.restoreAt = c.offset
+		j.restoreAt, j.restoreLag = c.offset, c.lagState
 		j.topic.Committed = c.offset
 		j.ci = ci
 		j.scaledUp = g.Parallelism > j.par

@@ -202,6 +202,29 @@ func TestWarmupRamp(t *testing.T) {
 	}
 }
 
+// TestStatePerLag: as TestLoadAboveCapacityGrowsLagAtTheExcess, 130k/s
+// against 100k/s, so the lag is 30k·t. With 10 B of state per record of
+// lag the full checkpoint of 120 s holds 30k·120·10 B = 36 MB (snapshot and
+// upload at 1 TB/s: microseconds). As in TestCrashBacklogAndRecoveryTime
+// the killed TaskManager is back at 135 s, deploy 2 s + restore 1 s, and
+// now the lag's 36 MB at 10 MB/s: RUNNING at 141.6 s, not 138 s.
+func TestStatePerLag(t *testing.T) {
+	job := strings.Replace(handJob, "    cpu_overhead: 0\n", "    cpu_overhead: 0\n    incremental: false\n    sync_bandwidth: 1TB/s\n    upload_bandwidth: 1TB/s\n", 1)
+	job = strings.Replace(job, "submit: 2s}", "submit: 2s, restore_bandwidth: 10MB/s}\n  state_per_lag: 10B", 1)
+	m, _ := runYAML(t, "duration: 4m\nworkload: {shape: constant, rate: 130000/s}\n"+job+"faults:\n  - {at: 125s, taskmanager: 0}\n")
+	var at120 *results.Event
+	for _, e := range m.kind(results.KindCheckpointCompleted) {
+		if e.TimeS > 120 && e.TimeS < 121 {
+			at120 = &e
+		}
+	}
+	if at120 == nil {
+		t.Fatal("no checkpoint completed just after 120 s")
+	}
+	near(t, "checkpoint size at 120 s (B)", *at120.SizeBytes, 30000*120*10, 1e3)
+	near(t, "running again at", one(t, m, results.KindRunning).TimeS, 138+3.6, 1e-3)
+}
+
 func TestCheckpointIntervalChangeBySavepointAndResubmit(t *testing.T) {
 	m, sum := runYAML(t, "duration: 5m\nworkload: {shape: constant, rate: 50000/s}\n"+handJob+
 		"actions:\n  - {at: 100s, checkpoint_interval: 20s}\n")
