@@ -229,13 +229,13 @@ type JobConfig struct {
 	// warm-up").
 	StatePerLag sim.Bytes        `yaml:"state_per_lag,omitempty"`
 	Scaling     ScalingConfig    `yaml:"scaling"`
-	Rescale    RescaleConfig    `yaml:"rescale"`
-	Operators  []Operator       `yaml:"operators"`
-	Checkpoint CheckpointConfig `yaml:"checkpoint"`
-	Restart    RestartConfig    `yaml:"restart"`
-	Detection  DetectionConfig  `yaml:"detection"`
-	Cluster    ClusterConfig    `yaml:"cluster"`
-	Latency    LatencyConfig    `yaml:"latency"`
+	Rescale     RescaleConfig    `yaml:"rescale"`
+	Operators   []Operator       `yaml:"operators"`
+	Checkpoint  CheckpointConfig `yaml:"checkpoint"`
+	Restart     RestartConfig    `yaml:"restart"`
+	Detection   DetectionConfig  `yaml:"detection"`
+	Cluster     ClusterConfig    `yaml:"cluster"`
+	Latency     LatencyConfig    `yaml:"latency"`
 }
 
 // ScalingConfig makes a job scale sublinearly with its parallelism p, by
