@@ -4,7 +4,7 @@ VENV    := .venv
 PYTHON  := $(VENV)/bin/python
 BIN     := bin/streamtwin
 
-.PHONY: demo test unit python-test docs deps monitoring daedalus autoscaler-tuning live-rescale-profile live-capacity live-warmup live-daedalus live-autoscaling live-wordcount live-league-twin bench build vet clean reference calibration calibration-live live-jobs live-test live-khaos-profile live-khaos-reference live-test-reference live-traffic-profile live-host-profile live-soak fuzz slurm-test
+.PHONY: demo test unit python-test docs deps monitoring daedalus autoscaler-tuning live-rescale-profile live-capacity live-warmup live-daedalus live-autoscaling live-wordcount live-league-twin live-parity bench build vet clean reference calibration calibration-live live-jobs live-test live-khaos-profile live-khaos-reference live-test-reference live-traffic-profile live-host-profile live-soak fuzz slurm-test
 
 build:
 	$(GO) build -o $(BIN) ./cmd/streamtwin
@@ -159,6 +159,14 @@ live-daedalus: build live-jobs
 		results/reference/live/daedalus-$$k/; $(BIN) results rescales runs/$$k-daedalus > results/reference/live/daedalus-$$k/rescales.csv; done
 	$(BIN) compare runs/sim-daedalus runs/live-daedalus --faults --decisions | tee results/reference/live/daedalus-compare.txt
 
+# The parity test live (issue 33; about 5 min): one quarter-core
+# TaskManager near idle, at half load and past its capacity, every observed
+# quantity compared with the twin (app/live_parity_test.go). Not in make
+# test: the live CPU at half load varies from run to run by more than the
+# test's tolerance (docs/model.md, "Observed quantities").
+live-parity: build live-jobs
+	STREAMTWIN_LIVE=1 $(GO) test -count=1 -timeout 15m -run 'TestLiveParity$$' -v ./app/
+
 # The live autoscaling league (issue 33; about 65 min): every variant of
 # scenarios/live-autoscaling.yaml (static-2, static-3, HPA, the Flink
 # operator autoscaler, DS2, Daedalus; 10 min each) live on the cluster of
@@ -303,7 +311,7 @@ live-test: build live-jobs
 		STREAMTWIN_LIVE_KHAOS_OUT=$(CURDIR)/runs/test/live-khaos \
 		STREAMTWIN_LIVE_MONITORING_OUT=$(CURDIR)/runs/test/live-monitoring \
 		STREAMTWIN_LIVE_PROMETHEUS_OUT=$(CURDIR)/runs/test/live-prometheus/sampler-run.csv \
-		$(GO) test -count=1 -timeout 40m -run 'TestLiveEndToEnd|TestLiveKhaos$$|TestLiveRescale$$|TestLivePolicies$$|TestLivePrometheus$$|TestLiveParity$$' -v ./app/; \
+		$(GO) test -count=1 -timeout 30m -run 'TestLiveEndToEnd|TestLiveKhaos$$|TestLiveRescale$$|TestLivePolicies$$|TestLivePrometheus$$' -v ./app/; \
 		rc=$$?; $(BIN) live down --dir $(LIVE_DIR) >/dev/null 2>&1; exit $$rc
 	@echo "sim (calibrated for this machine, 30 seeds) vs this live run of the same schedule — a report, not a test:"
 	@$(BIN) sweep scenarios/sweeps/live-traffic-seeds.yaml --out runs/test/live-sim >/dev/null

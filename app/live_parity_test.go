@@ -64,7 +64,7 @@ var (
 func TestLiveParity(t *testing.T) {
 	run := os.Getenv("STREAMTWIN_LIVE_PARITY_RUN")
 	if os.Getenv("STREAMTWIN_LIVE") == "" && run == "" {
-		t.Skip("set STREAMTWIN_LIVE=1 to start a real Flink and Kafka (make live-test)")
+		t.Skip("set STREAMTWIN_LIVE=1 to start a real Flink and Kafka (make live-parity)")
 	}
 	dir := t.TempDir()
 	sc := filepath.Join(dir, "live-parity.yaml")
