@@ -134,7 +134,8 @@ live-capacity: build live-jobs
 # scenarios/live-warmup.yaml's variants (one TaskManager behind, then
 # scaled up to three or two, or its CI changed) on live-daedalus's
 # cluster; the runs land in results/reference/live/warmup/, where the
-# docs' "live warm-up" block fits rescale.up_warmup and up_warmup_start.
+# docs' "live warm-up" block fits job.state_per_lag, the restore bandwidth
+# and rescale.up_warmup and up_warmup_start to the scale-up to three.
 WARMUP_REF := results/reference/live/warmup
 WARMUP_VARIANTS := up3 up2 ci20
 live-warmup: build live-jobs
