@@ -71,15 +71,8 @@ func capacityTwin(c *Context, text string, cost float64, name string) (capacity,
 	if line == "" {
 		return nil, nil, fmt.Errorf("%s: no job.cost_scale line", capacityScenario)
 	}
-	sc := filepath.Join(c.Out(name+"-scenario"), "live-capacity.yaml")
-	if err := os.MkdirAll(filepath.Dir(sc), 0o755); err != nil {
-		return nil, nil, err
-	}
-	if err := os.WriteFile(sc, []byte(strings.Replace(text, line, fmt.Sprintf("\n  cost_scale: %g\n", cost), 1)), 0o644); err != nil {
-		return nil, nil, err
-	}
-	out := c.Out(name)
-	if _, err := c.Streamtwin("run", sc, "--out", out); err != nil {
+	out, err := c.RunText(name, "live-capacity.yaml", strings.Replace(text, line, fmt.Sprintf("\n  cost_scale: %g\n", cost), 1))
+	if err != nil {
 		return nil, nil, err
 	}
 	return capacityRead(out)

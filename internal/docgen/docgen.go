@@ -99,6 +99,24 @@ func (c *Context) Streamtwin(args ...string) (string, error) {
 	return stdout.String(), nil
 }
 
+// RunText runs the twin on a scenario given as text (a committed
+// scenario with a value changed), written as file under the work folder,
+// and returns the run folder.
+func (c *Context) RunText(name, file, text string) (string, error) {
+	sc := filepath.Join(c.Out(name+"-scenario"), file)
+	if err := os.MkdirAll(filepath.Dir(sc), 0o755); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(sc, []byte(text), 0o644); err != nil {
+		return "", err
+	}
+	out := c.Out(name)
+	if _, err := c.Streamtwin("run", sc, "--out", out); err != nil {
+		return "", err
+	}
+	return out, nil
+}
+
 // Path is a repository file's absolute path.
 func (c *Context) Path(rel string) string { return filepath.Join(c.Root, rel) }
 

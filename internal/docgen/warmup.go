@@ -224,15 +224,8 @@ var (
 // warmupTwin runs the twin on every variant of the warm-up scenario's
 // text and reads the runs.
 func warmupTwin(c *Context, text, name string) (map[string]warmupRun, error) {
-	sc := filepath.Join(c.Out(name+"-scenario"), "live-warmup.yaml")
-	if err := os.MkdirAll(filepath.Dir(sc), 0o755); err != nil {
-		return nil, err
-	}
-	if err := os.WriteFile(sc, []byte(text), 0o644); err != nil {
-		return nil, err
-	}
-	out := c.Out(name)
-	if _, err := c.Streamtwin("run", sc, "--out", out); err != nil {
+	out, err := c.RunText(name, "live-warmup.yaml", text)
+	if err != nil {
 		return nil, err
 	}
 	return readWarmupRuns(out)
