@@ -160,13 +160,13 @@ live-daedalus: build live-jobs
 		results/reference/live/daedalus-$$k/; $(BIN) results rescales runs/$$k-daedalus > results/reference/live/daedalus-$$k/rescales.csv; done
 	$(BIN) compare runs/sim-daedalus runs/live-daedalus --faults --decisions | tee results/reference/live/daedalus-compare.txt
 
-# The parity test live (issue 33; about 5 min): one quarter-core
+# The parity test live (issue 33; about 7 min): one quarter-core
 # TaskManager near idle, at half load and past its capacity, every observed
 # quantity compared with the twin (app/live_parity_test.go). Not in make
-# test: the live CPU at half load varies from run to run by more than the
-# test's tolerance (docs/model.md, "Observed quantities").
+# test: one of two live runs fell behind at half load at a warm CPU,
+# for a reason not found (docs/live.md, "Tests").
 live-parity: build live-jobs
-	STREAMTWIN_LIVE=1 $(GO) test -count=1 -timeout 15m -run 'TestLiveParity$$' -v ./app/
+	STREAMTWIN_LIVE=1 STREAMTWIN_LIVE_PARITY_OUT=$(CURDIR)/runs/live-parity $(GO) test -count=1 -timeout 15m -run 'TestLiveParity$$' -v ./app/
 
 # The live autoscaling league (issue 33; about 65 min): every variant of
 # scenarios/live-autoscaling.yaml (static-2, static-3, HPA, the Flink

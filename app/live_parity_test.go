@@ -11,18 +11,17 @@ import (
 )
 
 // parityScenario is one quarter-core TaskManager (live up --taskmanagers 1
-// --slots 1 --tm-cpu 0.25; the twin's cluster.cores 0.25 and cost_scale
-// as scenarios/live-capacity.yaml fits them: about 9,850 records/s) near
-// idle for 30 s, at about half its capacity for 80 s (a fresh JVM
-// compiles its hot code for about 50 s at a quarter core), past it
-// (14,000/s) for 60 s, then draining at 2,000/s. idle_cpu is the CPU an
+// --slots 1 --tm-cpu 0.25; the twin's cluster.cores 0.25, cost_scale and
+// part_load_cpu as scenarios/live-capacity.yaml fits them: about 9,850
+// records/s) near idle for 30 s, at about half its capacity for 180 s, past
+// it (14,000/s) for 60 s, then draining at 2,000/s. idle_cpu is the CPU an
 // idle TaskManager JVM used live with no job (0.42 CPU-seconds in 20 s,
 // /proc, 2026-12-05).
 const parityScenario = `name: live-parity
 description: one quarter-core TaskManager near idle, at half load, past its capacity, draining
 seed: 3
-duration: 220s
-workload: {shape: step, rate: 200/s, steps: [{at: 30s, rate: 5000/s}, {at: 110s, rate: 14000/s}, {at: 170s, rate: 2000/s}]}
+duration: 320s
+workload: {shape: step, rate: 200/s, steps: [{at: 30s, rate: 5000/s}, {at: 210s, rate: 14000/s}, {at: 270s, rate: 2000/s}]}
 kafka: {partitions: 2}
 job:
   template: traffic-monitoring
@@ -30,7 +29,7 @@ job:
   checkpoint: {interval: 10s, incremental: false}
   restart: {strategy: fixed-delay, delay: 2s, attempts: 0}
   detection: {heartbeat_interval: 2s, heartbeat_timeout: 10s}
-  cluster: {taskmanagers: 1, slots: 1, cores: 0.25, idle_cpu: 0.021, restart_delay: 5s, deploy: 0.266401s, restore_bandwidth: 4.5MiB/s, warmup: 1.69973s}
+  cluster: {taskmanagers: 1, slots: 1, cores: 0.25, idle_cpu: 0.021, part_load_cpu: 0.64, jit_cpu: 0.99, jit_time: 33s, restart_delay: 5s, deploy: 0.266401s, restore_bandwidth: 4.5MiB/s, warmup: 1.69973s}
   cost_scale: 0.393
   latency: {base: 0ms}
 qos: {latency: 10s, recovery: 600s}
@@ -40,18 +39,22 @@ qos: {latency: 10s, recovery: 600s}
 // the live clock jitters by a few hundred ms and Flink's counters by a
 // refresh, so single seconds differ by a second's worth of records where
 // their means over tens of seconds do not. The half-load window starts
-// 50 s after its step (the JIT's warm-up), the overload one 15 s after
-// its step (before the window state of the overload slows the
-// TaskManager, docs/autoscaling.md "Live"); both end 2 s before the next
-// step (the live sample of second k can already hold its records).
+// 120 s after its step: a fresh quarter-core JVM compiles its hot code
+// for 60–90 s, and its CPU meanwhile varies from run to run by more than
+// half its core (make live-capacity, make live-warmup), which the twin
+// does not model (docs/model.md, "Observed quantities"). The overload one
+// starts 15 s after its step (before the window state of the overload
+// slows the TaskManager, docs/autoscaling.md "Live"); both end 2 s before
+// the next step (the live sample of second k can already hold its
+// records).
 type parityWindow struct {
 	name     string
 	from, to float64 // seconds, (from, to]
 }
 
 var (
-	parityHalf = parityWindow{"half load", 80, 108}
-	parityOver = parityWindow{"past capacity", 125, 168}
+	parityHalf = parityWindow{"half load", 150, 208}
+	parityOver = parityWindow{"past capacity", 225, 268}
 )
 
 // TestLiveParity drives the twin and the live cluster over parityScenario
@@ -59,8 +62,9 @@ var (
 // quantities") within the tolerances below; the acceptance of issue 33: a
 // --tm-cpu 0.25 TaskManager driven past its capacity reads a CPU
 // utilisation of about 1.0 in both. STREAMTWIN_LIVE=1 runs it (about
-// 5 min); STREAMTWIN_LIVE_PARITY_RUN names a live run folder of the
-// scenario to compare instead of starting a cluster.
+// 7 min; STREAMTWIN_LIVE_PARITY_OUT keeps its run folder there);
+// STREAMTWIN_LIVE_PARITY_RUN names a live run folder of the scenario to
+// compare instead of starting a cluster.
 func TestLiveParity(t *testing.T) {
 	run := os.Getenv("STREAMTWIN_LIVE_PARITY_RUN")
 	if os.Getenv("STREAMTWIN_LIVE") == "" && run == "" {
@@ -78,6 +82,12 @@ func TestLiveParity(t *testing.T) {
 		}
 		startLiveCluster(t, cl, "--taskmanagers", "1", "--slots", "1", "--tm-cpu", "0.25")
 		run = filepath.Join(dir, "live")
+		if d := os.Getenv("STREAMTWIN_LIVE_PARITY_OUT"); d != "" {
+			run = d // kept for a look after a failure (make live-parity)
+			if err := os.RemoveAll(run); err != nil {
+				t.Fatal(err)
+			}
+		}
 		stdout, stderr, code, _ := runCLI(t, "live", "run", sc, "--dir", cl, "--out", run, "--jar", "../"+defaultJobJar)
 		if code != 0 {
 			t.Fatalf("live run: exit %d\n%s%s", code, stdout, stderr)

@@ -166,6 +166,26 @@ type ClusterConfig struct {
 	// zero input (docs/model.md, "Observed quantities"). 0 (default): no
 	// idle CPU.
 	IdleCPU float64 `yaml:"idle_cpu,omitempty"`
+	// PartLoadCPU is the CPU a record costs while the job keeps up with its
+	// input, as a share of what it costs at capacity, in (0, 1]; 0
+	// (default): 1, every record costs the same. Live, a quarter-core
+	// TaskManager at 9,000/s (91 % of the 9,850/s it drains past capacity)
+	// uses 0.64 of its core, not 0.93: with a backlog, the sources fetch
+	// and the windows hold more than they do at the input's pace, so the
+	// CPU seconds per record rise (make live-capacity, docs/autoscaling.md
+	// "Live capacity"). It changes the CPU utilisation only: capacity is
+	// what cost_scale gives.
+	PartLoadCPU float64 `yaml:"part_load_cpu,omitempty"`
+	// JITCPU is the share of a TaskManager's cores that its JIT compiler
+	// takes when its JVM first runs the job's tasks (a TaskManager at the
+	// start, one a scale-up starts, one back from a crash), in [0, 1]; it
+	// decays as e^(−t/JITTime). A JVM that has run the job's code keeps it
+	// compiled across restarts and rescales. It changes the CPU utilisation
+	// only (capacity's ramp is warmup and warmup_start). Fitted with make
+	// live-capacity (docs/autoscaling.md, "Live capacity"). 0 (default):
+	// none.
+	JITCPU  float64      `yaml:"jit_cpu,omitempty"`
+	JITTime sim.Duration `yaml:"jit_time,omitempty"`
 }
 
 // LatencyConfig adds the parts of end-to-end latency that are not queueing
@@ -505,6 +525,15 @@ func (c JobConfig) Validate() map[string]string {
 	}
 	if v := c.Cluster.IdleCPU; !(v >= 0) {
 		e["cluster.idle_cpu"] = fmt.Sprintf("must be ≥ 0 (cores an idle TaskManager JVM uses, e.g. 0.02), got %g", v)
+	}
+	if v := c.Cluster.PartLoadCPU; !(v >= 0 && v <= 1) {
+		e["cluster.part_load_cpu"] = fmt.Sprintf("must be in (0, 1] (a record's CPU while the job keeps up, as a share of its CPU at capacity; 0: 1), got %g", v)
+	}
+	if v := c.Cluster.JITCPU; !(v >= 0 && v <= 1) {
+		e["cluster.jit_cpu"] = fmt.Sprintf("must be in [0, 1] (the share of a TaskManager's cores its JIT compiler takes when the tasks deploy), got %g", v)
+	}
+	if c.Cluster.JITCPU > 0 && !(c.Cluster.JITTime > 0) {
+		e["cluster.jit_time"] = fmt.Sprintf("must be > 0 with jit_cpu (the time constant the JIT's CPU decays with, e.g. 40s), got %v", c.Cluster.JITTime)
 	}
 	if w := c.Cluster.WarmupStart; !(w >= 0 && w < 1) {
 		e["cluster.warmup_start"] = fmt.Sprintf("must be in [0, 1) (the share of full capacity a restored job starts at), got %g", w)

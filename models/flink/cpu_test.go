@@ -29,9 +29,9 @@ func TestCPUUtilisationPerTaskManager(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			j := &Job{cfg: JobConfig{Cluster: ClusterConfig{Cores: 0.25, Slots: 1, IdleCPU: c.idle}},
-				graph:    &Graph{tmCost: []float64{10e-6}, tmCores: []float64{0.25}},
-				tms:      []taskManager{{alive: true, hosts: 0}, {alive: true, hosts: -1}, {alive: false, hosts: -1}},
-				sBusyXdt: c.x, sOverheadDt: c.ovh}
+				graph:   &Graph{tmCost: []float64{10e-6}, tmCores: []float64{0.25}},
+				tms:     []taskManager{{alive: true, hosts: 0}, {alive: true, hosts: -1}, {alive: false, hosts: -1}},
+				sCPUXdt: c.x, sOverheadDt: c.ovh}
 			u := j.cpuUtilisation(1)
 			want := []float64{c.host, c.spare, nan}
 			for i := range want {

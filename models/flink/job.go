@@ -67,6 +67,12 @@ type taskManager struct {
 	// this process offers the job, or -1 for a spare: a restart deploys on
 	// whichever TaskManagers have free slots, as Flink's slot pool does.
 	hosts int
+	// jitSince is when this JVM first ran the job's tasks (its JIT then
+	// compiles their code, cluster.jit_cpu), jitting whether it has; jitDt
+	// is ∫ dt of the JIT's share of its cores over the metric interval
+	jitSince float64
+	jitting  bool
+	jitDt    float64
 }
 
 type pendingRecovery struct {
@@ -180,7 +186,14 @@ type Job struct {
 	// or the capacity while a backpressured checkpoint stalls the sources)
 	// and of the checkpoint overhead
 	sBusyXdt, sOverheadDt float64
-	lastX, lastBusyX      float64 // the last closed interval's mean x and busy rate, for Detail
+	// ∫ dt of the source rate weighted by its CPU per record: x at
+	// capacity, cluster.part_load_cpu·x while the job keeps up
+	sCPUXdt     float64
+	partLoadCPU float64 // cluster.part_load_cpu, 1 when unset
+	// ∫ dt of the JIT compiler's share of a task-hosting TaskManager's
+	// cores (cluster.jit_cpu·e^(−(t − runningSince)/jit_time))
+	sJITdt           float64
+	lastX, lastBusyX float64 // the last closed interval's mean x and busy rate, for Detail
 	// lastCPU is the last closed interval's CPU utilisation per TaskManager
 	// (index; NaN for a dead one): the Sample's CPU columns and Detail's
 	lastCPU []float64
@@ -208,11 +221,15 @@ func NewJob(env *sim.Env, cfg JobConfig, topicCfg kafka.Config, in Arrivals, see
 		return nil, err
 	}
 	j.graph = g
+	if j.partLoadCPU = cfg.Cluster.PartLoadCPU; j.partLoadCPU == 0 {
+		j.partLoadCPU = 1
+	}
 	j.setTaskManagers(g.TaskManagers)
 	for i := range j.tms {
 		j.tms[i].alive = true
 	}
 	j.place()
+	j.startJIT(0)
 	// Separate streams, so restart jitter and checkpoint start delays never
 	// shift each other's numbers.
 	j.ckRng = seeds.Stream("flink.checkpoint-initial-delay")
@@ -367,6 +384,16 @@ func (j *Job) setTaskManagers(n int) {
 	}
 }
 
+// startJIT starts the JIT of the fresh JVMs that host tasks as they run
+// from now on.
+func (j *Job) startJIT(now float64) {
+	for i := range j.tms {
+		if tm := &j.tms[i]; tm.alive && tm.hosts >= 0 && !tm.jitting {
+			tm.jitting, tm.jitSince = true, now
+		}
+	}
+}
+
 // ---- fluid integration ----
 
 func (j *Job) consuming() bool { return j.state == StateRunning }
@@ -410,6 +437,16 @@ func (j *Job) drainShare(t float64) float64 {
 // force, splitting where the backlog drains or a recovery completes.
 func (j *Job) advance() {
 	now := j.env.Now()
+	if a := j.cfg.Cluster.JITCPU; a > 0 && now > j.t0 {
+		// a TaskManager's JIT compiles from its JVM's first deployment on,
+		// whether the job runs or not (every change of state advances first)
+		tau := float64(j.cfg.Cluster.JITTime)
+		for i := range j.tms {
+			if tm := &j.tms[i]; tm.alive && tm.jitting {
+				tm.jitDt += a * tau * (math.Exp(-(j.t0-tm.jitSince)/tau) - math.Exp(-(now-tm.jitSince)/tau))
+			}
+		}
+	}
 	for j.t0 < now {
 		t0 := j.t0
 		arrived := j.in.Arrived(t0)
@@ -462,6 +499,7 @@ func (j *Job) advance() {
 		}
 		j.segment(t0, end, x, mu, lag > 0 || j.lambda > mu && x == mu)
 		j.sBusyXdt += stallBusy * (end - t0)
+		j.sCPUXdt += stallBusy * (end - t0)
 		j.t0 = end
 		if len(j.pending) > 0 && j.consuming() {
 			arrivedEnd := j.in.Arrived(end)
@@ -495,6 +533,11 @@ func (j *Job) segment(a, b, x, mu float64, throttled bool) {
 	// TaskManager passes 100 %): integrate x and the checkpoint overhead once
 	// and split them over TaskManagers when the interval closes.
 	j.sBusyXdt += x * dt
+	if throttled {
+		j.sCPUXdt += x * dt
+	} else {
+		j.sCPUXdt += j.partLoadCPU * x * dt
+	}
 	if j.asyncOn > 0 && x > 0 {
 		j.sOverheadDt += j.cfg.Checkpoint.CPUOverhead * dt
 	}
@@ -562,7 +605,10 @@ func (j *Job) sample() {
 	s.Workers = int32(j.tmAlive)
 	s.CPUBusyMean, s.CPUBusyMax = results.CPUAcross(j.cpuUtilisation(dt))
 	j.lastX, j.lastBusyX = j.sConsumed/dt, j.sBusyXdt/dt
-	j.sBusyXdt, j.sOverheadDt = 0, 0
+	j.sBusyXdt, j.sCPUXdt, j.sOverheadDt = 0, 0, 0
+	for i := range j.tms {
+		j.tms[i].jitDt = 0
+	}
 	j.rec.Sample(s)
 	j.sStart, j.sArrived, j.sConsumed, j.sOutput, j.sBackpressure = now, arrived, 0, 0, 0
 	j.segs = j.segs[:0]
@@ -571,7 +617,9 @@ func (j *Job) sample() {
 // cpuUtilisation is each TaskManager's CPU utilisation over the interval
 // of dt seconds ending now (NaN for a dead one), by the one definition
 // (results.CPUUtilisation) from the CPU seconds the model gives it: its
-// tasks' work (∫x dt × its CPU seconds per source record), the async
+// tasks' work (∫x dt × its CPU seconds per source record, times
+// cluster.part_load_cpu while the job keeps up with its input), its JIT
+// compiler's cluster.jit_cpu from its JVM's first deployment, the async
 // checkpoint phase's share of its cores while it hosts tasks, and the
 // JVM's idle CPU (cluster.idle_cpu). Its allotment is cluster.cores; its
 // threads cannot use more (the live cluster's --tm-cpu limit), so the CPU
@@ -586,7 +634,10 @@ func (j *Job) cpuUtilisation(dt float64) []float64 {
 		}
 		cpu := j.cfg.Cluster.IdleCPU * dt
 		if g := j.tms[tm].hosts; g >= 0 && j.graph != nil {
-			cpu += j.sBusyXdt*j.graph.tmCost[g] + j.sOverheadDt*j.graph.tmCores[g]
+			cpu += j.sCPUXdt*j.graph.tmCost[g] + j.sOverheadDt*j.graph.tmCores[g]
+		}
+		if j.tms[tm].jitting {
+			cpu += j.tms[tm].jitDt * cores
 		}
 		j.lastCPU = append(j.lastCPU, results.CPUUtilisation(math.Min(cpu, cores*dt), dt, cores))
 	}

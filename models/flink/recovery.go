@@ -25,6 +25,7 @@ func (j *Job) Crash(tm int, reason string) error {
 	}
 	j.event(results.Event{Kind: results.KindFault, TaskManager: i32(tm), Reason: reason})
 	j.tms[tm].alive = false
+	j.tms[tm].jitting = false // it comes back as a fresh JVM
 	j.tmDirty = true
 	j.tms[tm].restart = j.env.After(float64(j.cfg.Cluster.RestartDelay), func() { j.taskManagerUp(tm) })
 	if j.tms[tm].hosts < 0 {
@@ -192,6 +193,7 @@ func (j *Job) resume() {
 	j.advance()
 	now := j.env.Now()
 	j.state = StateRunning
+	j.startJIT(now)
 	// the records read since the restored checkpoint are read again
 	j.replayed += math.Max(0, j.topic.Consumed-j.restoreAt)
 	j.topic.Consumed = j.restoreAt

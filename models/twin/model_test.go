@@ -225,6 +225,49 @@ func TestStatePerLag(t *testing.T) {
 	near(t, "running again at", one(t, m, results.KindRunning).TimeS, 138+3.6, 1e-3)
 }
 
+// TestPartLoadCPU: one core, 10 µs per record (100k/s), and a record
+// costs half its CPU while the job keeps up (cluster.part_load_cpu 0.5).
+// At 50k/s the TaskManager uses 0.5·50k·10 µs = 0.25 of its core; at
+// 130k/s it is saturated: 1. At 120 s the input drops to 20k/s with
+// 30k·60 s = 1.8M records behind, drained at 80k/s in 22.5 s at full CPU;
+// the second ending at 143 s is half draining (1) and half keeping up
+// (0.5·20k·10 µs = 0.1): 0.55; then 0.1. Capacity never changes.
+func TestPartLoadCPU(t *testing.T) {
+	job := strings.Replace(handJob, "submit: 2s}", "submit: 2s, part_load_cpu: 0.5}", 1)
+	m, _ := runYAML(t, "duration: 3m\nworkload: {shape: step, rate: 50000/s, steps: [{at: 60s, rate: 130000/s}, {at: 120s, rate: 20000/s}]}\n"+job)
+	for _, c := range []struct {
+		at, cpu float64
+	}{{30, 0.25}, {90, 1}, {130, 1}, {143, 0.55}, {170, 0.1}} {
+		near(t, fmt.Sprintf("cpu_busy_mean at %g s", c.at), m.at(c.at).CPUBusyMean, c.cpu, 1e-9)
+	}
+	near(t, "throughput past capacity", m.at(90).Throughput, 100000, 1e-6)
+}
+
+// TestJITCPU: TestPartLoadCPU's TaskManager at 50k/s (0.5 of its core,
+// every record at full CPU) with a JIT taking 0.5 of its core from its
+// first deployment, decaying over 10 s: over the second (k − 1, k] it adds
+// 0.5·10·(e^(−(k−1)/10) − e^(−k/10)): 0.4758 in the first, 0.02617 in the
+// thirtieth; 0.25 at 40k/s in the first and 1 (clamped) at 60k/s.
+func TestJITCPU(t *testing.T) {
+	jit := func(k float64) float64 { return 5 * (math.Exp(-(k-1)/10) - math.Exp(-k/10)) }
+	for _, c := range []struct {
+		rate   string
+		at     []float64
+		work   float64
+		capped bool
+	}{{"50000/s", []float64{1, 30, 100}, 0.5, false}, {"40000/s", []float64{1}, 0.4, false}, {"60000/s", []float64{1}, 0.6, true}} {
+		job := strings.Replace(handJob, "submit: 2s}", "submit: 2s, jit_cpu: 0.5, jit_time: 10s}", 1)
+		m, _ := runYAML(t, "duration: 2m\nworkload: {shape: constant, rate: "+c.rate+"}\n"+job)
+		for _, k := range c.at {
+			want := c.work + jit(k)
+			if c.capped {
+				want = 1
+			}
+			near(t, fmt.Sprintf("%s: cpu_busy_mean at %g s", c.rate, k), m.at(k).CPUBusyMean, want, 1e-9)
+		}
+	}
+}
+
 func TestCheckpointIntervalChangeBySavepointAndResubmit(t *testing.T) {
 	m, sum := runYAML(t, "duration: 5m\nworkload: {shape: constant, rate: 50000/s}\n"+handJob+
 		"actions:\n  - {at: 100s, checkpoint_interval: 20s}\n")
