@@ -168,10 +168,10 @@ live-daedalus: build live-jobs
 live-parity: build live-jobs
 	STREAMTWIN_LIVE=1 STREAMTWIN_LIVE_PARITY_OUT=$(CURDIR)/runs/live-parity $(GO) test -count=1 -timeout 15m -run 'TestLiveParity$$' -v ./app/
 
-# The live autoscaling league (issue 33; about 65 min): every variant of
+# The live autoscaling league (issue 33; about 75 min): every variant of
 # scenarios/live-autoscaling.yaml (static-2, static-3, HPA, the Flink
-# operator autoscaler, DS2, Daedalus; 10 min each) live on the cluster of
-# live-daedalus, one after the other, $(LEAGUE_REPEAT) a second time (the
+# operator autoscaler, DS2, Daedalus; 10 min each) live, each on a fresh cluster like
+# live-daedalus's, one after the other, $(LEAGUE_REPEAT) a second time (the
 # live spread), then the twin on the same schedule and the league report
 # (streamtwin live league: per policy and backend worker-seconds, p95/p99
 # latency, lag peak, rescales, downtime; ranks and Kendall's τ-b per
@@ -207,23 +207,26 @@ define league-twin
 endef
 
 # live-league SCENARIO, NAME, REFERENCE_DIR, REPEAT_VARIANT, LEAGUE_FLAGS:
-# the twin first (its variant folders name the variants to run live), the
-# cluster up once, each variant live with its time, the repeat, the
-# cluster down on any exit, the live run files copied, and the twin's and
-# the league written by league-twin.
+# the twin first (its variant folders name the variants to run live), each
+# variant live with its time on a cluster of its own (a fresh one each:
+# a TaskManager JVM a variant before warmed uses less CPU for its first
+# minute than a fresh one, and CPU-driven policies read it), the repeat,
+# the cluster down on any exit, the live run files copied, and the twin's
+# and the league written by league-twin.
 define live-league
 	rm -rf runs/sim-$(2) runs/live-$(2) runs/live-$(2)-repeat; $(BIN) run $(1) --out runs/sim-$(2) >/dev/null
 	set -u; variants=$$(cd runs/sim-$(2) && ls -d */ | tr -d /); n=$$(echo $$variants | wc -w); i=0; failed=""; \
-	$(BIN) live up --taskmanagers 3 --slots 1 --scheduler adaptive --tm-cpu 0.25 --dir $(RESCALE_DIR) || exit 1; \
-	trap '$(BIN) live down --dir $(RESCALE_DIR)' EXIT; \
+	trap '$(BIN) live down --dir $(RESCALE_DIR) >/dev/null 2>&1' EXIT; \
 	for v in $$variants repeat:$(4); do \
 		i=$$((i+1)); out=runs/live-$(2)/$$v; case $$v in repeat:*) v=$${v#repeat:}; out=runs/live-$(2)-repeat/$$v;; esac; \
 		start=$$(date +%s); echo "== $(2): [$$i/$$((n+1))] $$out live, started $$(date +%T)"; \
+		$(BIN) live up --taskmanagers 3 --slots 1 --scheduler adaptive --tm-cpu 0.25 --dir $(RESCALE_DIR) || exit 1; \
 		$(BIN) live run $(1) --variant $$v --dir $(RESCALE_DIR) --out $$out; rc=$$?; \
+		$(BIN) live down --dir $(RESCALE_DIR); \
 		echo "== $(2): [$$i/$$((n+1))] $$out exit $$rc after $$(( ($$(date +%s)-start)/60 )) min $$(( ($$(date +%s)-start)%60 )) s"; \
 		[ $$rc -eq 0 ] || failed="$$failed$$out exit $$rc\n"; \
 	done; \
-	trap - EXIT; $(BIN) live down --dir $(RESCALE_DIR); \
+	trap - EXIT; \
 	rm -rf $(3)/live $(3)/live-repeat; mkdir -p $(3); printf "$$failed" > $(3)/live-failed.txt; \
 	for src in runs/live-$(2)/*/ runs/live-$(2)-repeat/*/; do \
 		[ -f $$src/summary.json ] || continue; \
