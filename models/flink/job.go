@@ -67,9 +67,10 @@ type taskManager struct {
 	// this process offers the job, or -1 for a spare: a restart deploys on
 	// whichever TaskManagers have free slots, as Flink's slot pool does.
 	hosts int
-	// jitSince is when this JVM first ran the job's tasks (its JIT then
-	// compiles their code, cluster.jit_cpu), jitting whether it has; jitDt
-	// is ∫ dt of the JIT's share of its cores over the metric interval
+	// jitting: this JVM has run the job's tasks, first at jitSince, and its
+	// JIT compiles their code from then on (cluster.jit_cpu; a fresh JVM
+	// has not). jitDt is ∫ dt of the JIT's share of its cores over the
+	// metric interval.
 	jitSince float64
 	jitting  bool
 	jitDt    float64
@@ -188,11 +189,8 @@ type Job struct {
 	sBusyXdt, sOverheadDt float64
 	// ∫ dt of the source rate weighted by its CPU per record: x at
 	// capacity, cluster.part_load_cpu·x while the job keeps up
-	sCPUXdt     float64
-	partLoadCPU float64 // cluster.part_load_cpu, 1 when unset
-	// ∫ dt of the JIT compiler's share of a task-hosting TaskManager's
-	// cores (cluster.jit_cpu·e^(−(t − runningSince)/jit_time))
-	sJITdt           float64
+	sCPUXdt          float64
+	partLoadCPU      float64 // cluster.part_load_cpu, 1 when unset
 	lastX, lastBusyX float64 // the last closed interval's mean x and busy rate, for Detail
 	// lastCPU is the last closed interval's CPU utilisation per TaskManager
 	// (index; NaN for a dead one): the Sample's CPU columns and Detail's

@@ -236,11 +236,11 @@ func TestPartLoadCPU(t *testing.T) {
 	job := strings.Replace(handJob, "submit: 2s}", "submit: 2s, part_load_cpu: 0.5}", 1)
 	m, _ := runYAML(t, "duration: 3m\nworkload: {shape: step, rate: 50000/s, steps: [{at: 60s, rate: 130000/s}, {at: 120s, rate: 20000/s}]}\n"+job)
 	for _, c := range []struct {
-		at, cpu float64
-	}{{30, 0.25}, {90, 1}, {130, 1}, {143, 0.55}, {170, 0.1}} {
+		at, cpu, throughput float64
+	}{{30, 0.25, 50000}, {90, 1, 100000}, {130, 1, 100000}, {143, 0.55, 0.5*100000 + 0.5*20000}, {170, 0.1, 20000}} {
 		near(t, fmt.Sprintf("cpu_busy_mean at %g s", c.at), m.at(c.at).CPUBusyMean, c.cpu, 1e-9)
+		near(t, fmt.Sprintf("throughput at %g s", c.at), m.at(c.at).Throughput, c.throughput, 1e-6)
 	}
-	near(t, "throughput past capacity", m.at(90).Throughput, 100000, 1e-6)
 }
 
 // TestJITCPU: TestPartLoadCPU's TaskManager at 50k/s (0.5 of its core,
