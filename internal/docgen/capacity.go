@@ -13,14 +13,17 @@ import (
 
 // The live capacity block (make live-capacity, issue 33): what one and
 // two quarter-core TaskManagers cost and sustain live against the twin.
-// Two of the twin's parameters are fitted to one TaskManager, each to one
-// quantity: job.cost_scale to its capacity (what it drains per second past
-// saturation), cluster.part_load_cpu to its CPU utilisation at a steady,
-// warm 9,000/s (the twin's CPU there is linear in it). Two TaskManagers'
-// CPU and capacity are held out. The baseline is the twin calibrated on
-// TaskManagers without a CPU limit (its cost_scale, every record at full
-// CPU). The block fails, naming the value to set, when the scenario's
-// values are not the fit.
+// Three fits, each to one quantity: job.cost_scale to one TaskManager's
+// capacity (what it drains per second past saturation),
+// cluster.part_load_cpu to its CPU utilisation at a steady, warm 9,000/s
+// (the twin's CPU there is linear in it), and cluster.jit_cpu and jit_time
+// to the CPU per second of the first 88 s of the four probe runs that
+// start one fresh TaskManager at 3,000/s (p1 and make live-warmup's
+// three; least squares on a grid, against the twin without a JIT). Two
+// TaskManagers' CPU and capacity are held out. The baseline is the twin
+// calibrated on TaskManagers without a CPU limit (its cost_scale, every
+// record at full CPU, no JIT). The block fails, naming the values to set,
+// when the scenario's are not the fit.
 
 const (
 	capacityRef      = "results/reference/live/capacity"
