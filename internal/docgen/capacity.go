@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/streamtwin/streamtwin/models/scenario"
 	"github.com/streamtwin/streamtwin/results"
 )
 
@@ -209,18 +210,12 @@ func liveCapacityTable(c *Context) (string, error) {
 		return "", err
 	}
 	text := string(b)
-	fitted, err := costScaleOf(text)
+	f, err := scenario.Parse(capacityScenario, b)
 	if err != nil {
-		return "", fmt.Errorf("%s: %w", capacityScenario, err)
+		return "", err
 	}
-	partLoad, err := partLoadCPUOf(text)
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", capacityScenario, err)
-	}
-	jitCPU, jitTime, err := jitOf(text)
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", capacityScenario, err)
-	}
+	cl := f.Base.Job.Cluster
+	fitted, partLoad, jitCPU, jitTime := f.Base.Job.CostScale, cl.PartLoadCPU, cl.JITCPU, float64(cl.JITTime)
 	sim, simCPU, simEarly, err := capacityTwin(c, text, fitted, nil, "live-capacity-twin")
 	if err != nil {
 		return "", err
@@ -303,45 +298,4 @@ func costScaleLine(text string) string {
 		return ""
 	}
 	return text[i : i+j+2]
-}
-
-// partLoadCPUOf is job.cluster.part_load_cpu of a scenario's text.
-func partLoadCPUOf(text string) (float64, error) {
-	m := capacityFields["part_load_cpu"].FindString(text)
-	if m == "" {
-		return 0, fmt.Errorf("no job.cluster.part_load_cpu")
-	}
-	var x float64
-	if _, err := fmt.Sscan(strings.TrimPrefix(m, "part_load_cpu:"), &x); err != nil || !(x > 0 && x <= 1) {
-		return 0, fmt.Errorf("job.cluster.part_load_cpu %q: want a number in (0, 1]", m)
-	}
-	return x, nil
-}
-
-// jitOf is job.cluster.jit_cpu and jit_time (s) of a scenario's text.
-func jitOf(text string) (a, tau float64, err error) {
-	m, n := capacityFields["jit_cpu"].FindString(text), capacityFields["jit_time"].FindString(text)
-	if m == "" || n == "" {
-		return 0, 0, fmt.Errorf("no job.cluster.jit_cpu and jit_time")
-	}
-	if _, err := fmt.Sscan(strings.TrimPrefix(m, "jit_cpu:"), &a); err != nil {
-		return 0, 0, fmt.Errorf("job.cluster.jit_cpu %q: %w", m, err)
-	}
-	if _, err := fmt.Sscan(strings.TrimSuffix(strings.TrimPrefix(n, "jit_time:"), "s"), &tau); err != nil {
-		return 0, 0, fmt.Errorf("job.cluster.jit_time %q: want seconds, e.g. 40s", n)
-	}
-	return a, tau, nil
-}
-
-// costScaleOf is job.cost_scale of a scenario's text.
-func costScaleOf(text string) (float64, error) {
-	line := costScaleLine(text)
-	if line == "" {
-		return 0, fmt.Errorf("no job.cost_scale line")
-	}
-	var x float64
-	if _, err := fmt.Sscan(strings.TrimPrefix(strings.TrimSpace(line), "cost_scale:"), &x); err != nil {
-		return 0, fmt.Errorf("job.cost_scale: %w", err)
-	}
-	return x, nil
 }
