@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 
+	"gonum.org/v1/gonum/stat"
+
 	"github.com/streamtwin/streamtwin/models/scenario"
 	"github.com/streamtwin/streamtwin/results"
 )
@@ -27,19 +29,20 @@ import (
 // when the scenario's are not the fit.
 
 const (
-	capacityRef      = "results/reference/live/capacity"
-	capacityScenario = "scenarios/live-capacity.yaml"
-	capacityBaseline = 0.335652 // scenarios/live-traffic-calibrated.yaml's cost_scale (no CPU limit)
-	capacityCPUFrom  = 120.0    // s: the CPU is read over (from, to], warm, at the middle step
-	capacityCPUTo    = 148.0
-	capacityStep     = 150.0 // s: the step past capacity
-	capacityWindow   = 20.0  // s: the window after it the capacity is read over
-	capacityFitTol   = 0.02  // the fitted twin's capacity within this share of the live one
-	capacityCPUTol   = 0.01  // the fitted twin's CPU at 9,000/s within this of the live one
-	capacityJITTo    = 88.0  // s: the JIT is fitted over (0, this], the first step less 2 s
-	capacityJITSplit = 30.0  // s: the table reads it over (0, this] and (this, capacityJITTo]
-	capacityJITMaxT  = 300   // s: the longest jit_time on the fit's grid (1 s steps)
-	capacityJITGridA = 0.01  // the grid of jit_cpu, from 0 to 1
+	capacityRef       = "results/reference/live/capacity"
+	capacityScenario  = "scenarios/live-capacity.yaml"
+	capacityBaseline  = 0.335652 // scenarios/live-traffic-calibrated.yaml's cost_scale (no CPU limit)
+	capacityCPUFrom   = 120.0    // s: the CPU is read over (from, to], warm, at the middle step
+	capacityCPUTo     = 148.0
+	capacityStep      = 150.0 // s: the step past capacity
+	capacityWindow    = 20.0  // s: the window after it the capacity is read over
+	capacityFitTol    = 0.02  // the fitted twin's capacity within this share of the live one
+	capacityNoiseStep = 0.01  // cluster.cpu_noise is fitted to this step
+	capacityCPUTol    = 0.01  // the fitted twin's CPU at 9,000/s within this of the live one
+	capacityJITTo     = 88.0  // s: the JIT is fitted over (0, this], the first step less 2 s
+	capacityJITSplit  = 30.0  // s: the table reads it over (0, this] and (this, capacityJITTo]
+	capacityJITMaxT   = 300   // s: the longest jit_time on the fit's grid (1 s steps)
+	capacityJITGridA  = 0.01  // the grid of jit_cpu, from 0 to 1
 )
 
 // capacityFields are the scenario's job.cluster values the block fits, in
@@ -47,28 +50,31 @@ const (
 var capacityFields = map[string]*regexp.Regexp{}
 
 func init() {
-	for _, f := range []string{"part_load_cpu", "jit_cpu", "jit_time"} {
+	for _, f := range []string{"part_load_cpu", "jit_cpu", "jit_time", "cpu_noise"} {
 		capacityFields[f] = regexp.MustCompile(f + `: [0-9.eE+-]+s?`)
 	}
 }
 
 var capacityVariants = []string{"p1", "p2"}
 
-// capacityRead is, per variant of the runs in dir, the mean CPU
-// utilisation over (capacityCPUFrom, capacityCPUTo], the capacity (the
-// input less the lag's growth over the capacityWindow seconds after the
-// step past it, i.e. what the job drained per second) and the CPU of each
-// second k in (0, capacityJITTo] at index k − 1 (NaN: no sample).
-func capacityRead(dir string) (capacity, cpu map[string]float64, early map[string][]float64, err error) {
-	capacity, cpu, early = map[string]float64{}, map[string]float64{}, map[string][]float64{}
+// capacityRun is what the block reads of one run of a variant.
+type capacityRun struct {
+	capacity float64   // records/s: the input less the lag's growth over capacityWindow after the step
+	cpu      float64   // the mean CPU utilisation over (capacityCPUFrom, capacityCPUTo]
+	early    []float64 // the CPU of each second k in (0, capacityJITTo] at index k − 1 (NaN: none)
+	steady   []float64 // the CPU of each second in (capacityCPUFrom, capacityCPUTo], in order (NaN: none)
+}
+
+// capacityRead reads each variant of the runs in dir.
+func capacityRead(dir string) (map[string]capacityRun, error) {
+	out := map[string]capacityRun{}
 	for _, v := range capacityVariants {
 		ss, err := results.ReadSamples(filepath.Join(dir, v, results.TimeseriesFile))
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, err
 		}
-		early[v] = earlyCPU(ss)
+		r := capacityRun{early: earlyCPU(ss), steady: perSecond(ss, capacityCPUFrom, capacityCPUTo)}
 		var in, lag0, lag1 float64
-		var cpus []float64
 		for _, s := range ss {
 			switch {
 			case s.TimeS == capacityStep:
@@ -79,14 +85,79 @@ func capacityRead(dir string) (capacity, cpu map[string]float64, early map[strin
 			if s.TimeS > capacityStep && s.TimeS <= capacityStep+capacityWindow {
 				in += s.InputRate
 			}
-			if s.TimeS > capacityCPUFrom && s.TimeS <= capacityCPUTo {
-				cpus = append(cpus, s.CPUBusyMean)
-			}
 		}
-		capacity[v] = in/capacityWindow - (lag1-lag0)/capacityWindow
-		cpu[v] = results.FiniteMean(results.FiniteValues(cpus))
+		r.capacity = in/capacityWindow - (lag1-lag0)/capacityWindow
+		r.cpu = results.FiniteMean(results.FiniteValues(r.steady))
+		out[v] = r
 	}
-	return capacity, cpu, early, nil
+	return out, nil
+}
+
+// perSecond is the CPU of each whole second in (from, to] of a run's
+// samples, in order (NaN: no sample).
+func perSecond(ss []results.Sample, from, to float64) []float64 {
+	out := make([]float64, int(to-from))
+	for i := range out {
+		out[i] = math.NaN()
+	}
+	for _, s := range ss {
+		if k := int(s.TimeS - from); float64(k) == s.TimeS-from && k >= 1 && k <= len(out) {
+			out[k-1] = s.CPUBusyMean
+		}
+	}
+	return out
+}
+
+// trendResidual is the sum of squared residuals of a series' finite
+// values about their least-squares line (over their index) and its
+// degrees of freedom (values − 2; 0 for fewer than 3).
+func trendResidual(xs []float64) (ss float64, dof int) {
+	var t, y []float64
+	for i, x := range xs {
+		if !math.IsNaN(x) {
+			t, y = append(t, float64(i)), append(y, x)
+		}
+	}
+	if len(y) < 3 {
+		return 0, 0
+	}
+	alpha, beta := stat.LinearRegression(t, y, nil, false)
+	for i := range y {
+		r := y[i] - alpha - beta*t[i]
+		ss += r * r
+	}
+	return ss, len(y) - 2
+}
+
+// fitNoise is the CPU noise k whose variance k²·u (u a window's mean
+// live CPU), added to the twin's, gives the live series' variance about
+// their trends: the square root of Σ(live residuals² − twin residuals²) /
+// Σ(dof·u) over windows, 0 when the twin varies more. live[w] and twin[w]
+// are window w's per-second CPU.
+func fitNoise(live, twin [][]float64) float64 {
+	var excess, weight float64
+	for w := range live {
+		sl, dl := trendResidual(live[w])
+		st, dt := trendResidual(twin[w])
+		if dl == 0 || dt == 0 {
+			continue
+		}
+		excess += sl - st*float64(dl)/float64(dt)
+		weight += float64(dl) * results.FiniteMean(results.FiniteValues(live[w]))
+	}
+	if weight <= 0 || excess <= 0 {
+		return 0
+	}
+	return math.Sqrt(excess / weight)
+}
+
+// trendSD is a series' standard deviation about its least-squares line.
+func trendSD(xs []float64) float64 {
+	ss, dof := trendResidual(xs)
+	if dof == 0 {
+		return math.NaN()
+	}
+	return math.Sqrt(ss / float64(dof))
 }
 
 // earlyCPU is the CPU of each second k in (0, capacityJITTo] of a run's
@@ -105,18 +176,24 @@ func earlyCPU(ss []results.Sample) []float64 {
 }
 
 // warmupFreshCPU is the early CPU (earlyCPU) of make live-warmup's committed
-// runs, live, and of the twin on scenarios/live-warmup.yaml without a JIT:
-// each starts one fresh TaskManager at 3,000/s, as the capacity probe's p1.
-func warmupFreshCPU(c *Context) (live, warm [][]float64, err error) {
+// runs, live, and of the twin on scenarios/live-warmup.yaml with the
+// job.cluster fields in set (capacityFields) at their values: each starts
+// one fresh TaskManager at 3,000/s, as the capacity probe's p1. name must
+// differ between sets.
+func warmupFreshCPU(c *Context, name string, set map[string]string) (live, twin [][]float64, err error) {
 	b, err := os.ReadFile(c.Path(warmupScenario))
 	if err != nil {
 		return nil, nil, err
 	}
-	re := capacityFields["jit_cpu"]
-	if !re.Match(b) {
-		return nil, nil, fmt.Errorf("%s: no job.cluster.jit_cpu", warmupScenario)
+	text := string(b)
+	for f, v := range set {
+		re := capacityFields[f]
+		if !re.MatchString(text) {
+			return nil, nil, fmt.Errorf("%s: no job.cluster.%s", warmupScenario, f)
+		}
+		text = re.ReplaceAllLiteralString(text, f+": "+v)
 	}
-	out, err := c.RunText("live-warmup-nojit", "live-warmup.yaml", re.ReplaceAllLiteralString(string(b), "jit_cpu: 0"))
+	out, err := c.RunText(name, "live-warmup.yaml", text)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -124,7 +201,7 @@ func warmupFreshCPU(c *Context) (live, warm [][]float64, err error) {
 		for _, side := range []struct {
 			dir string
 			to  *[][]float64
-		}{{c.Path(warmupRef), &live}, {out, &warm}} {
+		}{{c.Path(warmupRef), &live}, {out, &twin}} {
 			ss, err := results.ReadSamples(filepath.Join(side.dir, v, results.TimeseriesFile))
 			if err != nil {
 				return nil, nil, err
@@ -132,28 +209,28 @@ func warmupFreshCPU(c *Context) (live, warm [][]float64, err error) {
 			*side.to = append(*side.to, earlyCPU(ss))
 		}
 	}
-	return live, warm, nil
+	return live, twin, nil
 }
 
 // capacityTwin runs the twin on the capacity scenario's text with
 // job.cost_scale set to cost and the job.cluster fields named in set to
 // their values, and reads it.
-func capacityTwin(c *Context, text string, cost float64, set map[string]string, name string) (capacity, cpu map[string]float64, early map[string][]float64, err error) {
+func capacityTwin(c *Context, text string, cost float64, set map[string]string, name string) (map[string]capacityRun, error) {
 	line := costScaleLine(text)
 	if line == "" {
-		return nil, nil, nil, fmt.Errorf("%s: no job.cost_scale line", capacityScenario)
+		return nil, fmt.Errorf("%s: no job.cost_scale line", capacityScenario)
 	}
 	text = strings.Replace(text, line, fmt.Sprintf("\n  cost_scale: %g\n", cost), 1)
 	for f, v := range set {
 		re := capacityFields[f]
 		if !re.MatchString(text) {
-			return nil, nil, nil, fmt.Errorf("%s: no job.cluster.%s", capacityScenario, f)
+			return nil, fmt.Errorf("%s: no job.cluster.%s", capacityScenario, f)
 		}
 		text = re.ReplaceAllLiteralString(text, f+": "+v)
 	}
 	out, err := c.RunText(name, "live-capacity.yaml", text)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
 	return capacityRead(out)
 }
@@ -200,8 +277,42 @@ func meanOver(xs []float64, from, to float64) float64 {
 	return results.FiniteMean(results.FiniteValues(in))
 }
 
+// capacityUsers are the files that keep the live capacity fit's values.
+const capacityUsers = "scenarios/live-autoscaling.yaml, scenarios/live-warmup.yaml, scenarios/live-rescale-calibrated.yaml and app/live_parity_test.go"
+
+// noiseUsers keep cluster.cpu_noise: it is the live cluster's sampler's,
+// whatever the job.
+const noiseUsers = "scenarios/live-autoscaling.yaml, scenarios/live-warmup.yaml, scenarios/live-rescale-calibrated.yaml, scenarios/live-wordcount.yaml and app/live_parity_test.go"
+
+// pooledSD is the standard deviation about their trends pooled over the
+// windows (trendResidual).
+func pooledSD(windows [][]float64) float64 {
+	var ss float64
+	dof := 0
+	for _, w := range windows {
+		s, d := trendResidual(w)
+		ss, dof = ss+s, dof+d
+	}
+	if dof == 0 {
+		return math.NaN()
+	}
+	return math.Sqrt(ss / float64(dof))
+}
+
+// noiseWindows are a TaskManager's steady per-second CPU windows of the
+// capacity probe's variant v and of the warm-up runs' (early) series:
+// (60, 88] s and (capacityCPUFrom, capacityCPUTo] of the probe, (60, 88]
+// of each warm-up run.
+func noiseWindows(r capacityRun, warmup [][]float64) [][]float64 {
+	out := [][]float64{r.early[60:], r.steady}
+	for _, w := range warmup {
+		out = append(out, w[60:])
+	}
+	return out
+}
+
 func liveCapacityTable(c *Context) (string, error) {
-	live, liveCPU, liveEarly, err := capacityRead(c.Path(capacityRef))
+	live, err := capacityRead(c.Path(capacityRef))
 	if err != nil {
 		return "", err
 	}
@@ -215,74 +326,102 @@ func liveCapacityTable(c *Context) (string, error) {
 		return "", err
 	}
 	cl := f.Base.Job.Cluster
-	fitted, partLoad, jitCPU, jitTime := f.Base.Job.CostScale, cl.PartLoadCPU, cl.JITCPU, float64(cl.JITTime)
-	sim, simCPU, simEarly, err := capacityTwin(c, text, fitted, nil, "live-capacity-twin")
+	fitted, partLoad, jitCPU, jitTime, noise := f.Base.Job.CostScale, cl.PartLoadCPU, cl.JITCPU, float64(cl.JITTime), cl.CPUNoise
+	sim, err := capacityTwin(c, text, fitted, nil, "live-capacity-twin")
 	if err != nil {
 		return "", err
 	}
-	baseCap, baseCPU, baseEarly, err := capacityTwin(c, text, capacityBaseline, map[string]string{"part_load_cpu": "1", "jit_cpu": "0"}, "live-capacity-baseline")
+	base, err := capacityTwin(c, text, capacityBaseline, map[string]string{"part_load_cpu": "1", "jit_cpu": "0", "cpu_noise": "0"}, "live-capacity-baseline")
 	if err != nil {
 		return "", err
 	}
-	// the twin's CPU while it keeps up is linear in part_load_cpu: a run at
-	// half of it gives the line
-	_, halfCPU, _, err := capacityTwin(c, text, fitted, map[string]string{"part_load_cpu": fmt.Sprint(partLoad / 2)}, "live-capacity-half")
+	// the JIT is fitted against the warm twin (no JIT) over the first
+	// step, the CPU and the noise against the exact twin (no noise)
+	warm, err := capacityTwin(c, text, fitted, map[string]string{"jit_cpu": "0", "cpu_noise": "0"}, "live-capacity-warm")
 	if err != nil {
 		return "", err
 	}
-	// the JIT is fitted against the warm twin (no JIT) over the first step
-	_, _, warmEarly, err := capacityTwin(c, text, fitted, map[string]string{"jit_cpu": "0"}, "live-capacity-warm")
+	exact, err := capacityTwin(c, text, fitted, map[string]string{"cpu_noise": "0"}, "live-capacity-exact")
 	if err != nil {
 		return "", err
 	}
-	wlive, wwarm, err := warmupFreshCPU(c)
+	wlive, wwarm, err := warmupFreshCPU(c, "live-warmup-nojit", map[string]string{"jit_cpu": "0", "cpu_noise": "0"})
 	if err != nil {
 		return "", err
 	}
-	if a, tau := fitJIT(append([][]float64{liveEarly["p1"]}, wlive...), append([][]float64{warmEarly["p1"]}, wwarm...)); math.Abs(a-jitCPU) > capacityJITGridA/2 || math.Abs(tau-jitTime) > 0.5 {
-		return "", fmt.Errorf("%s: the JIT fitted to fresh TaskManagers' first %s is jit_cpu %g, jit_time %gs, the scenario's %g, %gs: set job.cluster.jit_cpu: %g, jit_time: %gs there, "+
-			"in scenarios/live-autoscaling.yaml, scenarios/live-warmup.yaml, scenarios/live-rescale-calibrated.yaml and app/live_parity_test.go",
-			capacityScenario, seconds(capacityJITTo), a, tau, jitCPU, jitTime, a, tau)
+	_, wexact, err := warmupFreshCPU(c, "live-warmup-exact", map[string]string{"cpu_noise": "0"})
+	if err != nil {
+		return "", err
 	}
-	if math.Abs(simCPU["p1"]-liveCPU["p1"]) > capacityCPUTol {
-		slope := 2 * (simCPU["p1"] - halfCPU["p1"]) / partLoad
-		want := partLoad + (liveCPU["p1"]-simCPU["p1"])/slope
-		return "", fmt.Errorf("%s: at part_load_cpu %g the twin's CPU utilisation at 9,000/s is %.3f, live %.3f: set job.cluster.part_load_cpu to about %.3g there, "+
-			"in scenarios/live-autoscaling.yaml, scenarios/live-warmup.yaml, scenarios/live-rescale-calibrated.yaml and app/live_parity_test.go",
-			capacityScenario, partLoad, simCPU["p1"], liveCPU["p1"], want)
+	_, wsim, err := warmupFreshCPU(c, "live-warmup-twin", nil)
+	if err != nil {
+		return "", err
+	}
+	if a, tau := fitJIT(append([][]float64{live["p1"].early}, wlive...), append([][]float64{warm["p1"].early}, wwarm...)); math.Abs(a-jitCPU) > capacityJITGridA/2 || math.Abs(tau-jitTime) > 0.5 {
+		return "", fmt.Errorf("%s: the JIT fitted to fresh TaskManagers' first %s is jit_cpu %g, jit_time %gs, the scenario's %g, %gs: set job.cluster.jit_cpu: %g, jit_time: %gs there and in %s",
+			capacityScenario, seconds(capacityJITTo), a, tau, jitCPU, jitTime, a, tau, capacityUsers)
+	}
+	if math.Abs(exact["p1"].cpu-live["p1"].cpu) > capacityCPUTol {
+		// the twin's CPU while it keeps up is linear in part_load_cpu: a
+		// run at half of it gives the line
+		half, err := capacityTwin(c, text, fitted, map[string]string{"part_load_cpu": fmt.Sprint(partLoad / 2), "cpu_noise": "0"}, "live-capacity-half")
+		if err != nil {
+			return "", err
+		}
+		slope := 2 * (exact["p1"].cpu - half["p1"].cpu) / partLoad
+		return "", fmt.Errorf("%s: at part_load_cpu %g the twin's CPU utilisation at 9,000/s is %.3f, live %.3f: set job.cluster.part_load_cpu to about %.3g there and in %s",
+			capacityScenario, partLoad, exact["p1"].cpu, live["p1"].cpu, partLoad+(live["p1"].cpu-exact["p1"].cpu)/slope, capacityUsers)
 	}
 	// a saturated twin's capacity is 1/cost_scale times a constant
-	if want := fitted * sim["p1"] / live["p1"]; math.Abs(sim["p1"]-live["p1"]) > capacityFitTol*live["p1"] {
+	if want := fitted * sim["p1"].capacity / live["p1"].capacity; math.Abs(sim["p1"].capacity-live["p1"].capacity) > capacityFitTol*live["p1"].capacity {
 		return "", fmt.Errorf("%s: at cost_scale %g the twin's capacity is %.0f records/s, live %.0f: set job.cost_scale to about %.4g there, "+
 			"in scenarios/live-autoscaling.yaml, scenarios/live-wordcount.yaml and scenarios/live-rescale-calibrated.yaml",
-			capacityScenario, fitted, sim["p1"], live["p1"], want)
+			capacityScenario, fitted, sim["p1"].capacity, live["p1"].capacity, want)
+	}
+	liveNoise, exactNoise := noiseWindows(live["p1"], wlive), noiseWindows(exact["p1"], wexact)
+	if n := math.Round(fitNoise(liveNoise, exactNoise)/capacityNoiseStep) * capacityNoiseStep; math.Abs(n-noise) > capacityNoiseStep/2 {
+		return "", fmt.Errorf("%s: the CPU noise fitted to one TaskManager's steady per-second CPU is %.2f, the scenario's %g: set job.cluster.cpu_noise: %.2f there and in %s",
+			capacityScenario, n, noise, n, noiseUsers)
 	}
 	pct := func(a, b float64) string { return fmt.Sprintf("%+.0f %%", 100*(a-b)/b) }
 	count := func(x float64) string { return results.FormatCount(math.Round(x)) }
 	cpu := func(x float64) string { return fmt.Sprintf("%.2f", x) }
 	rows := [][]string{{"quantity", "role", "live", "twin", "error", "baseline twin", "error"},
-		{"one TaskManager's CPU utilisation at 9,000/s", "fitted", cpu(liveCPU["p1"]), cpu(simCPU["p1"]), pct(simCPU["p1"], liveCPU["p1"]), cpu(baseCPU["p1"]), pct(baseCPU["p1"], liveCPU["p1"])},
-		{"one TaskManager's capacity (records/s)", "fitted", count(live["p1"]), count(sim["p1"]), pct(sim["p1"], live["p1"]), count(baseCap["p1"]), pct(baseCap["p1"], live["p1"])},
-		{"two TaskManagers' CPU utilisation at 18,000/s", "held out", cpu(liveCPU["p2"]), cpu(simCPU["p2"]), pct(simCPU["p2"], liveCPU["p2"]), cpu(baseCPU["p2"]), pct(baseCPU["p2"], liveCPU["p2"])},
-		{"two TaskManagers' capacity (records/s)", "held out", count(live["p2"]), count(sim["p2"]), pct(sim["p2"], live["p2"]), count(baseCap["p2"]), pct(baseCap["p2"], live["p2"])},
+		{"one TaskManager's CPU utilisation at 9,000/s", "fitted", cpu(live["p1"].cpu), cpu(sim["p1"].cpu), pct(sim["p1"].cpu, live["p1"].cpu), cpu(base["p1"].cpu), pct(base["p1"].cpu, live["p1"].cpu)},
+		{"one TaskManager's capacity (records/s)", "fitted", count(live["p1"].capacity), count(sim["p1"].capacity), pct(sim["p1"].capacity, live["p1"].capacity), count(base["p1"].capacity), pct(base["p1"].capacity, live["p1"].capacity)},
+		{"two TaskManagers' CPU utilisation at 18,000/s", "held out", cpu(live["p2"].cpu), cpu(sim["p2"].cpu), pct(sim["p2"].cpu, live["p2"].cpu), cpu(base["p2"].cpu), pct(base["p2"].cpu, live["p2"].cpu)},
+		{"two TaskManagers' capacity (records/s)", "held out", count(live["p2"].capacity), count(sim["p2"].capacity), pct(sim["p2"].capacity, live["p2"].capacity), count(base["p2"].capacity), pct(base["p2"].capacity, live["p2"].capacity)},
 	}
 	for _, v := range []struct{ variant, who, rate, role string }{{"p1", "one TaskManager's", "3,000/s", "fitted"}, {"p2", "two TaskManagers'", "6,000/s", "held out"}} {
 		for _, w := range [][2]float64{{0, capacityJITSplit}, {capacityJITSplit, capacityJITTo}} {
-			l, t, b := meanOver(liveEarly[v.variant], w[0], w[1]), meanOver(simEarly[v.variant], w[0], w[1]), meanOver(baseEarly[v.variant], w[0], w[1])
+			l, t, b := meanOver(live[v.variant].early, w[0], w[1]), meanOver(sim[v.variant].early, w[0], w[1]), meanOver(base[v.variant].early, w[0], w[1])
 			rows = append(rows, []string{fmt.Sprintf("%s CPU utilisation at %s, fresh, (%s, %s] s", v.who, v.rate, num(w[0]), num(w[1])), v.role,
 				cpu(l), cpu(t), pct(t, l), cpu(b), pct(b, l)})
 		}
+	}
+	for _, v := range []struct{ who, role string }{{"one TaskManager's", "fitted"}, {"two TaskManagers' mean", "held out"}} {
+		var l, t, bs float64
+		if v.role == "fitted" {
+			l, t, bs = pooledSD(liveNoise), pooledSD(noiseWindows(sim["p1"], wsim)), pooledSD(noiseWindows(base["p1"], nil))
+		} else {
+			l, t, bs = pooledSD(noiseWindows(live["p2"], nil)), pooledSD(noiseWindows(sim["p2"], nil)), pooledSD(noiseWindows(base["p2"], nil))
+		}
+		rows = append(rows, []string{fmt.Sprintf("%s per-second CPU utilisation, standard deviation about its trend in steady windows", v.who), v.role,
+			cpu(l), cpu(t), pct(t, l), cpu(bs), pct(bs, l)})
 	}
 	intro := fmt.Sprintf("`make live-capacity` (`%s`, committed in `%s`): one and two quarter-core TaskManagers, warmed, "+
 		"then at 9,000/s each, then past capacity. The CPU utilisation is the mean over (%s, %s] s, the capacity the input less "+
 		"the lag's growth over the %s after the last step. The twin's cost_scale %s is fitted to one TaskManager's capacity, "+
 		"its part_load_cpu %s (the CPU a record costs while the job keeps up, as a share of its cost at capacity) to one "+
 		"TaskManager's CPU at 9,000/s; the baseline is the cost_scale fitted to TaskManagers without a CPU limit, %s, with every "+
-		"record at full CPU and no JIT. A fresh TaskManager also compiles the job's code: jit_cpu %s of its cores at the deployment, "+
+		"record at full CPU, no JIT and exact CPU readings. A fresh TaskManager also compiles the job's code: jit_cpu %s of its cores at the deployment, "+
 		"decaying with jit_time %s, fitted (least squares on a grid) to the CPU per second over the first %s of four runs that "+
-		"each start one fresh TaskManager at 3,000/s: p1 here and `make live-warmup`'s three (`%s`); the JIT's spread between them is wide.",
+		"each start one fresh TaskManager at 3,000/s: p1 here and `make live-warmup`'s three (`%s`); the JIT's spread between them is wide. "+
+		"A live per-second CPU reading is noisy: cpu_noise %s (a reading u gets a standard deviation of cpu_noise·√u) is fitted to one "+
+		"TaskManager's per-second CPU about its least-squares line in five steady windows ((60, 88] s of those four runs and "+
+		"(%s, %s] s of p1), less the twin's own variation there; two TaskManagers' mean is held out.",
 		capacityScenario, capacityRef, num(capacityCPUFrom), num(capacityCPUTo), seconds(capacityWindow), num(fitted), num(partLoad), num(capacityBaseline),
-		num(jitCPU), seconds(jitTime), seconds(capacityJITTo), warmupRef)
+		num(jitCPU), seconds(jitTime), seconds(capacityJITTo), warmupRef, num(noise), num(capacityCPUFrom), num(capacityCPUTo))
 	return wrap(intro, liveWidth) + "\n\n" + strings.TrimRight(khaosMarkdownTable(rows), "\n"), nil
 }
 

@@ -35,3 +35,31 @@ func TestMeanOver(t *testing.T) {
 		t.Errorf("meanOver(1, 4] = %g, want 3", got)
 	}
 }
+
+// TestFitNoise: live windows that are the twin's line plus ±0.2 (their
+// residual variance 0.04·n/(n − 2)) about a mean of u fit a noise k with
+// k²·u that variance less the twin's (0 here); a twin that varies more
+// than live fits none; windows with fewer than 3 values are left out.
+func TestFitNoise(t *testing.T) {
+	var live, twin [][]float64
+	for w := range 3 {
+		l, tw := make([]float64, 20), make([]float64, 20)
+		for k := range l {
+			tw[k] = 0.3 + 0.01*float64(k+w)
+			l[k] = tw[k] + 0.2*float64(1-2*(k%2))
+		}
+		live, twin = append(live, l), append(twin, tw)
+	}
+	live, twin = append(live, []float64{1, 0}), append(twin, []float64{0, 0})
+	ss, dof := trendResidual(live[0])
+	u := (0.3 + 0.01*10.5) // the mean of live[1], between those of live[0] and live[2]
+	if want := math.Sqrt(ss / float64(dof) / u); math.Abs(fitNoise(live, twin)-want) > 1e-9 || want < 0.2/math.Sqrt(u) || want > 0.22/math.Sqrt(u) {
+		t.Errorf("fitNoise = %g, want %g", fitNoise(live, twin), want)
+	}
+	if got := fitNoise(twin, live); got != 0 {
+		t.Errorf("fitNoise of a twin noisier than live = %g, want 0", got)
+	}
+	if got := pooledSD([][]float64{twin[0]}); got > 1e-12 {
+		t.Errorf("pooledSD of a line = %g, want 0", got)
+	}
+}

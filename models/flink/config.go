@@ -186,6 +186,19 @@ type ClusterConfig struct {
 	// none.
 	JITCPU  float64      `yaml:"jit_cpu,omitempty"`
 	JITTime sim.Duration `yaml:"jit_time,omitempty"`
+	// CPUNoise scales the noise of one TaskManager's per-second CPU
+	// utilisation reading around what the model gives, in [0, 1]: a
+	// reading u gets a standard deviation of CPUNoise·√u. A live reading
+	// is a difference of /proc CPU times in 10 ms ticks of a JVM whose CPU
+	// quota (100 ms periods), garbage collector and window firings make its
+	// use come in bursts, and the count of bursts in a second varies as a
+	// count does: its variance grows with the use. A policy that regresses
+	// on per-second CPU (Daedalus) reads this noise live, and decides
+	// differently without it. Each reading gets an independent normal draw
+	// from the root seed's "flink.cpu-noise" stream, clipped at 0. Fitted
+	// with make live-capacity (docs/autoscaling.md, "Live capacity"). 0
+	// (default): exact readings.
+	CPUNoise float64 `yaml:"cpu_noise,omitempty"`
 }
 
 // LatencyConfig adds the parts of end-to-end latency that are not queueing
@@ -531,6 +544,9 @@ func (c JobConfig) Validate() map[string]string {
 	}
 	if v := c.Cluster.JITCPU; !(v >= 0 && v <= 1) {
 		e["cluster.jit_cpu"] = fmt.Sprintf("must be in [0, 1] (the share of a TaskManager's cores its JIT compiler takes when the tasks deploy), got %g", v)
+	}
+	if v := c.Cluster.CPUNoise; !(v >= 0 && v <= 1) {
+		e["cluster.cpu_noise"] = fmt.Sprintf("must be in [0, 1] (the standard deviation of a TaskManager's per-second CPU utilisation reading at full use, e.g. 0.2), got %g", v)
 	}
 	if c.Cluster.JITCPU > 0 && !(c.Cluster.JITTime > 0) {
 		e["cluster.jit_time"] = fmt.Sprintf("must be > 0 with jit_cpu (the time constant the JIT's CPU decays with, e.g. 40s), got %v", c.Cluster.JITTime)

@@ -113,15 +113,16 @@ type Status struct {
 // Job is the fluid model of one Flink job on its session cluster, reading
 // one Kafka topic.
 type Job struct {
-	env   *sim.Env
-	cfg   JobConfig
-	opt   Options
-	topic *kafka.Topic
-	in    Arrivals
-	rec   Recorder
-	rng   *rand.Rand // restart jitter
-	ckRng *rand.Rand // checkpoint initial delays
-	hbRng *rand.Rand // where in the heartbeat period a TaskManager dies
+	env    *sim.Env
+	cfg    JobConfig
+	opt    Options
+	topic  *kafka.Topic
+	in     Arrivals
+	rec    Recorder
+	rng    *rand.Rand // restart jitter
+	ckRng  *rand.Rand // checkpoint initial delays
+	hbRng  *rand.Rand // where in the heartbeat period a TaskManager dies
+	cpuRng *rand.Rand // the CPU readings' noise (cluster.cpu_noise)
 
 	graph *Graph
 	par   int
@@ -232,6 +233,7 @@ func NewJob(env *sim.Env, cfg JobConfig, topicCfg kafka.Config, in Arrivals, see
 	// shift each other's numbers.
 	j.ckRng = seeds.Stream("flink.checkpoint-initial-delay")
 	j.hbRng = seeds.Stream("flink.heartbeat-phase")
+	j.cpuRng = seeds.Stream("flink.cpu-noise")
 	return j, nil
 }
 
@@ -621,7 +623,8 @@ func (j *Job) sample() {
 // checkpoint phase's share of its cores while it hosts tasks, and the
 // JVM's idle CPU (cluster.idle_cpu). Its allotment is cluster.cores; its
 // threads cannot use more (the live cluster's --tm-cpu limit), so the CPU
-// seconds stop there.
+// seconds stop there. Each reading u then gets the sampler's noise, of
+// standard deviation cluster.cpu_noise·√u, never below 0.
 func (j *Job) cpuUtilisation(dt float64) []float64 {
 	cores := j.cfg.withDefaults().Cluster.Cores
 	j.lastCPU = j.lastCPU[:0]
@@ -637,7 +640,11 @@ func (j *Job) cpuUtilisation(dt float64) []float64 {
 		if j.tms[tm].jitting {
 			cpu += j.tms[tm].jitDt * cores
 		}
-		j.lastCPU = append(j.lastCPU, results.CPUUtilisation(math.Min(cpu, cores*dt), dt, cores))
+		u := results.CPUUtilisation(math.Min(cpu, cores*dt), dt, cores)
+		if k := j.cfg.Cluster.CPUNoise; k > 0 {
+			u = math.Max(0, u+k*math.Sqrt(u)*j.cpuRng.NormFloat64())
+		}
+		j.lastCPU = append(j.lastCPU, u)
 	}
 	return j.lastCPU
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/stat"
+
 	"github.com/streamtwin/streamtwin/results"
 )
 
@@ -266,6 +268,29 @@ func TestJITCPU(t *testing.T) {
 			near(t, fmt.Sprintf("%s: cpu_busy_mean at %g s", c.rate, k), m.at(k).CPUBusyMean, want, 1e-9)
 		}
 	}
+}
+
+// TestCPUNoise: TestPartLoadCPU's TaskManager at 50k/s reads 0.5 of its
+// core exactly; with cluster.cpu_noise 0.1 its 180 per-second readings
+// scatter about 0.5 with a standard deviation near 0.1·√0.5 = 0.0707 (a
+// 99.9 % band for 180 normal draws: mean within 0.02, s.d. within 0.015),
+// the same for the same seed, and every other column is unchanged.
+func TestCPUNoise(t *testing.T) {
+	in := "duration: 3m\nworkload: {shape: constant, rate: 50000/s}\n"
+	exact, _ := runYAML(t, in+handJob)
+	noisy := strings.Replace(handJob, "submit: 2s}", "submit: 2s, cpu_noise: 0.1}", 1)
+	m, _ := runYAML(t, in+noisy)
+	again, _ := runYAML(t, in+noisy)
+	var xs []float64
+	for k := 1.0; k <= 180; k++ {
+		near(t, fmt.Sprintf("exact cpu_busy_mean at %g s", k), exact.at(k).CPUBusyMean, 0.5, 1e-9)
+		near(t, fmt.Sprintf("the same seed's cpu at %g s", k), again.at(k).CPUBusyMean, m.at(k).CPUBusyMean, 0)
+		near(t, fmt.Sprintf("throughput at %g s", k), m.at(k).Throughput, exact.at(k).Throughput, 0)
+		xs = append(xs, m.at(k).CPUBusyMean)
+	}
+	mean, sd := stat.MeanStdDev(xs, nil)
+	near(t, "mean of the noisy readings", mean, 0.5, 0.02)
+	near(t, "their standard deviation", sd, 0.1*math.Sqrt(0.5), 0.015)
 }
 
 func TestCheckpointIntervalChangeBySavepointAndResubmit(t *testing.T) {
