@@ -29,7 +29,7 @@ job:
   checkpoint: {interval: 10s, incremental: false}
   restart: {strategy: fixed-delay, delay: 2s, attempts: 0}
   detection: {heartbeat_interval: 2s, heartbeat_timeout: 10s}
-  cluster: {taskmanagers: 1, slots: 1, cores: 0.25, idle_cpu: 0.021, part_load_cpu: 0.621, jit_cpu: 0.66, jit_time: 44s, cpu_noise: 0.29, restart_delay: 5s, deploy: 0.266401s, restore_bandwidth: 4.5MiB/s, warmup: 1.69973s}
+  cluster: {taskmanagers: 1, slots: 1, cores: 0.25, idle_cpu: 0.021, part_load_cpu: 0.621, jit_cpu: 0.66, jit_time: 44s, cpu_noise: 0.4, restart_delay: 5s, deploy: 0.266401s, restore_bandwidth: 4.5MiB/s, warmup: 1.69973s}
   cost_scale: 0.393
   latency: {base: 0ms}
 qos: {latency: 10s, recovery: 600s}

@@ -129,10 +129,10 @@ func trendResidual(xs []float64) (ss float64, dof int) {
 	return ss, len(y) - 2
 }
 
-// fitNoise is the CPU noise k whose variance k²·u (u a window's mean
-// live CPU), added to the twin's, gives the live series' variance about
-// their trends: the square root of Σ(live residuals² − twin residuals²) /
-// Σ(dof·u) over windows, 0 when the twin varies more. live[w] and twin[w]
+// fitNoise is the CPU noise k whose variance k²·u(1 − u) (u a window's
+// mean live CPU), added to the twin's, gives the live series' variance
+// about their trends: the square root of Σ(live residuals² − twin
+// residuals²) / Σ(dof·u(1 − u)) over windows, 0 when the twin varies more. live[w] and twin[w]
 // are window w's per-second CPU.
 func fitNoise(live, twin [][]float64) float64 {
 	var excess, weight float64
@@ -143,7 +143,8 @@ func fitNoise(live, twin [][]float64) float64 {
 			continue
 		}
 		excess += sl - st*float64(dl)/float64(dt)
-		weight += float64(dl) * results.FiniteMean(results.FiniteValues(live[w]))
+		u := results.FiniteMean(results.FiniteValues(live[w]))
+		weight += float64(dl) * u * (1 - u)
 	}
 	if weight <= 0 || excess <= 0 {
 		return 0
@@ -417,7 +418,7 @@ func liveCapacityTable(c *Context) (string, error) {
 		"record at full CPU, no JIT and exact CPU readings. A fresh TaskManager also compiles the job's code: jit_cpu %s of its cores at the deployment, "+
 		"decaying with jit_time %s, fitted (least squares on a grid) to the CPU per second over the first %s of four runs that "+
 		"each start one fresh TaskManager at 3,000/s: p1 here and `make live-warmup`'s three (`%s`); the JIT's spread between them is wide. "+
-		"A live per-second CPU reading is noisy: cpu_noise %s (a reading u gets a standard deviation of cpu_noise·√u) is fitted to one "+
+		"A live per-second CPU reading is noisy: cpu_noise %s (a reading u gets a standard deviation of cpu_noise·√(u(1 − u))) is fitted to one "+
 		"TaskManager's per-second CPU about its least-squares line in five steady windows ((60, 88] s of those four runs and "+
 		"(%s, %s] s of p1), less the twin's own variation there; two TaskManagers' mean is held out.",
 		capacityScenario, capacityRef, num(capacityCPUFrom), num(capacityCPUTo), seconds(capacityWindow), num(fitted), num(partLoad), num(capacityBaseline),

@@ -38,7 +38,7 @@ func TestMeanOver(t *testing.T) {
 
 // TestFitNoise: live windows that are the twin's line plus ±0.2 (their
 // residual variance 0.04·n/(n − 2)) about a mean of u fit a noise k with
-// k²·u that variance less the twin's (0 here); a twin that varies more
+// k²·u(1 − u) that variance less the twin's (0 here); a twin that varies more
 // than live fits none; windows with fewer than 3 values are left out.
 func TestFitNoise(t *testing.T) {
 	var live, twin [][]float64
@@ -52,8 +52,11 @@ func TestFitNoise(t *testing.T) {
 	}
 	live, twin = append(live, []float64{1, 0}), append(twin, []float64{0, 0})
 	ss, dof := trendResidual(live[0])
-	u := (0.3 + 0.01*10.5) // the mean of live[1], between those of live[0] and live[2]
-	if want := math.Sqrt(ss / float64(dof) / u); math.Abs(fitNoise(live, twin)-want) > 1e-9 || want < 0.2/math.Sqrt(u) || want > 0.22/math.Sqrt(u) {
+	var v float64 // Σ u(1 − u) over the three windows, of means 0.395, 0.405 and 0.415
+	for _, u := range []float64{0.395, 0.405, 0.415} {
+		v += u * (1 - u) / 3
+	}
+	if want := math.Sqrt(ss / float64(dof) / v); math.Abs(fitNoise(live, twin)-want) > 1e-9 || want < 0.2/math.Sqrt(v) || want > 0.22/math.Sqrt(v) {
 		t.Errorf("fitNoise = %g, want %g", fitNoise(live, twin), want)
 	}
 	if got := fitNoise(twin, live); got != 0 {

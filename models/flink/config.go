@@ -188,16 +188,17 @@ type ClusterConfig struct {
 	JITTime sim.Duration `yaml:"jit_time,omitempty"`
 	// CPUNoise scales the noise of one TaskManager's per-second CPU
 	// utilisation reading around what the model gives, in [0, 1]: a
-	// reading u gets a standard deviation of CPUNoise·√u. A live reading
-	// is a difference of /proc CPU times in 10 ms ticks of a JVM whose CPU
-	// quota (100 ms periods), garbage collector and window firings make its
-	// use come in bursts, and the count of bursts in a second varies as a
-	// count does: its variance grows with the use. A policy that regresses
-	// on per-second CPU (Daedalus) reads this noise live, and decides
+	// reading u gets a standard deviation of CPUNoise·√(u(1 − u)). A live
+	// reading is a difference of /proc CPU times in 10 ms ticks of a JVM
+	// whose use comes in bursts (CPU quota periods of 100 ms, garbage
+	// collection, window firings): the share of a second it is busy varies
+	// as a share of trials does, most at half use and not at all when it
+	// is idle or uses its whole quota. A policy that regresses on
+	// per-second CPU (Daedalus) reads this noise live, and decides
 	// differently without it. Each reading gets an independent normal draw
-	// from the root seed's "flink.cpu-noise" stream, clipped at 0. Fitted
-	// with make live-capacity (docs/autoscaling.md, "Live capacity"). 0
-	// (default): exact readings.
+	// from the root seed's "flink.cpu-noise" stream, clipped to [0, 1].
+	// Fitted with make live-capacity (docs/autoscaling.md, "Live
+	// capacity"). 0 (default): exact readings.
 	CPUNoise float64 `yaml:"cpu_noise,omitempty"`
 }
 

@@ -624,7 +624,7 @@ func (j *Job) sample() {
 // JVM's idle CPU (cluster.idle_cpu). Its allotment is cluster.cores; its
 // threads cannot use more (the live cluster's --tm-cpu limit), so the CPU
 // seconds stop there. Each reading u then gets the sampler's noise, of
-// standard deviation cluster.cpu_noise·√u, never below 0.
+// standard deviation cluster.cpu_noise·√(u(1 − u)), within [0, 1].
 func (j *Job) cpuUtilisation(dt float64) []float64 {
 	cores := j.cfg.withDefaults().Cluster.Cores
 	j.lastCPU = j.lastCPU[:0]
@@ -641,8 +641,8 @@ func (j *Job) cpuUtilisation(dt float64) []float64 {
 			cpu += j.tms[tm].jitDt * cores
 		}
 		u := results.CPUUtilisation(math.Min(cpu, cores*dt), dt, cores)
-		if k := j.cfg.Cluster.CPUNoise; k > 0 {
-			u = math.Max(0, u+k*math.Sqrt(u)*j.cpuRng.NormFloat64())
+		if k := j.cfg.Cluster.CPUNoise; k > 0 && u < 1 {
+			u = min(1, max(0, u+k*math.Sqrt(u*(1-u))*j.cpuRng.NormFloat64()))
 		}
 		j.lastCPU = append(j.lastCPU, u)
 	}
