@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/streamtwin/streamtwin/models/flink"
 	"github.com/streamtwin/streamtwin/models/scenario"
 	"github.com/streamtwin/streamtwin/results"
 )
@@ -45,6 +46,8 @@ const (
 	// on TaskManagers without a CPU limit: the baseline's
 	warmupBaselineBandwidth = "4.5MiB/s"
 	warmupFitTol            = 0.01 // state_per_lag and restore_bandwidth within this share of the fit
+	warmupLagGrid           = 1000 // records: the grid of state_lag_scale
+	warmupLagMax            = 2e6  // records: its largest value
 )
 
 var warmupVariants = []string{"up3", "up2", "ci20"}
@@ -62,6 +65,7 @@ type warmupCheckpoint struct {
 type warmupRun struct {
 	restart, downtime, catchUp float64 // s; catchUp NaN: never
 	before                     []warmupCheckpoint
+	all                        []warmupCheckpoint // every completed checkpoint and savepoint
 	samples                    []results.Sample
 }
 
@@ -93,12 +97,14 @@ func readWarmupRun(dir string) (warmupRun, error) {
 		return r, fmt.Errorf("%s: no reconfiguration with its downtime: the run did not restart", dir)
 	}
 	for _, e := range cks {
+		trigger := e.TimeS - *e.DurationS
+		s := r.sampleAt(trigger)
+		c := warmupCheckpoint{trigger: trigger, size: *e.SizeBytes, lag: s.Lag, rate: s.InputRate}
+		r.all = append(r.all, c)
 		// a checkpoint completes before the job goes down, a savepoint
 		// while it stops
 		if e.TimeS <= r.restart-r.downtime || (e.Kind == results.KindSavepoint && e.TimeS <= r.restart) {
-			trigger := e.TimeS - *e.DurationS
-			s := r.sampleAt(trigger)
-			r.before = append(r.before, warmupCheckpoint{trigger: trigger, size: *e.SizeBytes, lag: s.Lag, rate: s.InputRate})
+			r.before = append(r.before, c)
 		}
 	}
 	if len(r.before) == 0 {
@@ -133,24 +139,64 @@ func (r warmupRun) steadyState(t, rate float64) float64 {
 	return size
 }
 
-// fitStatePerLag is the least-squares slope through the origin of the
-// live checkpoints' size beyond the baseline twin's steady state against
-// their lag (bytes per record), over the checkpoints with a lag.
-func fitStatePerLag(live, base warmupRun) (perLag float64, n int) {
-	var xy, xx float64
-	for _, c := range live.before {
+// lagStateSample is a run's checkpoints with a lag: their lag and their
+// size beyond the baseline twin's steady state at the same input rate.
+func lagStateSample(live, base warmupRun) (lag, excess []float64) {
+	for _, c := range live.all {
 		s0 := base.steadyState(c.trigger, c.rate)
 		if c.lag <= 0 || math.IsNaN(s0) {
 			continue
 		}
-		xy += (c.size - s0) * c.lag
-		xx += c.lag * c.lag
-		n++
+		lag, excess = append(lag, c.lag), append(excess, c.size-s0)
 	}
-	if xx == 0 {
-		return 0, 0
+	return lag, excess
+}
+
+// fitLagState is the lag's state a·L·ln(1 + ℓ/L) that fits the live
+// checkpoints' size beyond the baseline twin's steady state, by least
+// squares: for each L on the grid (warmupLagGrid records up to
+// warmupLagMax, and 0 for a line through the origin) the best a in
+// closed form, and the L of the least squared error. perLag is a
+// (bytes per record at a small lag), scale L.
+func fitLagState(live, base warmupRun) (perLag, scale float64, n int) {
+	lag, excess := lagStateSample(live, base)
+	if len(lag) == 0 {
+		return 0, 0, 0
 	}
-	return math.Max(0, xy/xx), n
+	best := math.Inf(1)
+	for l := 0.0; l <= warmupLagMax; l += warmupLagGrid {
+		var xy, xx float64
+		x := make([]float64, len(lag))
+		for i := range lag {
+			x[i] = flink.JobConfig{StatePerLag: 1, StateLagScale: l}.LagState(lag[i])
+			xy += x[i] * excess[i]
+			xx += x[i] * x[i]
+		}
+		a := math.Max(0, xy/xx)
+		var sse float64
+		for i := range lag {
+			sse += (excess[i] - a*x[i]) * (excess[i] - a*x[i])
+		}
+		if sse < best {
+			best, perLag, scale = sse, a, l
+		}
+	}
+	return perLag, scale, len(lag)
+}
+
+// lagStateRMSE is the root mean squared error of the checkpoints' size
+// beyond the baseline's steady state against job's lag state (bytes).
+func lagStateRMSE(live, base warmupRun, job flink.JobConfig) float64 {
+	lag, excess := lagStateSample(live, base)
+	if len(lag) == 0 {
+		return math.NaN()
+	}
+	var sse float64
+	for i := range lag {
+		d := excess[i] - job.LagState(lag[i])
+		sse += d * d
+	}
+	return math.Sqrt(sse / float64(len(lag)))
 }
 
 // draining are the seconds within warmupWindow after the restart at
@@ -245,9 +291,9 @@ func readWarmupRuns(dir string) (map[string]warmupRun, error) {
 
 // warmupFit is the block's fit to the fitted run, and the scenario's values.
 type warmupFit struct {
-	perLag, bandwidth, w, s0 float64 // fitted: B/record, B/s, s, share
-	nCheckpoints, nSeconds   int
-	full                     float64 // records/s: the twin's full capacity at the fitted run's parallelism
+	perLag, scale, bandwidth, w, s0 float64 // fitted: B/record, records, B/s, s, share
+	nCheckpoints, nSeconds          int
+	full                            float64 // records/s: the twin's full capacity at the fitted run's parallelism
 }
 
 func liveWarmupTable(c *Context) (string, error) {
@@ -282,7 +328,7 @@ func liveWarmupTable(c *Context) (string, error) {
 
 	lf, bf := live[warmupFitted], base[warmupFitted]
 	var fit warmupFit
-	fit.perLag, fit.nCheckpoints = fitStatePerLag(lf, bf)
+	fit.perLag, fit.scale, fit.nCheckpoints = fitLagState(lf, bf)
 	// the restore: what the fitted run restored, over its downtime less
 	// the twin's deploy and restore base
 	restore := lf.downtime - float64(job.Rescale.UpDeploy) - float64(job.Cluster.RestoreBase)
@@ -303,18 +349,18 @@ func liveWarmupTable(c *Context) (string, error) {
 	fit.w, fit.s0 = fitRamp(tau, y)
 
 	off := func(got, want float64) bool { return math.Abs(got-want) > warmupFitTol*math.Abs(want)+1e-9 }
-	if off(float64(job.StatePerLag), fit.perLag) || off(float64(job.Cluster.RestoreBandwidth), fit.bandwidth) ||
+	if off(float64(job.StatePerLag), fit.perLag) || job.StateLagScale != fit.scale || off(float64(job.Cluster.RestoreBandwidth), fit.bandwidth) ||
 		math.Abs(float64(job.Rescale.UpWarmup)-fit.w) > warmupGridW/2 || math.Abs(job.Rescale.UpWarmupStart-fit.s0) > warmupGridS/2 {
-		return "", fmt.Errorf("%s: set job.state_per_lag: %.0fB, cluster.restore_bandwidth: %.0fB/s, rescale.up_warmup: %gs and up_warmup_start: %g "+
-			"(the fit to %s/%s; the scenario has %v, %v, %v and %g) there, in scenarios/live-autoscaling.yaml and scenarios/live-wordcount.yaml; "+
+		return "", fmt.Errorf("%s: set job.state_per_lag: %.0fB, state_lag_scale: %g, cluster.restore_bandwidth: %.0fB/s, rescale.up_warmup: %gs and up_warmup_start: %g "+
+			"(the fit to %s/%s; the scenario has %v, %g, %v, %v and %g) there, in scenarios/live-autoscaling.yaml and scenarios/live-wordcount.yaml; "+
 			"then make live-league-twin",
-			warmupScenario, fit.perLag, fit.bandwidth, fit.w, fit.s0, warmupRef, warmupFitted,
-			job.StatePerLag, job.Cluster.RestoreBandwidth, job.Rescale.UpWarmup, job.Rescale.UpWarmupStart)
+			warmupScenario, fit.perLag, fit.scale, fit.bandwidth, fit.w, fit.s0, warmupRef, warmupFitted,
+			job.StatePerLag, job.StateLagScale, job.Cluster.RestoreBandwidth, job.Rescale.UpWarmup, job.Rescale.UpWarmupStart)
 	}
-	return warmupReport(fit, live, twin, base), nil
+	return warmupReport(fit, job, live, twin, base), nil
 }
 
-func warmupReport(fit warmupFit, live, twin, base map[string]warmupRun) string {
+func warmupReport(fit warmupFit, job flink.JobConfig, live, twin, base map[string]warmupRun) string {
 	pct := func(a, b float64) string {
 		if math.IsNaN(a) || math.IsNaN(b) {
 			return "–"
@@ -339,7 +385,10 @@ func warmupReport(fit warmupFit, live, twin, base map[string]warmupRun) string {
 		if v == warmupFitted {
 			role = "fitted"
 		}
+		_, excess := lagStateSample(live[v], base[v])
 		rows = append(rows,
+			[]string{v, role, fmt.Sprintf("state its %d checkpoints with a lag hold beyond the steady state, RMSE (MB)", len(excess)), "",
+				mb(lagStateRMSE(live[v], base[v], job)), "", mb(lagStateRMSE(live[v], base[v], flink.JobConfig{})), ""},
 			row(v, role, "checkpoint restored (MB)", warmupRun.restored, mb),
 			row(v, role, "downtime of the restart (s)", func(r warmupRun) float64 { return r.downtime }, secs),
 			row(v, role, fmt.Sprintf("records/s drained in the first %s after the restart", seconds(warmupEarly)), warmupRun.earlyDrain, count),
@@ -352,15 +401,18 @@ func warmupReport(fit warmupFit, live, twin, base map[string]warmupRun) string {
 	intro := fmt.Sprintf("`make live-warmup` (`%s`, committed in `%s`): one quarter-core TaskManager falls behind at 12,000/s, "+
 		"and at 120 s the job restarts with a backlog: scaled up to three TaskManagers (up3), to two (up2), or its checkpoint "+
 		"interval changed by a savepoint on the same TaskManager (ci20). Three parts of the twin are fitted to up3, each to one "+
-		"quantity, and held out on up2 and ci20. The state the lag holds: %s's %d checkpoints with a lag, beyond the twin's "+
-		"state at the same input rate, give %s bytes per record of lag (job.state_per_lag, least squares through the origin). "+
+		"quantity, and held out on up2 and ci20. The state the lag holds: %s's %d checkpoints with a lag (before and after the "+
+		"restart), beyond the twin's state at the same input rate, fit a·L·ln(1 + lag/L) at a = %s bytes per record of lag and "+
+		"L = %s records (job.state_per_lag and state_lag_scale; least squares, a in closed form for each L on a grid of %s records "+
+		"up to %s, and a line through the origin): a checkpoint holds ever less per record of lag as the lag grows. "+
 		"The restore: the checkpoint it restored over its downtime less the twin's deploy time gives %s MB/s "+
 		"(cluster.restore_bandwidth). The drain: while the job is behind its throughput is what it can process; read as a share "+
 		"of the twin's full capacity at three TaskManagers (%s records/s) over the %d seconds it was behind within %s of the "+
 		"restart, it fits the ramp min(1, s0 + (1 − s0)·τ/W) at W = %s s, s0 = %s (rescale.up_warmup and up_warmup_start; "+
 		"least squares on a grid of %s s up to %s and of %s).%s The baseline is the twin without the three (no lag state, "+
-		"restores at %s, no ramp).",
-		warmupScenario, warmupRef, warmupFitted, fit.nCheckpoints, num(fit.perLag), num(fit.bandwidth/1e6), count(fit.full),
+		"restores at %s, no ramp). The RMSE rows have no live value: they compare the model with the live checkpoints.",
+		warmupScenario, warmupRef, warmupFitted, fit.nCheckpoints, num(fit.perLag), count(fit.scale), count(warmupLagGrid), count(warmupLagMax),
+		num(fit.bandwidth/1e6), count(fit.full),
 		fit.nSeconds, seconds(warmupWindow), num(fit.w), num(fit.s0), num(warmupGridW), seconds(warmupMaxW), num(warmupGridS),
 		beyond, warmupBaselineBandwidth)
 	return wrap(intro, liveWidth) + "\n\n" + strings.TrimRight(khaosMarkdownTable(rows), "\n")

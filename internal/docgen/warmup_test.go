@@ -3,6 +3,8 @@ package docgen
 import (
 	"math"
 	"testing"
+
+	"github.com/streamtwin/streamtwin/models/flink"
 )
 
 func TestRampShare(t *testing.T) {
@@ -36,22 +38,36 @@ func TestFitRamp(t *testing.T) {
 	}
 }
 
-// TestFitStatePerLag: checkpoints 100 B per record of lag above the
-// baseline's state at the same rate fit 100 B; one at a rate the
-// baseline never ran at is left out.
-func TestFitStatePerLag(t *testing.T) {
+// TestFitLagState: checkpoints whose size above the baseline's state at
+// the same rate is 100·50,000·ln(1 + lag/50,000) bytes fit a = 100 B and
+// L = 50,000 records; on a line, 100 B per record of lag, they fit L = 0
+// (the line); one at a rate the baseline never ran at is left out; the
+// fitted model's RMSE is 0 and the baseline's (no lag state) is not.
+func TestFitLagState(t *testing.T) {
 	base := warmupRun{before: []warmupCheckpoint{
 		{trigger: 10, size: 3.6e6, rate: 3000},
 		{trigger: 100, size: 14.4e6, rate: 12000},
 	}}
-	live := warmupRun{before: []warmupCheckpoint{
-		{trigger: 11, size: 3.6e6, lag: 0, rate: 3000},
-		{trigger: 101, size: 14.4e6 + 100*20000, lag: 20000, rate: 12000},
-		{trigger: 111, size: 14.4e6 + 100*60000, lag: 60000, rate: 12000},
-		{trigger: 121, size: 99e6, lag: 70000, rate: 7000},
-	}}
-	perLag, n := fitStatePerLag(live, base)
-	if math.Abs(perLag-100) > 1e-9 || n != 2 {
-		t.Errorf("fitStatePerLag = %g B over %d checkpoints, want 100 B over 2", perLag, n)
+	bent := flink.JobConfig{StatePerLag: 100, StateLagScale: 50000}
+	for _, c := range []struct {
+		name  string
+		state func(lag float64) float64
+		want  flink.JobConfig
+	}{{"bent", bent.LagState, bent}, {"line", func(lag float64) float64 { return 100 * lag }, flink.JobConfig{StatePerLag: 100}}} {
+		live := warmupRun{}
+		for i, lag := range []float64{0, 20000, 60000, 300000, 900000} {
+			live.all = append(live.all, warmupCheckpoint{trigger: 101 + 10*float64(i), size: 14.4e6 + c.state(lag), lag: lag, rate: 12000})
+		}
+		live.all = append(live.all, warmupCheckpoint{trigger: 171, size: 99e6, lag: 70000, rate: 7000})
+		perLag, scale, n := fitLagState(live, base)
+		if math.Abs(perLag-float64(c.want.StatePerLag)) > 1e-6 || scale != c.want.StateLagScale || n != 4 {
+			t.Errorf("%s: fitLagState = %g B, L = %g over %d checkpoints, want %v B, L = %g over 4", c.name, perLag, scale, n, c.want.StatePerLag, c.want.StateLagScale)
+		}
+		if r := lagStateRMSE(live, base, c.want); r > 1e-3 {
+			t.Errorf("%s: the fitted model's RMSE = %g B, want 0", c.name, r)
+		}
+		if r := lagStateRMSE(live, base, flink.JobConfig{}); r < 1e6 {
+			t.Errorf("%s: no lag state's RMSE = %g B, want megabytes", c.name, r)
+		}
 	}
 }

@@ -61,7 +61,7 @@ func (j *Job) triggerCheckpoint(savepoint bool) *checkpoint {
 	ck := j.cfg.Checkpoint
 	j.nextID++
 	c := &checkpoint{id: j.nextID, savepoint: savepoint, trigger: now, offset: j.topic.Consumed}
-	c.lagState = math.Max(0, j.in.Arrived(now)-j.topic.Consumed) * float64(j.cfg.StatePerLag)
+	c.lagState = j.cfg.LagState(j.in.Arrived(now) - j.topic.Consumed)
 	state := j.graph.StateSize(j.lambda) + c.lagState
 	c.size = state
 	if ck.Incremental && !savepoint {

@@ -53,7 +53,7 @@ type checkpoint struct {
 	savepoint bool
 	trigger   float64
 	offset    float64 // source position when the barrier was injected
-	lagState  float64 // bytes of it the consumer lag held (job.state_per_lag)
+	lagState  float64 // bytes of it the consumer lag held (JobConfig.LagState)
 	size      float64
 	duration  float64
 	done      *sim.Timer
