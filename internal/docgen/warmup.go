@@ -11,6 +11,7 @@ import (
 	"github.com/streamtwin/streamtwin/models/flink"
 	"github.com/streamtwin/streamtwin/models/scenario"
 	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/sim"
 )
 
 // The live warm-up block (make live-warmup, issue 33): what a restart
@@ -139,6 +140,63 @@ func (r warmupRun) steadyState(t, rate float64) float64 {
 	return size
 }
 
+// leagueCheckpoints are the completed checkpoints and savepoints of
+// every committed live run of the autoscaling league (live and its
+// repeat), each with the lag and input rate of the second it was
+// triggered in: data the lag state's fit never sees.
+func leagueCheckpoints(c *Context) ([]warmupCheckpoint, error) {
+	dirs, err := filepath.Glob(c.Path(filepath.Join(leagueRef, "live*", "*", results.EventsFile)))
+	if err != nil {
+		return nil, err
+	}
+	var out []warmupCheckpoint
+	for _, f := range dirs {
+		events, err := results.ReadEvents(f)
+		if err != nil {
+			return nil, err
+		}
+		r := warmupRun{}
+		if r.samples, err = results.ReadSamples(filepath.Join(filepath.Dir(f), results.TimeseriesFile)); err != nil {
+			return nil, err
+		}
+		for _, e := range events {
+			if (e.Kind == results.KindCheckpointCompleted || e.Kind == results.KindSavepoint) && e.SizeBytes != nil && e.DurationS != nil {
+				s := r.sampleAt(e.TimeS - *e.DurationS)
+				out = append(out, warmupCheckpoint{trigger: e.TimeS - *e.DurationS, size: *e.SizeBytes, lag: s.Lag, rate: s.InputRate})
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no live checkpoints", leagueRef)
+	}
+	return out, nil
+}
+
+// heldOutLagStateRMSE is the RMSE (bytes) of job's lag state on the
+// checkpoints with a lag, beyond a steady state proportional to the input
+// rate (least squares through the origin on those without a lag), and
+// how many there are.
+func heldOutLagStateRMSE(cks []warmupCheckpoint, job flink.JobConfig) (float64, int) {
+	var xy, xx float64
+	for _, c := range cks {
+		if c.lag <= 0 {
+			xy, xx = xy+c.size*c.rate, xx+c.rate*c.rate
+		}
+	}
+	var sse float64
+	n := 0
+	for _, c := range cks {
+		if c.lag > 0 && xx > 0 {
+			d := c.size - c.rate*xy/xx - job.LagState(c.lag)
+			sse, n = sse+d*d, n+1
+		}
+	}
+	if n == 0 {
+		return math.NaN(), 0
+	}
+	return math.Sqrt(sse / float64(n)), n
+}
+
 // lagStateSample is a run's checkpoints with a lag: their lag and their
 // size beyond the baseline twin's steady state at the same input rate.
 func lagStateSample(live, base warmupRun) (lag, excess []float64) {
@@ -182,6 +240,20 @@ func fitLagState(live, base warmupRun) (perLag, scale float64, n int) {
 		}
 	}
 	return perLag, scale, len(lag)
+}
+
+// fitLagLine is fitLagState's line through the origin (L = 0): bytes per
+// record of lag.
+func fitLagLine(live, base warmupRun) float64 {
+	lag, excess := lagStateSample(live, base)
+	var xy, xx float64
+	for i := range lag {
+		xy, xx = xy+lag[i]*excess[i], xx+lag[i]*lag[i]
+	}
+	if xx == 0 {
+		return 0
+	}
+	return math.Max(0, xy/xx)
 }
 
 // lagStateRMSE is the root mean squared error of the checkpoints' size
@@ -292,6 +364,7 @@ func readWarmupRuns(dir string) (map[string]warmupRun, error) {
 // warmupFit is the block's fit to the fitted run, and the scenario's values.
 type warmupFit struct {
 	perLag, scale, bandwidth, w, s0 float64 // fitted: B/record, records, B/s, s, share
+	line                            float64 // B/record: a line through the origin fitted the same way
 	nCheckpoints, nSeconds          int
 	full                            float64 // records/s: the twin's full capacity at the fitted run's parallelism
 }
@@ -357,10 +430,15 @@ func liveWarmupTable(c *Context) (string, error) {
 			warmupScenario, fit.perLag, fit.scale, fit.bandwidth, fit.w, fit.s0, warmupRef, warmupFitted,
 			job.StatePerLag, job.StateLagScale, job.Cluster.RestoreBandwidth, job.Rescale.UpWarmup, job.Rescale.UpWarmupStart)
 	}
-	return warmupReport(fit, job, live, twin, base), nil
+	league, err := leagueCheckpoints(c)
+	if err != nil {
+		return "", err
+	}
+	fit.line = fitLagLine(lf, bf)
+	return warmupReport(fit, job, live, twin, base, league), nil
 }
 
-func warmupReport(fit warmupFit, job flink.JobConfig, live, twin, base map[string]warmupRun) string {
+func warmupReport(fit warmupFit, job flink.JobConfig, live, twin, base map[string]warmupRun, league []warmupCheckpoint) string {
 	pct := func(a, b float64) string {
 		if math.IsNaN(a) || math.IsNaN(b) {
 			return "–"
@@ -394,6 +472,15 @@ func warmupReport(fit warmupFit, job flink.JobConfig, live, twin, base map[strin
 			row(v, role, fmt.Sprintf("records/s drained in the first %s after the restart", seconds(warmupEarly)), warmupRun.earlyDrain, count),
 			row(v, "held out", "catch-up after the restart (s)", func(r warmupRun) float64 { return r.catchUp }, secs))
 	}
+	lt, n := heldOutLagStateRMSE(league, job)
+	lb, _ := heldOutLagStateRMSE(league, flink.JobConfig{})
+	ll, _ := heldOutLagStateRMSE(league, flink.JobConfig{StatePerLag: sim.Bytes(fit.line)})
+	rows = append(rows, []string{"league", "held out", fmt.Sprintf("state its %d live checkpoints with a lag hold beyond the steady state, RMSE (MB)", n), "",
+		mb(lt), "", mb(lb), ""})
+	worse := ""
+	if ll > lb {
+		worse = ", more than no lag state at all"
+	}
 	beyond := ""
 	if fit.w > warmupWindow {
 		beyond = fmt.Sprintf(" The ramp is longer than the %s it is read over: its end is extrapolated.", seconds(warmupWindow))
@@ -405,6 +492,9 @@ func warmupReport(fit warmupFit, job flink.JobConfig, live, twin, base map[strin
 		"restart), beyond the twin's state at the same input rate, fit a·L·ln(1 + lag/L) at a = %s bytes per record of lag and "+
 		"L = %s records (job.state_per_lag and state_lag_scale; least squares, a in closed form for each L on a grid of %s records "+
 		"up to %s, and a line through the origin): a checkpoint holds ever less per record of lag as the lag grows. "+
+		"On the autoscaling league's live checkpoints (`%s`), which the fit never sees, with their steady state proportional to "+
+		"the input rate (least squares on those without a lag), the line through the origin fitted the same way (%s bytes per "+
+		"record) errs by %s MB (RMSE)%s; the table gives the bent state's. "+
 		"The restore: the checkpoint it restored over its downtime less the twin's deploy time gives %s MB/s "+
 		"(cluster.restore_bandwidth). The drain: while the job is behind its throughput is what it can process; read as a share "+
 		"of the twin's full capacity at three TaskManagers (%s records/s) over the %d seconds it was behind within %s of the "+
@@ -412,6 +502,7 @@ func warmupReport(fit warmupFit, job flink.JobConfig, live, twin, base map[strin
 		"least squares on a grid of %s s up to %s and of %s).%s The baseline is the twin without the three (no lag state, "+
 		"restores at %s, no ramp). The RMSE rows have no live value: they compare the model with the live checkpoints.",
 		warmupScenario, warmupRef, warmupFitted, fit.nCheckpoints, num(fit.perLag), count(fit.scale), count(warmupLagGrid), count(warmupLagMax),
+		leagueRef, num(fit.line), mb(ll), worse,
 		num(fit.bandwidth/1e6), count(fit.full),
 		fit.nSeconds, seconds(warmupWindow), num(fit.w), num(fit.s0), num(warmupGridW), seconds(warmupMaxW), num(warmupGridS),
 		beyond, warmupBaselineBandwidth)
