@@ -4,7 +4,7 @@ VENV    := .venv
 PYTHON  := $(VENV)/bin/python
 BIN     := bin/streamtwin
 
-.PHONY: demo test unit python-test docs deps monitoring daedalus autoscaler-tuning live-rescale-profile live-capacity live-warmup live-daedalus live-autoscaling live-wordcount live-league-twin live-parity bench build vet clean reference calibration calibration-live live-jobs live-test live-khaos-profile live-khaos-reference live-test-reference live-traffic-profile live-host-profile live-soak fuzz slurm-test
+.PHONY: demo test unit python-test docs deps monitoring daedalus autoscaler-tuning live-rescale-profile live-capacity live-warmup live-daedalus live-autoscaling live-autoscaling-second live-wordcount live-league-twin live-parity bench build vet clean reference calibration calibration-live live-jobs live-test live-khaos-profile live-khaos-reference live-test-reference live-traffic-profile live-host-profile live-soak fuzz slurm-test
 
 build:
 	$(GO) build -o $(BIN) ./cmd/streamtwin
@@ -190,6 +190,22 @@ live-autoscaling: build live-jobs
 live-wordcount: build live-jobs
 	$(call live-league,scenarios/live-wordcount.yaml,wordcount,$(LEAGUE_REF)/wordcount,daedalus,--baseline static-3 --min-policies 2)
 
+# A second live run of every league variant (issue 33; about 55 min), each
+# on a fresh cluster as make live-autoscaling's, committed in
+# results/reference/live/autoscaling/live-second: the docs' "live against
+# live" block judges the league's live runs against them by the league's
+# criteria, which says what its bounds ask of two runs of the real cluster.
+live-autoscaling-second: build live-jobs
+	rm -rf runs/live-autoscaling-second; set -u; failed=""; \
+	trap '$(BIN) live down --dir $(RESCALE_DIR) >/dev/null 2>&1' EXIT; \
+	for v in $$(cd $(LEAGUE_REF)/live && ls -d */ | tr -d /); do \
+		$(call live-fresh-run,scenarios/live-autoscaling.yaml,$$v,runs/live-autoscaling-second/$$v,autoscaling-second:); \
+		[ $$rc -eq 0 ] || failed="$$failed$$v exit $$rc\n"; \
+	done; \
+	trap - EXIT; [ -z "$$failed" ] || { printf "$$failed"; exit 1; }
+	rm -rf $(LEAGUE_REF)/live-second; for src in runs/live-autoscaling-second/*/; do dst=$(LEAGUE_REF)/live-second/$$(basename $$src); mkdir -p $$dst; \
+		cp $$src/summary.json $$src/events.parquet $$src/timeseries.parquet $$src/scenario.yaml $$dst/; done
+
 # The leagues judged again after a change of the twin, without a cluster
 # (a few seconds): the twin on each league's scenario, against the
 # committed live runs, its copies and the league reports rewritten.
@@ -213,17 +229,24 @@ endef
 # minute than a fresh one, and CPU-driven policies read it), the repeat,
 # the cluster down on any exit, the live run files copied, and the twin's
 # and the league written by league-twin.
+# live-fresh-run SCENARIO, VARIANT, OUT, LABEL: one live run of a variant
+# on a fresh cluster like live-daedalus's (up, run, down), timed; sets the
+# shell's rc to the run's exit status.
+define live-fresh-run
+start=$$(date +%s); echo "== $(4) $(3) live, started $$(date +%T)"; \
+	$(BIN) live up --taskmanagers 3 --slots 1 --scheduler adaptive --tm-cpu 0.25 --dir $(RESCALE_DIR) || exit 1; \
+	$(BIN) live run $(1) --variant $(2) --dir $(RESCALE_DIR) --out $(3); rc=$$?; \
+	$(BIN) live down --dir $(RESCALE_DIR); \
+	echo "== $(4) $(3) exit $$rc after $$(( ($$(date +%s)-start)/60 )) min $$(( ($$(date +%s)-start)%60 )) s"
+endef
+
 define live-league
 	rm -rf runs/sim-$(2) runs/live-$(2) runs/live-$(2)-repeat; $(BIN) run $(1) --out runs/sim-$(2) >/dev/null
 	set -u; variants=$$(cd runs/sim-$(2) && ls -d */ | tr -d /); n=$$(echo $$variants | wc -w); i=0; failed=""; \
 	trap '$(BIN) live down --dir $(RESCALE_DIR) >/dev/null 2>&1' EXIT; \
 	for v in $$variants repeat:$(4); do \
 		i=$$((i+1)); out=runs/live-$(2)/$$v; case $$v in repeat:*) v=$${v#repeat:}; out=runs/live-$(2)-repeat/$$v;; esac; \
-		start=$$(date +%s); echo "== $(2): [$$i/$$((n+1))] $$out live, started $$(date +%T)"; \
-		$(BIN) live up --taskmanagers 3 --slots 1 --scheduler adaptive --tm-cpu 0.25 --dir $(RESCALE_DIR) || exit 1; \
-		$(BIN) live run $(1) --variant $$v --dir $(RESCALE_DIR) --out $$out; rc=$$?; \
-		$(BIN) live down --dir $(RESCALE_DIR); \
-		echo "== $(2): [$$i/$$((n+1))] $$out exit $$rc after $$(( ($$(date +%s)-start)/60 )) min $$(( ($$(date +%s)-start)%60 )) s"; \
+		$(call live-fresh-run,$(1),$$v,$$out,$(2): [$$i/$$((n+1))]); \
 		[ $$rc -eq 0 ] || failed="$$failed$$out exit $$rc\n"; \
 	done; \
 	trap - EXIT; \
@@ -315,7 +338,7 @@ live-test: build live-jobs
 		STREAMTWIN_LIVE_KHAOS_OUT=$(CURDIR)/runs/test/live-khaos \
 		STREAMTWIN_LIVE_MONITORING_OUT=$(CURDIR)/runs/test/live-monitoring \
 		STREAMTWIN_LIVE_PROMETHEUS_OUT=$(CURDIR)/runs/test/live-prometheus/sampler-run.csv \
-		$(GO) test -count=1 -timeout 30m -run 'TestLiveEndToEnd|TestLiveKhaos$$|TestLiveRescale$$|TestLivePolicies$$|TestLivePrometheus$$' -v ./app/; \
+		$(GO) test -count=1 -timeout 30m -run 'TestLiveEndToEnd|TestLiveInterrupt$$|TestLiveKhaos$$|TestLiveRescale$$|TestLivePolicies$$|TestLivePrometheus$$' -v ./app/; \
 		rc=$$?; $(BIN) live down --dir $(LIVE_DIR) >/dev/null 2>&1; exit $$rc
 	@echo "sim (calibrated for this machine, 30 seeds) vs this live run of the same schedule — a report, not a test:"
 	@$(BIN) sweep scenarios/sweeps/live-traffic-seeds.yaml --out runs/test/live-sim >/dev/null

@@ -2,10 +2,13 @@ package docgen
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
+	"github.com/streamtwin/streamtwin/results"
 	"github.com/streamtwin/streamtwin/results/evaluation"
 )
 
@@ -160,4 +163,114 @@ func leagueReport(dir string) (string, error) {
 	// the report's headings sit below the document's section
 	body = strings.ReplaceAll(body, "\n## ", "\n#### ")
 	return wrap(strings.TrimSpace(body), leagueWidth), nil
+}
+
+// leagueSecond holds a second live run of every league policy (make
+// live-autoscaling-second), each on a fresh cluster as the league's.
+const leagueSecond = leagueRef + "/live-second"
+
+// liveAgainstLive: the league's live runs judged against the second live
+// run of every policy, in the twin's place, by the league's own criteria:
+// what its per-policy bounds ask of two runs of the real cluster.
+func liveAgainstLive(c *Context) (string, error) {
+	out := c.Out("live-against-live")
+	args := []string{"live", "league", c.Path(leagueSecond), c.Path(leagueRef + "/live"), "--out", out}
+	if r := c.Path(leagueRef + "/live-repeat/" + leagueRepeat); exists(filepath.Join(r, "summary.json")) {
+		args = append(args, "--repeat", r)
+	}
+	if _, err := c.Streamtwin(args...); err != nil {
+		return "", err
+	}
+	// the checks on rankings and policies of a verdict, and those failed
+	checks := func(path string) (n int, failed []string, err error) {
+		verdict := []string{"criterion", "subject", "value", "bound", "result", "detail"}
+		err = readTable(path, verdict, func(r map[string]string) {
+			if r["subject"] == "league" || strings.HasPrefix(r["criterion"], "live spread") {
+				return
+			}
+			n++
+			if r["result"] == "fail" {
+				v, _ := strconv.ParseFloat(r["value"], 64)
+				failed = append(failed, fmt.Sprintf("%s (%s: %s)", r["subject"], strings.TrimPrefix(r["criterion"], "|twin − live| / live ≤ bound: "), num(v)))
+			}
+		})
+		return n, failed, err
+	}
+	n, failed, err := checks(filepath.Join(out, "league-verdict.csv"))
+	if err != nil {
+		return "", err
+	}
+	nTwin, failedTwin, err := checks(c.Path(leagueRef + "/league-verdict.csv"))
+	if err != nil {
+		return "", err
+	}
+	// the twin's place holds the second run, the live one the first
+	type pair struct{ first, second map[string]string }
+	by := map[string]*pair{}
+	var order []string
+	figures := []string{"policy", "backend", "worker_seconds", "latency_p95_ms", "latency_p99_ms", "lag_max", "rescales", "downtime_s", "run_dir"}
+	err = readTable(filepath.Join(out, "league.csv"), figures, func(r map[string]string) {
+		p := by[r["policy"]]
+		if p == nil {
+			p = &pair{}
+			by[r["policy"]] = p
+			order = append(order, r["policy"])
+		}
+		if r["backend"] == "live" {
+			p.first = maps.Clone(r)
+		} else {
+			p.second = maps.Clone(r)
+		}
+	})
+	if err != nil {
+		return "", err
+	}
+	f := func(s string, scale float64) string {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return "–"
+		}
+		return num(v / scale)
+	}
+	rows := [][]string{{"policy", "worker-seconds (TM-s), first / second", "p95 latency (s), first / second", "lag peak (k records), first / second"}}
+	for _, p := range order {
+		a, b := by[p].first, by[p].second
+		if a == nil || b == nil {
+			continue
+		}
+		rows = append(rows, []string{p, f(a["worker_seconds"], 1) + " / " + f(b["worker_seconds"], 1),
+			f(a["latency_p95_ms"], 1000) + " / " + f(b["latency_p95_ms"], 1000), f(a["lag_max"], 1000) + " / " + f(b["lag_max"], 1000)})
+	}
+	list := "none"
+	if len(failed) > 0 {
+		list = strings.Join(failed, "; ")
+	}
+	text := fmt.Sprintf("Live against live: a second live run of every policy (`%s`, `make live-autoscaling-second`, each on a "+
+		"fresh cluster as the league's), put in the twin's place and judged by the league's criteria against the league's live "+
+		"runs: %d of the %d checks on rankings and policies fail: %s. The twin fails %d of %d against the same live runs "+
+		"(the league above). The table gives both live runs.",
+		leagueSecond, len(failed), n, list, len(failedTwin), nTwin)
+	if len(failed) >= len(failedTwin) {
+		text += " Two runs of the real cluster miss the league's per-policy bounds at least as often as the twin misses them " +
+			"against one: for these policies the bounds are tighter than the cluster's own run-to-run spread, and the rankings " +
+			"(Kendall τ) are what a comparison can hold the twin to."
+	} else {
+		text += " Two runs of the real cluster meet the league's per-policy bounds more often than the twin does: the twin's " +
+			"misses are its own."
+	}
+	return wrap(text, leagueWidth) + "\n\n" + strings.TrimRight(khaosMarkdownTable(rows), "\n"), nil
+}
+
+// readTable reads a CSV table the league writes, with exactly the
+// columns cols, calling row for each data line.
+func readTable(path string, cols []string, row func(map[string]string)) error {
+	fh, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer fh.Close()
+	return results.ReadCSVTable(path, fh, cols, cols, func(_ int, cells map[string]string) error {
+		row(cells)
+		return nil
+	})
 }

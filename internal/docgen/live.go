@@ -39,6 +39,7 @@ func liveBlocks() []Block {
 		{"live capacity", liveCapacityTable},
 		{"live warm-up", liveWarmupTable},
 		{"live autoscaling league", liveAutoscalingLeague},
+		{"live against live", liveAgainstLive},
 		{"live wordcount", liveWordcount},
 		{"readme live wordcount", readmeLiveWordcount},
 	}
