@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -159,16 +160,20 @@ func liveDownCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "down",
 		Usage: "stop the live cluster of --dir (SIGTERM, SIGKILL after a grace period)",
+		Description: "Exit code 0 also when no cluster runs in --dir (it says so): cleanup scripts can call it\n" +
+			"blindly.",
 		Flags: []cli.Flag{liveDirFlag()},
 		Action: func(c *cli.Context) error {
 			if err := noArgs(c); err != nil {
 				return err
 			}
 			cl, err := cluster.Attach(c.String("dir"))
+			if errors.Is(err, cluster.ErrNoCluster) {
+				// idempotent, so that cleanup scripts can call it blindly
+				fmt.Fprintf(c.App.Writer, "nothing to stop: %v\n", err)
+				return nil
+			}
 			if err != nil {
-				if errors.Is(err, cluster.ErrNoCluster) {
-					return badInput(err)
-				}
 				return err
 			}
 			t0 := time.Now()
@@ -239,7 +244,17 @@ func liveStatusCommand() *cli.Command {
 				healthy = false
 				fmt.Fprintf(w, "kafka  %s: %v\n", ep.Kafka, err)
 			} else {
-				fmt.Fprintf(w, "kafka  %s: %s, controller %d, %s\n", ep.Kafka, results.Plural(len(md.Brokers), "broker"), md.Controller, results.Plural(len(md.Topics), "topic"))
+				var topics []string // a run's, not Kafka's own (__consumer_offsets)
+				for name, td := range md.Topics {
+					if !td.IsInternal {
+						topics = append(topics, name)
+					}
+				}
+				slices.Sort(topics)
+				fmt.Fprintf(w, "kafka  %s: %s, controller %d, %s\n", ep.Kafka, results.Plural(len(md.Brokers), "broker"), md.Controller, results.Plural(len(topics), "topic"))
+				for _, name := range topics {
+					fmt.Fprintf(w, "  topic %s\n", name)
+				}
 			}
 			if pe := cl.PrometheusEndpoints(); pe.Prometheus != "" {
 				if ps, err := cl.PrometheusStatus(ctx); err != nil || !ps.Ready {

@@ -172,6 +172,9 @@ func startLiveCluster(t *testing.T, cl string, upFlags ...string) {
 		if _, _, code, _ := runCLI(t, "live", "status", "--dir", cl); code == 0 {
 			t.Error("live status still finds a cluster after live down")
 		}
+		if out, stderr, code, _ := runCLI(t, "live", "down", "--dir", cl); code != 0 || !strings.Contains(out, "nothing to stop") {
+			t.Errorf("live down again: exit %d, want 0 saying nothing ran\n%s%s", code, out, stderr)
+		}
 		if left := processesNaming("-Dstreamtwin.live=" + cl); len(left) > 0 {
 			t.Errorf("processes left after live down: %v", left)
 		}

@@ -33,6 +33,7 @@ func liveBlocks() []Block {
 		{"live-khaos decisions", liveKhaosDecisions},
 		{"live host profile", liveHostProfile},
 		{"live soak", liveSoakTable},
+		{"live deployment spread", liveDeploySpread},
 		{"readme live soak", readmeLiveSoak},
 		{"live end-to-end", liveEndToEnd},
 		{"live prometheus sampler run", livePrometheusRun},

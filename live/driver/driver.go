@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -85,14 +87,17 @@ type run struct {
 	jarID   string
 	start   time.Time
 
-	mu       sync.Mutex
-	jobID    string
-	ci       float64
-	par      int
-	events   []results.Event
-	samples  []results.Sample
-	faults   int
-	restarts float64 // of the current job, as Flink counts them (numRestarts)
+	mu    sync.Mutex
+	jobID string
+	// submitted are the IDs of every job the run submitted; cleanup
+	// cancels those still active
+	submitted []string
+	ci        float64
+	par       int
+	events    []results.Event
+	samples   []results.Sample
+	faults    int
+	restarts  float64 // of the current job, as Flink counts them (numRestarts)
 	// restartSeen is Flink's time (Unix ms) of the last restart recorded
 	restartSeen int64
 	lastCkpt    int64
@@ -332,7 +337,8 @@ func fileURI(p string) string {
 // submit runs the job with CI ci (s) and parallelism par, from a savepoint
 // if one is given.
 func (r *run) submit(ctx context.Context, ci float64, par int, savepoint string) (string, error) {
-	args := []string{"--bootstrap", r.env.Bootstrap, "--input-topic", r.in, "--output-topic", r.out,
+	// named after the input topic: cleanup finds every job of the run by it
+	args := []string{"--job-name", r.in, "--bootstrap", r.env.Bootstrap, "--input-topic", r.in, "--output-topic", r.out,
 		"--group", r.in + "-job", "--parallelism", fmt.Sprint(par),
 		"--checkpoint-interval", fmt.Sprint(int64(math.Round(ci * 1000))), "--state-backend", stateBackend(r.sc),
 		"--checkpoint-dir", fileURI(filepath.Join(r.env.StateDir, "checkpoints"))}
@@ -342,8 +348,19 @@ func (r *run) submit(ctx context.Context, ci float64, par int, savepoint string)
 	if r.env.ExactlyOnce {
 		args = append(args, "--delivery-guarantee", "exactly-once")
 	}
-	return r.env.REST.RunJar(ctx, r.jarID, rest.RunRequest{EntryClass: r.entry, ProgramArgsList: args, Parallelism: par,
+	// Not cancelled with ctx: Flink creates the job even when the client
+	// gives up on the request, and only a returned ID lets cleanup cancel
+	// it at once.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
+	defer cancel()
+	id, err := r.env.REST.RunJar(ctx, r.jarID, rest.RunRequest{EntryClass: r.entry, ProgramArgsList: args, Parallelism: par,
 		SavepointPath: savepoint, AllowNonRestoredState: true})
+	if err == nil {
+		r.mu.Lock()
+		r.submitted = append(r.submitted, id)
+		r.mu.Unlock()
+	}
+	return id, err
 }
 
 // stateBackend: RocksDB with incremental checkpoints is what the scenario's
@@ -383,22 +400,57 @@ func allRunning(j rest.Job) bool {
 	return len(j.Vertices) > 0
 }
 
+// tasksRunningAt is the run time at which every task of job j ran again:
+// the last subtask's RUNNING timestamp, to the millisecond, where the
+// sampler sees it up to a second late. ok is false when Flink cannot tell.
+func (r *run) tasksRunningAt(ctx context.Context, j rest.Job) (at float64, ok bool) {
+	last := int64(0)
+	for _, v := range j.Vertices {
+		ms, ok, err := r.env.REST.SubtasksRunningSince(ctx, j.ID, v.ID)
+		if err != nil || !ok {
+			return 0, false
+		}
+		last = max(last, ms)
+	}
+	at = float64(last-r.start.UnixMilli()) / 1000
+	return at, last > 0 && at > 0
+}
+
 // cleanup cancels the run's jobs and deletes its jar and topics, even after
 // an error or an interrupt.
 func (r *run) cleanup() {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if jobs, err := r.env.REST.Jobs(ctx); err == nil {
+	r.mu.Lock()
+	ours := map[string]bool{}
+	for _, id := range r.submitted {
+		ours[id] = true
+	}
+	r.mu.Unlock()
+	for _, id := range slices.Sorted(maps.Keys(ours)) {
+		_ = r.env.REST.Cancel(ctx, id)
+	}
+	// Then every job still active that the run named, until a listing
+	// shows none: the driver may have given up on a submission that
+	// Flink still carries out.
+	for range 5 {
+		jobs, err := r.env.REST.Jobs(ctx)
+		if err != nil {
+			break
+		}
+		left := 0
 		for _, j := range jobs {
-			if j.State == "RUNNING" || j.State == "RESTARTING" || j.State == "CREATED" || j.State == "INITIALIZING" {
-				if strings.Contains(j.Name, r.in) || j.ID == r.currentJob() {
-					_ = r.env.REST.Cancel(ctx, j.ID)
-				}
+			if active(j.State) && (j.Name == r.in || ours[j.ID]) {
+				left++
+				_ = r.env.REST.Cancel(ctx, j.ID)
 			}
 		}
-	}
-	if r.jobID != "" {
-		_ = r.env.REST.Cancel(ctx, r.currentJob())
+		if left == 0 {
+			break
+		}
+		if sleepCtx(ctx, time.Second) != nil {
+			break
+		}
 	}
 	if r.jarID != "" {
 		_ = r.env.REST.DeleteJar(ctx, r.jarID)
@@ -414,6 +466,15 @@ func (r *run) cleanup() {
 			r.logf("starting TaskManager tm-%d again: %v", i, err)
 		}
 	}
+}
+
+// active: a job state that holds slots or will.
+func active(state string) bool {
+	switch state {
+	case "RUNNING", "RESTARTING", "CREATED", "INITIALIZING", "RECONCILING", "FAILING", "CANCELLING":
+		return true
+	}
+	return false
 }
 
 func (r *run) currentJob() string {

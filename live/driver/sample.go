@@ -193,7 +193,7 @@ func (r *run) sample(ctx context.Context) error {
 		if s.JobState == "" {
 			s.JobState = "UNKNOWN"
 		}
-		r.trackState(st, r.now())
+		r.trackState(ctx, st, r.now())
 		if st.State == "RUNNING" {
 			r.countRestarts(ctx, st)
 		}
@@ -539,7 +539,7 @@ func (r *run) committed(ctx context.Context) map[int32]float64 {
 
 // trackState records restarts and the return to RUNNING as it sees the
 // job's state change in the sample taken at run time seen.
-func (r *run) trackState(j rest.Job, seen float64) {
+func (r *run) trackState(ctx context.Context, j rest.Job, seen float64) {
 	r.mu.Lock()
 	prev := r.state
 	r.state = j.State
@@ -561,7 +561,11 @@ func (r *run) trackState(j rest.Job, seen float64) {
 	back := r.down && prev != "" && prev != "RUNNING" && j.State == "RUNNING"
 	r.mu.Unlock()
 	if back {
-		r.backRunning(j, seen) // all tasks running: Flink has no timestamp for that
+		at := seen
+		if t, ok := r.tasksRunningAt(ctx, j); ok && t <= seen {
+			at = t
+		}
+		r.backRunning(j, at)
 	}
 }
 
@@ -600,7 +604,11 @@ func (r *run) countRestarts(ctx context.Context, j rest.Job) {
 	r.restarts = n
 	r.mu.Unlock()
 	r.event(results.Event{TimeS: r.stamp(j, "RESTARTING"), Kind: results.KindDetected, Reason: "job restarted between two samples (numRestarts)"})
-	r.backRunning(j, r.stamp(j, "RUNNING"))
+	at := r.stamp(j, "RUNNING")
+	if t, ok := r.tasksRunningAt(ctx, j); ok {
+		at = t
+	}
+	r.backRunning(j, at)
 }
 
 // backRunning records the job running again at run time at, with the
@@ -709,11 +717,20 @@ func (r *run) reconfigure(ctx context.Context, ci float64, par int, why string) 
 	if err := r.waitRunning(ctx, id); err != nil {
 		return err
 	}
+	back, runningAt := r.now(), time.Now()
+	if j, err := r.env.REST.Job(ctx, id); err == nil {
+		if t, ok := r.tasksRunningAt(ctx, j); ok && t <= back {
+			back = t
+		}
+		if ts := j.Timestamps["RUNNING"]; ts > 0 {
+			runningAt = time.UnixMilli(ts) // its checkpoint scheduler's start
+		}
+	}
 	r.mu.Lock()
-	r.runningAt = time.Now()
+	r.runningAt = runningAt
 	r.mu.Unlock()
-	down := r.now() - start
-	r.event(results.Event{Kind: results.KindReconfigured, DurationS: &down, Reason: why})
+	down := back - start
+	r.event(results.Event{TimeS: back, Kind: results.KindReconfigured, DurationS: &down, Reason: why})
 	r.logf("reconfigured in %.1f s: job %s, CI %gs, parallelism %d", down, id, ci, par)
 	return nil
 }

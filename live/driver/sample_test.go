@@ -107,7 +107,7 @@ func TestRestartTracking(t *testing.T) {
 		}
 		j := rest.Job{ID: "j", State: s.state, Timestamps: ts}
 		numRestarts.Store(s.restarts)
-		r.trackState(j, s.now)
+		r.trackState(context.Background(), j, s.now)
 		if s.state == "RUNNING" {
 			r.countRestarts(context.Background(), j)
 		}

@@ -414,6 +414,29 @@ func (c *Client) VertexTaskManagers(ctx context.Context, jobID, vertexID string)
 	return ids, nil
 }
 
+// SubtasksRunningSince is when the last subtask of a vertex's current
+// execution attempts turned RUNNING (Unix ms), from GET
+// /jobs/{id}/vertices/{vid}/subtasktimes; ok is false while one is not
+// RUNNING yet (its RUNNING timestamp is 0).
+func (c *Client) SubtasksRunningSince(ctx context.Context, jobID, vertexID string) (ms int64, ok bool, err error) {
+	var r struct {
+		Subtasks []struct {
+			Timestamps map[string]int64 `json:"timestamps"`
+		} `json:"subtasks"`
+	}
+	if err := c.getJSON(ctx, fmt.Sprintf("/jobs/%s/vertices/%s/subtasktimes", url.PathEscape(jobID), url.PathEscape(vertexID)), &r); err != nil {
+		return 0, false, err
+	}
+	for _, s := range r.Subtasks {
+		ts := s.Timestamps["RUNNING"]
+		if ts <= 0 {
+			return 0, false, nil
+		}
+		ms = max(ms, ts)
+	}
+	return ms, len(r.Subtasks) > 0, nil
+}
+
 // IsNotFound reports a 404 from Flink.
 func IsNotFound(err error) bool {
 	var ae *APIError

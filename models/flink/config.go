@@ -136,6 +136,14 @@ type ClusterConfig struct {
 	// Deploy is the time to deploy and initialise the tasks once slots are
 	// available (also on resubmit).
 	Deploy sim.Duration `yaml:"deploy"`
+	// DeployCV is the coefficient of variation of a deployment's duration
+	// (deploy, or a rescale's up_deploy or down_deploy, plus the state
+	// restore): each deployment takes its nominal time times a gamma
+	// variate with mean 1 and standard deviation DeployCV, drawn from the
+	// seed stream "flink.deploy-time". Live, the same restart takes a
+	// different time each run (scheduling, class loading, RocksDB opening,
+	// the disk). 0: every deployment takes its nominal time (default).
+	DeployCV float64 `yaml:"deploy_cv,omitempty"`
 	// RestoreBase + state/RestoreBandwidth is the state download on restore.
 	RestoreBase      sim.Duration  `yaml:"restore_base"`
 	RestoreBandwidth sim.Bandwidth `yaml:"restore_bandwidth"`
@@ -570,7 +578,10 @@ func (c JobConfig) Validate() map[string]string {
 		e["cluster.jit_cpu"] = fmt.Sprintf("must be in [0, 1] (the share of a TaskManager's cores its JIT compiler takes when the tasks deploy), got %g", v)
 	}
 	if v := c.Cluster.CPUNoise; !(v >= 0 && v <= 1) {
-		e["cluster.cpu_noise"] = fmt.Sprintf("must be in [0, 1] (the standard deviation of a TaskManager's per-second CPU utilisation reading at full use, e.g. 0.2), got %g", v)
+		e["cluster.cpu_noise"] = fmt.Sprintf("must be in [0, 1] (a TaskManager's per-second CPU utilisation reading u gets a standard deviation of cpu_noise·√(u(1 − u)), e.g. 0.4), got %g", v)
+	}
+	if v := c.Cluster.DeployCV; !(v >= 0 && v <= 2) {
+		e["cluster.deploy_cv"] = fmt.Sprintf("must be in [0, 2] (the coefficient of variation of a deployment's duration, e.g. 0.1), got %g", v)
 	}
 	if c.Cluster.JITCPU > 0 && !(c.Cluster.JITTime > 0) {
 		e["cluster.jit_time"] = fmt.Sprintf("must be > 0 with jit_cpu (the time constant the JIT's CPU decays with, e.g. 40s), got %v", c.Cluster.JITTime)

@@ -113,16 +113,19 @@ type Status struct {
 // Job is the fluid model of one Flink job on its session cluster, reading
 // one Kafka topic.
 type Job struct {
-	env    *sim.Env
-	cfg    JobConfig
-	opt    Options
-	topic  *kafka.Topic
-	in     Arrivals
-	rec    Recorder
-	rng    *rand.Rand // restart jitter
-	ckRng  *rand.Rand // checkpoint initial delays
-	hbRng  *rand.Rand // where in the heartbeat period a TaskManager dies
-	cpuRng *rand.Rand // the CPU readings' noise (cluster.cpu_noise)
+	env   *sim.Env
+	cfg   JobConfig
+	opt   Options
+	topic *kafka.Topic
+	in    Arrivals
+	rec   Recorder
+	rng   *rand.Rand // restart jitter
+	ckRng *rand.Rand // checkpoint initial delays
+	// hbPhase (s, in [0, heartbeat_interval)) is when the JobManager's
+	// periodic heartbeat requests run: at hbPhase + k·interval
+	hbPhase   float64
+	deployRng *rand.Rand // each deployment's duration (cluster.deploy_cv)
+	cpuRng    *rand.Rand // the CPU readings' noise (cluster.cpu_noise)
 
 	graph *Graph
 	par   int
@@ -232,8 +235,9 @@ func NewJob(env *sim.Env, cfg JobConfig, topicCfg kafka.Config, in Arrivals, see
 	// Separate streams, so restart jitter and checkpoint start delays never
 	// shift each other's numbers.
 	j.ckRng = seeds.Stream("flink.checkpoint-initial-delay")
-	j.hbRng = seeds.Stream("flink.heartbeat-phase")
+	j.hbPhase = seeds.Stream("flink.heartbeat-phase").Float64() * float64(cfg.Detection.HeartbeatInterval)
 	j.cpuRng = seeds.Stream("flink.cpu-noise")
+	j.deployRng = seeds.Stream("flink.deploy-time")
 	return j, nil
 }
 

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/gonum/stat/distuv"
+
 	"github.com/streamtwin/streamtwin/results"
 )
 
@@ -74,12 +76,19 @@ func (j *Job) detectionDelay() float64 {
 		return float64(d.ConnectionLoss)
 	}
 	// The JobManager asks every TaskManager for a heartbeat each interval,
-	// at a phase the kill does not know: the first request after it comes
-	// u·interval later (u uniform), and fails at once; the threshold-th
-	// consecutive failure marks the TaskManager unreachable. The timeout
-	// runs from the last answered request, (1−u)·interval before the kill.
+	// in one periodic loop from its start (Flink's HeartbeatManagerSenderImpl),
+	// at a phase drawn once per run: the first request after the kill comes
+	// u·interval later, and fails at once; the threshold-th consecutive
+	// failure marks the TaskManager unreachable. The timeout runs from the
+	// last answered request, (1−u)·interval before the kill. Kills at
+	// random times see u uniform; kills a multiple of the interval apart
+	// see the same u, as live.
 	iv := float64(d.HeartbeatInterval)
-	u := j.hbRng.Float64()
+	u := 0.0
+	if iv > 0 {
+		next := j.hbPhase + iv*math.Ceil((j.env.Now()-j.hbPhase)/iv)
+		u = (next - j.env.Now()) / iv
+	}
 	rpc := iv*(float64(d.RPCFailureThreshold)-1) + u*iv
 	timeout := math.Max(0, float64(d.HeartbeatTimeout)-(1-u)*iv)
 	switch d.Mode {
@@ -167,12 +176,26 @@ func (j *Job) deployWhenSlots() {
 	// the restored state is the checkpoint's: its operators' at about
 	// today's rate, and what the lag held then (job.state_per_lag)
 	d := deploy + float64(c.RestoreBase) + (j.graph.StateSize(j.lambda)+j.restoreLag)/float64(c.RestoreBandwidth)
+	d *= j.deployFactor()
 	epoch := j.epoch
 	j.env.After(d, func() {
 		if epoch == j.epoch {
 			j.resume()
 		}
 	})
+}
+
+// deployFactor draws how much longer or shorter than nominal one
+// deployment takes: gamma-distributed with mean 1 and standard deviation
+// cluster.deploy_cv, which keeps it positive and skewed to the right as
+// live restarts are (1 when deploy_cv is 0).
+func (j *Job) deployFactor() float64 {
+	cv := j.cfg.Cluster.DeployCV
+	if cv <= 0 {
+		return 1
+	}
+	k := 1 / (cv * cv) // shape; rate k gives mean 1, variance 1/k
+	return distuv.Gamma{Alpha: k, Beta: k, Src: j.deployRng}.Rand()
 }
 
 func (j *Job) taskManagerUp(tm int) {

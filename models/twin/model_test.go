@@ -3,6 +3,7 @@ package twin
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -175,6 +176,31 @@ func TestHeartbeatDetectionPhase(t *testing.T) {
 	}
 }
 
+// TestHeartbeatLoop: the JobManager's heartbeat requests run in one
+// periodic loop, so within a run the RPC-failure detection of a kill at t
+// depends only on t modulo the 2 s interval: kills 30 s apart are detected
+// equally fast, and a kill 0.5 s later in the period 0.5 s sooner (or 1.5 s
+// later, past the next request).
+func TestHeartbeatLoop(t *testing.T) {
+	job := strings.Replace(handJob, "detection: {mode: connection, connection_loss: 1s}",
+		"detection: {mode: rpc, heartbeat_interval: 2s, rpc_failure_threshold: 2}", 1)
+	m, _ := runYAML(t, "seed: 3\nduration: 10m\nworkload: {shape: constant, rate: 50000/s}\n"+job+
+		"faults:\n  - {at: 100s, taskmanager: 0}\n  - {at: 220s, taskmanager: 0}\n  - {at: 340.5s, taskmanager: 0}\n")
+	var d []float64
+	for _, f := range results.FaultSummaries(m.events) {
+		d = append(d, f.DetectedAtS-f.AtS)
+	}
+	if len(d) != 3 {
+		t.Fatalf("%d detections, want 3", len(d))
+	}
+	near(t, "the second kill's detection", d[1], d[0], 1e-9)
+	want := d[0] - 0.5
+	if want < 2 {
+		want += 2
+	}
+	near(t, "the third kill's, 0.5 s later in the period", d[2], want, 1e-9)
+}
+
 // TestWarmupRamp: as in TestCrashBacklogAndRecoveryTime the job runs
 // again at 138 s with a 900k backlog, and its capacity ramps linearly over
 // 16 s from warmup_start of the full 100k/s. From 0 the ramp consumes
@@ -302,6 +328,40 @@ func TestCPUNoise(t *testing.T) {
 	full, _ := runYAML(t, "duration: 1m\nworkload: {shape: constant, rate: 130000/s}\n"+noisy)
 	for k := 1.0; k <= 60; k++ {
 		near(t, fmt.Sprintf("saturated cpu at %g s", k), full.at(k).CPUBusyMean, 1, 1e-6)
+	}
+}
+
+// TestDeployCV: with cluster.deploy_cv each deployment takes its nominal
+// time times a gamma variate of mean 1 and standard deviation deploy_cv.
+// The savepoint reconfiguration of the test below is down 0.5 s (savepoint)
+// + 2 s (submit) + 3 s (deploy 2 s, restore 1 s) × M: over 200 of them the
+// factors M must have mean 1 and standard deviation 0.3, the same seed must
+// draw the same ones, and nothing else may vary.
+func TestDeployCV(t *testing.T) {
+	var b strings.Builder
+	const n = 200
+	fmt.Fprintf(&b, "duration: %dm\nworkload: {shape: constant, rate: 50000/s}\n", n+1)
+	b.WriteString(strings.Replace(handJob, "submit: 2s}", "submit: 2s, deploy_cv: 0.3}", 1))
+	b.WriteString("actions:\n")
+	for k := 1; k <= n; k++ {
+		fmt.Fprintf(&b, "  - {at: %ds, checkpoint_interval: %ds}\n", 60*k-30, 10+10*(k%2))
+	}
+	m, sum := runYAML(t, b.String())
+	again, _ := runYAML(t, b.String())
+	down, same := m.kind(results.KindReconfigured), again.kind(results.KindReconfigured)
+	if len(down) != n || len(same) != n || sum.Reconfigurations != n {
+		t.Fatalf("%d and %d reconfigurations, want %d", len(down), len(same), n)
+	}
+	var factors []float64
+	for i, e := range down {
+		near(t, fmt.Sprintf("reconfiguration %d with the same seed", i+1), *same[i].DurationS, *e.DurationS, 0)
+		factors = append(factors, (*e.DurationS-2.5)/3)
+	}
+	mean, sd := stat.MeanStdDev(factors, nil)
+	near(t, "mean deployment factor", mean, 1, 3*0.3/math.Sqrt(n))
+	near(t, "its standard deviation", sd, 0.3, 0.05)
+	if lo := slices.Min(factors); lo <= 0 {
+		t.Errorf("a deployment took %g of its nominal time", lo)
 	}
 }
 

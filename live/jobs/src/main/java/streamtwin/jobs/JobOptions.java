@@ -31,6 +31,9 @@ import org.apache.flink.util.ParameterTool;
  * --buffer-timeout MS          network buffer flush timeout, default Flink's 100; Khaos used -1
  * --delivery-guarantee at-least-once|exactly-once  of the Kafka sink, default at-least-once
  *                              (see {@link KafkaIO#sink})
+ * --job-name NAME              the name Flink lists the job under, default the job class's; the
+ *                              live driver names its jobs after their input topic, so that its
+ *                              cleanup finds every job a run submitted
  * </pre>
  *
  * Unset cluster-level options are deliberately not defaulted here, so that live/'s cluster config
@@ -54,6 +57,8 @@ final class JobOptions {
     final boolean exactlyOnce;
     /** YSB only: path of the ad → campaign mapping; null if not given. */
     final String mapping;
+    /** --job-name; null if not given. */
+    private final String jobName;
 
     private JobOptions(ParameterTool p, String job, int defaultMaxConcurrent, boolean takesMapping) {
         bootstrap = p.get("bootstrap", "127.0.0.1:9092");
@@ -70,6 +75,7 @@ final class JobOptions {
         idleTimeout = Duration.ofMillis(p.getLong("idle-timeout", 5000));
         bufferTimeoutMs = p.has("buffer-timeout") ? p.getLong("buffer-timeout") : null;
         mapping = takesMapping ? p.get("mapping", null) : null;
+        jobName = p.get("job-name", null);
         String delivery = p.get("delivery-guarantee", "at-least-once");
         if (!Set.of("at-least-once", "exactly-once").contains(delivery)) {
             throw new IllegalArgumentException("--delivery-guarantee must be at-least-once or exactly-once, not " + delivery);
@@ -90,6 +96,11 @@ final class JobOptions {
 
     static JobOptions parse(String[] args, String job, int defaultMaxConcurrent, boolean takesMapping) {
         return new JobOptions(ParameterTool.fromArgs(args), job, defaultMaxConcurrent, takesMapping);
+    }
+
+    /** The name to execute the job under: --job-name, else {@code fallback}. */
+    String jobName(String fallback) {
+        return jobName != null ? jobName : fallback;
     }
 
     /** A stream environment with the Khaos job settings (khaos.md §10) and these options applied. */

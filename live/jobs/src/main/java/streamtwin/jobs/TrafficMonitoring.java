@@ -42,7 +42,7 @@ public final class TrafficMonitoring {
         JobOptions o = JobOptions.parse(args, "traffic", 10, false);
         StreamExecutionEnvironment env = o.environment();
         pipeline(env, o);
-        env.execute("TrafficMonitoring");
+        env.execute(o.jobName("TrafficMonitoring"));
     }
 
     /** Kafka source → {@link #build} → Kafka sink. */

@@ -56,7 +56,7 @@ public final class YahooStreamingBenchmark {
         Map<String, String> adToCampaign = readMapping(Path.of(o.mapping));
         StreamExecutionEnvironment env = o.environment();
         pipeline(env, o, adToCampaign);
-        env.execute("YahooStreamingBenchmark");
+        env.execute(o.jobName("YahooStreamingBenchmark"));
     }
 
     /** Kafka source → {@link #build} → Kafka sink. */
