@@ -47,10 +47,7 @@ func TestLiveInterrupt(t *testing.T) {
 		t.Skip("set STREAMTWIN_LIVE=1 to start a real Flink and Kafka (make live-test)")
 	}
 	dir := t.TempDir()
-	cl := filepath.Join(dir, "cluster")
-	if d := os.Getenv("STREAMTWIN_LIVE_DIR"); d != "" {
-		cl = d
-	}
+	cl := liveClusterDir(dir)
 	startLiveCluster(t, cl)
 	sc := filepath.Join(dir, "live-interrupt.yaml")
 	if err := os.WriteFile(sc, []byte(interruptScenario), 0o644); err != nil {

@@ -76,10 +76,7 @@ func TestLiveParity(t *testing.T) {
 		t.Fatal(err)
 	}
 	if run == "" {
-		cl := filepath.Join(dir, "cluster")
-		if d := os.Getenv("STREAMTWIN_LIVE_DIR"); d != "" {
-			cl = d
-		}
+		cl := liveClusterDir(dir)
 		startLiveCluster(t, cl, "--taskmanagers", "1", "--slots", "1", "--tm-cpu", "0.25")
 		run = filepath.Join(dir, "live")
 		if d := os.Getenv("STREAMTWIN_LIVE_PARITY_OUT"); d != "" {

@@ -238,10 +238,7 @@ func TestLiveHostProfile(t *testing.T) {
 		t.Skip("set STREAMTWIN_LIVE_HOST_PROFILE=<csv> to measure the host profile (make live-host-profile)")
 	}
 	dir := t.TempDir()
-	cl := filepath.Join(dir, "cluster")
-	if d := os.Getenv("STREAMTWIN_LIVE_DIR"); d != "" {
-		cl = d
-	}
+	cl := liveClusterDir(dir)
 	c := startPrometheusCluster(t, cl, "--taskmanagers", "2", "--slots", "2")
 	run := filepath.Join(dir, "run")
 	if d := os.Getenv("STREAMTWIN_LIVE_OUT"); d != "" {

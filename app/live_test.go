@@ -34,10 +34,7 @@ func TestLiveEndToEnd(t *testing.T) {
 		t.Skip("set STREAMTWIN_LIVE=1 to start a real Flink and Kafka (make live-test)")
 	}
 	dir := t.TempDir()
-	cl := filepath.Join(dir, "cluster")
-	if d := os.Getenv("STREAMTWIN_LIVE_DIR"); d != "" {
-		cl = d // make live-test stops it even when this test binary is killed
-	}
+	cl := liveClusterDir(dir)
 	startLiveCluster(t, cl)
 	run := filepath.Join(dir, "live")
 	if d := os.Getenv("STREAMTWIN_LIVE_OUT"); d != "" {
@@ -153,6 +150,16 @@ func liveCalibration(t *testing.T, run, dir string, events []results.Event) {
 	}
 }
 
+// liveClusterDir is where a live test's cluster lives: STREAMTWIN_LIVE_DIR
+// if set (make live-test stops it even when the test binary is killed),
+// else dir/cluster.
+func liveClusterDir(dir string) string {
+	if d := os.Getenv("STREAMTWIN_LIVE_DIR"); d != "" {
+		return d
+	}
+	return filepath.Join(dir, "cluster")
+}
+
 // startLiveCluster starts a 2 × 2-slot cluster in cl (live up) and, when
 // the test ends, stops it and checks that nothing of it survives: no
 // process whose command line names cl, no listener on its ports.
@@ -194,10 +201,7 @@ func startLiveCluster(t *testing.T, cl string, upFlags ...string) {
 func liveReplay(t *testing.T, name, outEnv string, flags ...string) string {
 	t.Helper()
 	dir := t.TempDir()
-	cl := filepath.Join(dir, "cluster")
-	if d := os.Getenv("STREAMTWIN_LIVE_DIR"); d != "" {
-		cl = d
-	}
+	cl := liveClusterDir(dir)
 	startLiveCluster(t, cl)
 	run := filepath.Join(dir, name)
 	if d := os.Getenv(outEnv); d != "" {
@@ -447,10 +451,7 @@ func TestLiveRescale(t *testing.T) {
 		t.Skip("set STREAMTWIN_LIVE=1 to start a real Flink and Kafka (make live-test)")
 	}
 	dir := t.TempDir()
-	cl := filepath.Join(dir, "cluster")
-	if d := os.Getenv("STREAMTWIN_LIVE_DIR"); d != "" {
-		cl = d
-	}
+	cl := liveClusterDir(dir)
 	startLiveCluster(t, cl, "--taskmanagers", "3", "--slots", "1", "--scheduler", "adaptive")
 	run := filepath.Join(dir, "live")
 	stdout, stderr, code, _ := runCLI(t, "live", "run", "../scenarios/live-rescale.yaml", "--dir", cl, "--out", run,
@@ -514,10 +515,7 @@ func TestLivePolicies(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", bin, "../examples/go-policy").CombinedOutput(); err != nil {
 		t.Fatalf("go build ./examples/go-policy: %v\n%s", err, out)
 	}
-	cl := filepath.Join(dir, "cluster")
-	if d := os.Getenv("STREAMTWIN_LIVE_DIR"); d != "" {
-		cl = d
-	}
+	cl := liveClusterDir(dir)
 	startLiveCluster(t, cl)
 	for _, variant := range []string{"go", "python"} {
 		run := filepath.Join(dir, variant)
