@@ -1,0 +1,41 @@
+package docgen
+
+import (
+	"math"
+	"path/filepath"
+	"testing"
+
+	"github.com/streamtwin/streamtwin/results"
+)
+
+// TestKills: each fault's outage by hand. A kill at 10 s detected at
+// 12.5 s and running again at 16 s, with a restart delay of 2 s: detection
+// 2.5 s, deployment 16 − 12.5 − 2 = 1.5 s, downtime 6 s. A kill never
+// detected is left out.
+func TestKills(t *testing.T) {
+	dir := t.TempDir()
+	events := []results.Event{
+		{TimeS: 10, Kind: results.KindFault},
+		{TimeS: 12.5, Kind: results.KindDetected},
+		{TimeS: 16, Kind: results.KindRunning},
+		{TimeS: 40, Kind: results.KindFault},
+	}
+	if err := results.WriteParquetFile(filepath.Join(dir, results.EventsFile), events); err != nil {
+		t.Fatal(err)
+	}
+	ks, err := kills(dir, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ks) != 1 {
+		t.Fatalf("%d outages, want 1: %+v", len(ks), ks)
+	}
+	for _, c := range []struct {
+		name      string
+		got, want float64
+	}{{"detection", ks[0].detect, 2.5}, {"deployment", ks[0].deploy, 1.5}, {"downtime", ks[0].down, 6}} {
+		if math.Abs(c.got-c.want) > 1e-12 {
+			t.Errorf("%s = %g s, want %g s", c.name, c.got, c.want)
+		}
+	}
+}
