@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/streamtwin/streamtwin/results"
 	"github.com/streamtwin/streamtwin/results/evaluation"
 )
 
@@ -184,15 +183,16 @@ func liveAgainstLive(c *Context) (string, error) {
 	// the checks on rankings and policies of a verdict, and those failed
 	checks := func(path string) (n int, failed []string, err error) {
 		verdict := []string{"criterion", "subject", "value", "bound", "result", "detail"}
-		err = readTable(path, verdict, func(r map[string]string) {
+		err = asReadCSV(path, verdict, verdict, func(r map[string]string) error {
 			if r["subject"] == "league" || strings.HasPrefix(r["criterion"], "live spread") {
-				return
+				return nil
 			}
 			n++
 			if r["result"] == "fail" {
 				v, _ := strconv.ParseFloat(r["value"], 64)
 				failed = append(failed, fmt.Sprintf("%s (%s: %s)", r["subject"], strings.TrimPrefix(r["criterion"], "|twin − live| / live ≤ bound: "), num(v)))
 			}
+			return nil
 		})
 		return n, failed, err
 	}
@@ -209,7 +209,7 @@ func liveAgainstLive(c *Context) (string, error) {
 	by := map[string]*pair{}
 	var order []string
 	figures := []string{"policy", "backend", "worker_seconds", "latency_p95_ms", "latency_p99_ms", "lag_max", "rescales", "downtime_s", "run_dir"}
-	err = readTable(filepath.Join(out, "league.csv"), figures, func(r map[string]string) {
+	err = asReadCSV(filepath.Join(out, "league.csv"), figures, figures, func(r map[string]string) error {
 		p := by[r["policy"]]
 		if p == nil {
 			p = &pair{}
@@ -221,6 +221,7 @@ func liveAgainstLive(c *Context) (string, error) {
 		} else {
 			p.second = maps.Clone(r)
 		}
+		return nil
 	})
 	if err != nil {
 		return "", err
@@ -259,18 +260,4 @@ func liveAgainstLive(c *Context) (string, error) {
 			"misses are its own."
 	}
 	return wrap(text, leagueWidth) + "\n\n" + strings.TrimRight(khaosMarkdownTable(rows), "\n"), nil
-}
-
-// readTable reads a CSV table the league writes, with exactly the
-// columns cols, calling row for each data line.
-func readTable(path string, cols []string, row func(map[string]string)) error {
-	fh, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer fh.Close()
-	return results.ReadCSVTable(path, fh, cols, cols, func(_ int, cells map[string]string) error {
-		row(cells)
-		return nil
-	})
 }
