@@ -6,11 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -308,7 +306,7 @@ func (r *run) setup(ctx context.Context) error {
 	}
 	r.jobID = id
 	r.logf("job %s submitted (%s, parallelism %d, CI %gs); input topic %s", id, r.entry, r.par, r.ci, r.in)
-	if err := r.waitRunning(ctx, id); err != nil {
+	if _, err := r.waitRunning(ctx, id); err != nil {
 		return err
 	}
 	if r.sc.Job.Rescale.Mode == flink.RescaleCheckpoint {
@@ -372,23 +370,25 @@ func stateBackend(sc scenario.Scenario) string {
 	return "hashmap"
 }
 
-func (r *run) waitRunning(ctx context.Context, id string) error {
+// waitRunning waits until every task of job id runs and returns the job
+// as Flink then showed it.
+func (r *run) waitRunning(ctx context.Context, id string) (rest.Job, error) {
 	deadline := time.Now().Add(90 * time.Second)
 	for time.Now().Before(deadline) {
 		j, err := r.env.REST.Job(ctx, id)
 		if err == nil && j.State == "RUNNING" && allRunning(j) {
-			return nil
+			return j, nil
 		}
 		if err == nil && (j.State == "FAILED" || j.State == "CANCELED") {
-			return fmt.Errorf("job %s is %s right after submission; see the JobManager log", id, j.State)
+			return j, fmt.Errorf("job %s is %s right after submission; see the JobManager log", id, j.State)
 		}
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
+			return rest.Job{}, ctx.Err()
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
-	return fmt.Errorf("job %s did not reach RUNNING in 90 s (not enough free slots?)", id)
+	return rest.Job{}, fmt.Errorf("job %s did not reach RUNNING in 90 s (not enough free slots?)", id)
 }
 
 func allRunning(j rest.Job) bool {
@@ -427,15 +427,15 @@ func (r *run) cleanup() {
 		ours[id] = true
 	}
 	r.mu.Unlock()
-	for _, id := range slices.Sorted(maps.Keys(ours)) {
-		_ = r.env.REST.Cancel(ctx, id)
-	}
-	// Then every job still active that the run named, until a listing
-	// shows none: the driver may have given up on a submission that
-	// Flink still carries out.
+	// Every job still active that the run submitted or named, until a
+	// listing shows none: the driver may have given up on a submission
+	// that Flink still carries out.
 	for range 5 {
 		jobs, err := r.env.REST.Jobs(ctx)
-		if err != nil {
+		if err != nil { // cancel what it can name without a listing
+			for id := range ours {
+				_ = r.env.REST.Cancel(ctx, id)
+			}
 			break
 		}
 		left := 0

@@ -714,17 +714,16 @@ func (r *run) reconfigure(ctx context.Context, ci float64, par int, why string) 
 	r.mu.Lock()
 	r.jobID, r.ci, r.par, r.restarts = id, ci, par, 0
 	r.mu.Unlock()
-	if err := r.waitRunning(ctx, id); err != nil {
+	j, err := r.waitRunning(ctx, id)
+	if err != nil {
 		return err
 	}
 	back, runningAt := r.now(), time.Now()
-	if j, err := r.env.REST.Job(ctx, id); err == nil {
-		if t, ok := r.tasksRunningAt(ctx, j); ok && t <= back {
-			back = t
-		}
-		if ts := j.Timestamps["RUNNING"]; ts > 0 {
-			runningAt = time.UnixMilli(ts) // its checkpoint scheduler's start
-		}
+	if t, ok := r.tasksRunningAt(ctx, j); ok && t <= back {
+		back = t
+	}
+	if ts := j.Timestamps["RUNNING"]; ts > 0 {
+		runningAt = time.UnixMilli(ts) // its checkpoint scheduler's start
 	}
 	r.mu.Lock()
 	r.runningAt = runningAt
