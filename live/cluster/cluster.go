@@ -646,6 +646,7 @@ func (c *Cluster) Down(ctx context.Context) error {
 	for _, p := range c.state.Processes {
 		if m := c.mark(p); alive(p.PID, m) {
 			procs[p.PID] = m
+			signalGroup(p.PID, syscall.SIGCONT) // a frozen process acts on no other signal
 			signalGroup(p.PID, sigterm)
 			if p.CDSDump != "" {
 				// writing a class-data archive at exit takes ~8 s of CPU
@@ -676,12 +677,14 @@ func (c *Cluster) Down(ctx context.Context) error {
 		}
 		c.state.Processes[i].PID = 0
 	}
-	if c.state.TaskManagerCPU > 0 {
-		var names []string
-		for i := 1; i <= c.state.TaskManagers; i++ {
-			names = append(names, TaskManagerID(i))
-		}
-		removeCPULimits(c.layout.Dir, names)
+	// also without --tm-cpu: a cpu_throttle fault makes the cgroups
+	var names []string
+	for i := 1; i <= c.state.TaskManagers; i++ {
+		names = append(names, TaskManagerID(i))
+	}
+	removeCPULimits(c.layout.Dir, names)
+	if err := c.undoReadOnly(); err != nil {
+		return err
 	}
 	if err := os.Remove(c.layout.pidsFile()); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
@@ -731,11 +734,19 @@ func (c *Cluster) endTaskManager(i int, sig syscall.Signal, grace time.Duration)
 	if err != nil {
 		return err
 	}
+	return c.end(j, sig, grace)
+}
+
+// end sends sig to process j's group (an index into the state's
+// processes), waits up to grace for it to die, then SIGKILLs it. c.mu is
+// held.
+func (c *Cluster) end(j int, sig syscall.Signal, grace time.Duration) error {
 	p := &c.state.Processes[j]
 	m := c.mark(*p)
 	if !alive(p.PID, m) {
 		return fmt.Errorf("%s is not running", p.Name)
 	}
+	signalGroup(p.PID, syscall.SIGCONT) // a frozen process acts on no other signal
 	signalGroup(p.PID, sig)
 	left := waitDead(map[int]string{p.PID: m}, grace)
 	if len(left) > 0 && sig != sigkill {
@@ -771,6 +782,12 @@ func (c *Cluster) RestartTaskManager(i int) error {
 	if err != nil {
 		return err
 	}
+	return c.startAgain(j)
+}
+
+// startAgain starts process j (an index into the state's processes) again
+// with its command line, appending to its log. c.mu is held.
+func (c *Cluster) startAgain(j int) error {
 	p := &c.state.Processes[j]
 	if alive(p.PID, c.mark(*p)) {
 		return fmt.Errorf("%s still runs (pid %d)", p.Name, p.PID)
@@ -780,7 +797,7 @@ func (c *Cluster) RestartTaskManager(i int) error {
 		return fmt.Errorf("restarting %s: %w", p.Name, err)
 	}
 	p.PID, p.Started = pid, time.Now().UTC()
-	if c.state.TaskManagerCPU > 0 {
+	if c.state.TaskManagerCPU > 0 && strings.HasPrefix(p.Name, "tm-") {
 		if err := limitCPU(c.layout.Dir, p.Name, pid, c.state.TaskManagerCPU); err != nil {
 			return err
 		}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -40,18 +41,7 @@ func limitCPU(dir, name string, pid int, cores float64) error {
 	if err := os.MkdirAll(path, 0o755); err != nil {
 		return fmt.Errorf("CPU limit of %s: %w (the cpu cgroup controller needs root; drop --tm-cpu)", name, err)
 	}
-	quota := int64(cores * cfsPeriodUs)
-	var err error
-	if v2 {
-		if werr := os.WriteFile(filepath.Join(filepath.Dir(path), "cgroup.subtree_control"), []byte("+cpu"), 0o644); werr != nil && !errors.Is(werr, os.ErrExist) {
-			_ = werr // already enabled, or enabled by the parent: cpu.max tells
-		}
-		err = os.WriteFile(filepath.Join(path, "cpu.max"), []byte(fmt.Sprintf("%d %d", quota, cfsPeriodUs)), 0o644)
-	} else {
-		if err = os.WriteFile(filepath.Join(path, "cpu.cfs_period_us"), []byte(strconv.Itoa(cfsPeriodUs)), 0o644); err == nil {
-			err = os.WriteFile(filepath.Join(path, "cpu.cfs_quota_us"), []byte(strconv.FormatInt(quota, 10)), 0o644)
-		}
-	}
+	err := setQuota(path, v2, cores)
 	if err == nil {
 		err = os.WriteFile(filepath.Join(path, "cgroup.procs"), []byte(strconv.Itoa(pid)), 0o644)
 	}
@@ -59,6 +49,29 @@ func limitCPU(dir, name string, pid int, cores float64) error {
 		return fmt.Errorf("CPU limit of %s in %s: %w", name, path, err)
 	}
 	return nil
+}
+
+// setQuota sets the CFS quota of cgroup path to cores CPUs; cores ≤ 0
+// lifts it.
+func setQuota(path string, v2 bool, cores float64) error {
+	quota := int64(cores * cfsPeriodUs)
+	if v2 {
+		if werr := os.WriteFile(filepath.Join(filepath.Dir(path), "cgroup.subtree_control"), []byte("+cpu"), 0o644); werr != nil && !errors.Is(werr, os.ErrExist) {
+			_ = werr // already enabled, or enabled by the parent: cpu.max tells
+		}
+		q := "max"
+		if cores > 0 {
+			q = strconv.FormatInt(quota, 10)
+		}
+		return os.WriteFile(filepath.Join(path, "cpu.max"), []byte(fmt.Sprintf("%s %d", q, cfsPeriodUs)), 0o644)
+	}
+	if cores <= 0 {
+		quota = -1
+	}
+	if err := os.WriteFile(filepath.Join(path, "cpu.cfs_period_us"), []byte(strconv.Itoa(cfsPeriodUs)), 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(path, "cpu.cfs_quota_us"), []byte(strconv.FormatInt(quota, 10)), 0o644)
 }
 
 // processorCount is the JVM flag that makes a TaskManager limited to cores
@@ -100,4 +113,33 @@ func removeCPULimits(dir string, names []string) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// readQuota is the CFS quota of cgroup path in cores, 0 when unlimited.
+func readQuota(path string, v2 bool) (float64, error) {
+	if v2 {
+		b, err := os.ReadFile(filepath.Join(path, "cpu.max"))
+		if err != nil {
+			return 0, err
+		}
+		var q string
+		var period float64
+		if _, err := fmt.Sscan(string(b), &q, &period); err != nil || period <= 0 {
+			return 0, fmt.Errorf("%s/cpu.max: cannot read %q", path, b)
+		}
+		if q == "max" {
+			return 0, nil
+		}
+		n, err := strconv.ParseFloat(q, 64)
+		return n / period, err
+	}
+	b, err := os.ReadFile(filepath.Join(path, "cpu.cfs_quota_us"))
+	if err != nil {
+		return 0, err
+	}
+	n, err := strconv.ParseFloat(strings.TrimSpace(string(b)), 64)
+	if err != nil || n < 0 {
+		return 0, err
+	}
+	return n / cfsPeriodUs, nil
 }

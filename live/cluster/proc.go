@@ -48,6 +48,9 @@ type State struct {
 	Slots          int       `json:"slots"`
 	Processes      []Process `json:"processes"` // kafka, jobmanager, tm-1 … tm-N
 	Created        time.Time `json:"created"`
+	// ReadOnly are the folders a checkpoint_storage fault made read-only
+	// (bind mounts), which Writable and Down undo.
+	ReadOnly []string `json:"readOnly,omitempty"`
 }
 
 func readState(path string) (State, error) {
@@ -147,6 +150,9 @@ func alive(pid int, mark string) bool {
 // signalGroup signals the process group of pid (== pid, see start), and pid
 // itself should the group be gone.
 func signalGroup(pid int, sig syscall.Signal) {
+	if pid <= 0 {
+		return // kill(0) and kill(-1) would signal our own group or everyone
+	}
 	if err := syscall.Kill(-pid, sig); err != nil {
 		_ = syscall.Kill(pid, sig)
 	}

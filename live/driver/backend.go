@@ -157,38 +157,6 @@ func (r *run) TaskManagerOf(op string) (int, error) {
 	return 0, fmt.Errorf("no TaskManager of vertex %q has a resource id tm-N (%v)", op, ids)
 }
 
-// Kill SIGKILLs TaskManager tm (0-based), which comes back after
-// job.cluster.restart_delay, as a pod would.
-func (r *run) Kill(tm int, reason string) error {
-	if r.env.Cluster == nil {
-		return fmt.Errorf("an external cluster's TaskManagers cannot be killed from here")
-	}
-	if n := r.env.Cluster.TaskManagers(); tm < 0 || tm >= n {
-		return fmt.Errorf("no TaskManager %d (the cluster has %d)", tm, n)
-	}
-	if err := r.env.Cluster.KillTaskManager(tm + 1); err != nil {
-		return fmt.Errorf("killing TaskManager tm-%d: %w", tm+1, err)
-	}
-	t32 := int32(tm)
-	r.mu.Lock()
-	r.faults++
-	r.down = true // the next return to RUNNING ends this fault's downtime
-	r.mu.Unlock()
-	r.event(results.Event{Kind: results.KindFault, TaskManager: &t32, Reason: reason + " (SIGKILL)"})
-	r.logf("killed TaskManager tm-%d at %.1f s (%s)", tm+1, r.now(), reason)
-	delay := time.Duration(float64(r.sc.Job.Cluster.RestartDelay) * float64(time.Second))
-	r.background(func(ctx context.Context) {
-		// also when the run ends first: the cluster is left as it was found
-		_ = sleepCtx(ctx, delay)
-		if err := r.env.Cluster.RestartTaskManager(tm + 1); err != nil {
-			r.logf("restarting TaskManager tm-%d: %v", tm+1, err)
-			return
-		}
-		r.event(results.Event{Kind: results.KindTaskManagerUp, TaskManager: &t32})
-	})
-	return nil
-}
-
 // Reconfigure checks that the cluster can host par, then stops the job with
 // a savepoint and resubmits it in the background; a request while one is
 // under way replaces any queued one, as in the simulator.

@@ -36,6 +36,18 @@ type Cluster interface {
 	StopTaskManager(i int) error
 	RestartTaskManager(i int) error
 	Running(i int) bool
+
+	// the faults beyond a crash (inject.go), each with its undoing
+	FreezeTaskManager(i int) error
+	ThawTaskManager(i int) error
+	ThrottleTaskManager(i int, cores float64) error
+	UnthrottleTaskManager(i int) error
+	StopKafka() error
+	StartKafka() error
+	KillJobManager() error
+	StartJobManager() error
+	ReadOnly(dir string) error
+	Writable(dir string) error
 }
 
 // Env is where a run happens.
@@ -107,6 +119,12 @@ type run struct {
 	wanted      float64   // records the schedule asked for so far
 	queued      *reconfig // the next reconfiguration to carry out
 	down        bool      // a fault or restart took the job down; cleared when it runs again
+	// jobLost: a jobmanager fault took the job with it (no HA); the
+	// samples call it FAILED
+	jobLost bool
+	// brokerBack is when a kafka_broker fault's broker is started again:
+	// the sampler's kafkaGrace runs from then
+	brokerBack time.Time
 	// staleSamples counts samples whose positions came from the source's
 	// record count because Flink's offsets stood still (see staleAfter)
 	staleSamples int
@@ -339,6 +357,7 @@ func (r *run) submit(ctx context.Context, ci float64, par int, savepoint string)
 	args := []string{"--job-name", r.in, "--bootstrap", r.env.Bootstrap, "--input-topic", r.in, "--output-topic", r.out,
 		"--group", r.in + "-job", "--parallelism", fmt.Sprint(par),
 		"--checkpoint-interval", fmt.Sprint(int64(math.Round(ci * 1000))), "--state-backend", stateBackend(r.sc),
+		"--tolerable-failed-checkpoints", fmt.Sprint(r.sc.Job.Checkpoint.TolerableFailures),
 		"--checkpoint-dir", fileURI(filepath.Join(r.env.StateDir, "checkpoints"))}
 	if r.sc.Job.Template == "ysb" {
 		args = append(args, "--mapping", r.mappingPath())

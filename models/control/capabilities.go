@@ -19,6 +19,8 @@ type Capabilities struct {
 	// Faults: the backend can kill TaskManagers; Why says why not.
 	Faults      bool
 	NoFaultsWhy string
+	// NoFaultKinds are the fault kinds the backend cannot inject, with why.
+	NoFaultKinds map[string]string
 	// TaskManagers bounds a fault's taskmanager index (0: any).
 	TaskManagers int
 	// MaxParallelism bounds a rescale (0: only the job's max_parallelism).
@@ -54,6 +56,8 @@ func Check(sc scenario.Scenario, pol policy.Policy, caps Capabilities) map[strin
 		switch {
 		case !caps.Faults:
 			out[field] = fmt.Sprintf("%s cannot inject faults: %s", caps.Backend, caps.NoFaultsWhy)
+		case caps.NoFaultKinds[f.FaultKind()] != "":
+			out[field+".kind"] = fmt.Sprintf("%s cannot inject a %s fault: %s", caps.Backend, f.FaultKind(), caps.NoFaultKinds[f.FaultKind()])
 		case f.TaskManager != nil && caps.TaskManagers > 0 && *f.TaskManager >= caps.TaskManagers:
 			out[field+".taskmanager"] = fmt.Sprintf("%d is beyond %s's TaskManagers (allowed 0..%d)", *f.TaskManager, caps.Backend, caps.TaskManagers-1)
 		}

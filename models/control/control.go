@@ -38,8 +38,11 @@ type Backend interface {
 	TaskManagers() int
 	TaskManagerOf(operator string) (int, error)
 
-	// Kill crashes TaskManager tm (0-based) and records the fault event.
-	Kill(tm int, reason string) error
+	// Inject starts fault f (its Kind; for the kinds that hit a
+	// TaskManager, on tm, 0-based; else tm is −1) and records the fault
+	// event. A fault with a Duration undoes itself after it, also when the
+	// run ends first.
+	Inject(f scenario.ScheduledFault, tm int, reason string) error
 	// Reconfigure moves the job to checkpoint interval ci (s) and
 	// parallelism par by stop-with-savepoint and resubmission. An error is
 	// a refusal: nothing was changed.
@@ -241,7 +244,7 @@ func (c *Controller) scheduleFaults() {
 	for _, f := range c.sched.Faults {
 		c.b.At(f.At, func() {
 			if math.IsNaN(f.BeforeCheckpoint) {
-				c.kill(f, f.Source)
+				c.inject(f, f.Source)
 				return
 			}
 			c.aligned = append(c.aligned, f)
@@ -271,14 +274,15 @@ func (c *Controller) alignPending() {
 			continue
 		}
 		c.b.At(at, func() {
-			c.kill(f, fmt.Sprintf("%s, %gs before checkpoint due at %s s", f.Source, f.BeforeCheckpoint, results.FormatEventTime(due)))
+			c.inject(f, fmt.Sprintf("%s, %gs before checkpoint due at %s s", f.Source, f.BeforeCheckpoint, results.FormatEventTime(due)))
 		})
 	}
 	c.aligned = kept
 }
 
 // Target is the TaskManager a fault hits: the one hosting the named
-// operator, the seeded pick ⌊Pick·n⌋ of n, or the fixed index.
+// operator, the seeded pick ⌊Pick·n⌋ of n, or the fixed index (−1 for a
+// fault that hits no TaskManager).
 func Target(b Backend, f scenario.ScheduledFault) (int, error) {
 	switch {
 	case f.Operator != "":
@@ -289,10 +293,13 @@ func Target(b Backend, f scenario.ScheduledFault) (int, error) {
 	return f.TaskManager, nil
 }
 
-func (c *Controller) kill(f scenario.ScheduledFault, reason string) {
+func (c *Controller) inject(f scenario.ScheduledFault, reason string) {
+	if f.Kind == "" { // a schedule built by hand
+		f.Kind = scenario.FaultTaskManager
+	}
 	tm, err := Target(c.b, f)
 	if err == nil {
-		err = c.b.Kill(tm, reason)
+		err = c.b.Inject(f, tm, reason)
 	}
 	if err != nil {
 		c.b.Fail(fmt.Errorf("%s: %w", f.Source, err))

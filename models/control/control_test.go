@@ -72,8 +72,12 @@ func (f *fake) TaskManagerOf(op string) (int, error) {
 	}
 	return 0, fmt.Errorf("no operator named %q", op)
 }
-func (f *fake) Kill(tm int, reason string) error {
-	f.ops = append(f.ops, fmt.Sprintf("%g kill %d (%s)", f.now, tm, reason))
+func (f *fake) Inject(sf scenario.ScheduledFault, tm int, reason string) error {
+	if sf.Kind == scenario.FaultTaskManager {
+		f.ops = append(f.ops, fmt.Sprintf("%g kill %d (%s)", f.now, tm, reason))
+		return nil
+	}
+	f.ops = append(f.ops, fmt.Sprintf("%g %s %d for %gs (%s)", f.now, sf.Kind, tm, sf.Duration, reason))
 	return nil
 }
 func (f *fake) Reconfigure(ci float64, par int, reason string) error {

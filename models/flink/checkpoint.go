@@ -61,6 +61,13 @@ func (j *Job) triggerCheckpoint(savepoint bool) *checkpoint {
 	ck := j.cfg.Checkpoint
 	j.nextID++
 	c := &checkpoint{id: j.nextID, savepoint: savepoint, trigger: now, offset: j.topic.Consumed}
+	if !savepoint && j.storageDown() {
+		// the JobManager cannot create the checkpoint's folder: it fails
+		// before any barrier is sent
+		j.event(results.Event{Kind: results.KindCheckpointFailed, CheckpointID: i64(c.id), DurationS: f64(0), Reason: storageRefused})
+		j.checkpointFailed()
+		return c
+	}
 	c.lagState = j.cfg.LagState(j.in.Arrived(now) - j.topic.Consumed)
 	state := j.graph.StateSize(j.lambda) + c.lagState
 	c.size = state
@@ -76,6 +83,11 @@ func (j *Job) triggerCheckpoint(savepoint bool) *checkpoint {
 	async := float64(ck.AsyncBase) + c.size/float64(ck.UploadBandwidth)
 	c.duration = align + drain + syncPhase + async
 	stall := align + drain + syncPhase
+	if h := j.haltEnd(); h > now {
+		// barriers wait for the frozen TaskManager or the stopped broker
+		c.duration += h - now
+		stall += h - now
+	}
 	if j.state == StateRunning {
 		if ck.InflightBlock >= 1 {
 			j.stallEnd = math.Max(j.stallEnd, now+stall)
@@ -146,10 +158,19 @@ func (j *Job) finishCheckpoint(c *checkpoint, ok bool, reason string) {
 	processedAtTrigger := j.processedAtTrigger[c.id]
 	j.removeInflight(c)
 	now := j.env.Now()
+	if ok && !c.savepoint && j.storageDown() {
+		ok, reason = false, storageRefused
+	}
 	if !ok {
 		j.event(results.Event{Kind: results.KindCheckpointFailed, CheckpointID: i64(c.id), DurationS: f64(now - c.trigger), Reason: reason})
 		j.releaseHeldTrigger()
+		if !c.savepoint {
+			j.checkpointFailed()
+		}
 		return
+	}
+	if !c.savepoint {
+		j.ckFailures = 0
 	}
 	if c.savepoint {
 		j.event(results.Event{Kind: results.KindSavepoint, CheckpointID: i64(c.id), DurationS: f64(c.duration), SizeBytes: f64(c.size), Reason: j.savepointReason})
@@ -172,6 +193,9 @@ func (j *Job) finishCheckpoint(c *checkpoint, ok bool, reason string) {
 		fn()
 	}
 }
+
+// storageRefused is the reason of a checkpoint that storage refused.
+const storageRefused = "checkpoint storage refused writes"
 
 // releaseHeldTrigger fires a trigger that waited for a slot, honouring
 // min-pause after the last completion.

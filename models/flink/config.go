@@ -61,6 +61,11 @@ type CheckpointConfig struct {
 	MinPause      sim.Duration `yaml:"min_pause"`      // …min-pause (Flink default 0)
 	Timeout       sim.Duration `yaml:"timeout"`        // …timeout (Flink default 10 min; Khaos jobs 1 h)
 	MaxConcurrent int          `yaml:"max_concurrent"` // …max-concurrent-checkpoints (Flink default 1)
+	// TolerableFailures is …tolerable-failed-checkpoints (Flink default 0):
+	// one more checkpoint failure in a row than this fails the job. Only
+	// failures of the checkpoint itself count (storage refusing writes, a
+	// timeout), not checkpoints aborted because the job failed.
+	TolerableFailures int `yaml:"tolerable_failures"`
 	// InitialDelay: "random" draws the first trigger after a (re)start
 	// uniformly in [min_pause, interval], as Flink's CheckpointCoordinator
 	// does; "interval" waits exactly one interval.
@@ -558,6 +563,9 @@ func (c JobConfig) Validate() map[string]string {
 		if v <= 0 {
 			e[k] = "must be positive"
 		}
+	}
+	if ck.TolerableFailures < 0 {
+		e["checkpoint.tolerable_failures"] = fmt.Sprintf("must be ≥ 0, got %d", ck.TolerableFailures)
 	}
 	if ck.MaxConcurrent < 1 {
 		e["checkpoint.max_concurrent"] = fmt.Sprintf("must be at least 1, got %d", ck.MaxConcurrent)

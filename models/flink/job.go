@@ -74,6 +74,10 @@ type taskManager struct {
 	jitSince float64
 	jitting  bool
 	jitDt    float64
+	// share is the CPU share a cpu_throttle fault leaves it while
+	// throttled > 0 (the faults in force)
+	share     float64
+	throttled int
 }
 
 type pendingRecovery struct {
@@ -171,6 +175,14 @@ type Job struct {
 	savepointReason     string
 	onSavepoint         func(*checkpoint)
 
+	// faults beyond a crash (faults.go): the stall of a frozen TaskManager
+	// hosting tasks and of a stopped broker end at freezeUntil and
+	// brokerUntil; checkpoint storage refuses writes until storageUntil;
+	// ckFailures counts the checkpoints failed in a row
+	freezeUntil, brokerUntil, storageUntil float64
+	brokerStart                            float64 // kafka.broker_start
+	ckFailures                             int
+
 	// recovery
 	pending      []pendingRecovery
 	downSince    float64
@@ -217,7 +229,8 @@ func NewJob(env *sim.Env, cfg JobConfig, topicCfg kafka.Config, in Arrivals, see
 	opt = opt.withDefaults()
 	j := &Job{env: env, cfg: cfg, opt: opt, topic: kafka.New(topicCfg), in: in, rec: rec,
 		rng: seeds.Stream("flink.restart-jitter"), par: cfg.Parallelism, ci: float64(cfg.Checkpoint.Interval),
-		state: StateRunning, warm: 1, deployTime: -1, processedAtTrigger: map[int64]float64{}}
+		state: StateRunning, warm: 1, deployTime: -1, processedAtTrigger: map[int64]float64{},
+		brokerStart: float64(topicCfg.BrokerStart)}
 	g, err := BuildGraph(cfg, j.par, j.topic.SourceShares)
 	if err != nil {
 		return nil, err
@@ -413,7 +426,7 @@ func (j *Job) cpuShare() float64 {
 	if h := float64(j.cfg.Cluster.HostCPUPerRecord); h > 0 {
 		s *= math.Max(minHostShare, 1-j.lambda*h/j.graph.Cores())
 	}
-	return s
+	return s * j.throttleShare()
 }
 
 // minHostShare is the least CPU share co-located processes leave the job.
@@ -422,7 +435,7 @@ const minHostShare = 0.05
 // capacity is the source rate the job can sustain right now.
 func (j *Job) capacity() float64 {
 	now := j.env.Now()
-	if !j.consuming() || now < j.stallEnd {
+	if !j.consuming() || now < j.stallEnd || now < j.haltEnd() {
 		return 0
 	}
 	return j.graph.Capacity(j.cpuShare()) * j.warm * j.drainShare(now)
@@ -461,7 +474,11 @@ func (j *Job) advance() {
 		mu, stallBusy := 0.0, 0.0
 		x, end := 0.0, now
 		if j.consuming() {
-			if t0 < j.stallEnd {
+			if h := j.haltEnd(); t0 < h {
+				// a frozen TaskManager or a stopped broker: nothing moves,
+				// and nothing is busy
+				end = math.Min(now, h)
+			} else if t0 < j.stallEnd {
 				end = math.Min(now, j.stallEnd)
 				if lag > 0 {
 					// backpressured: the sources wait, but the tasks stay
@@ -644,7 +661,11 @@ func (j *Job) cpuUtilisation(dt float64) []float64 {
 		if j.tms[tm].jitting {
 			cpu += j.tms[tm].jitDt * cores
 		}
-		u := results.CPUUtilisation(math.Min(cpu, cores*dt), dt, cores)
+		most := cores * dt
+		if j.tms[tm].throttled > 0 { // a cpu_throttle fault's quota
+			most *= j.tms[tm].share
+		}
+		u := results.CPUUtilisation(math.Min(cpu, most), dt, cores)
 		if k := j.cfg.Cluster.CPUNoise; k > 0 && u < 1 {
 			u = min(1, max(0, u+k*math.Sqrt(u*(1-u))*j.cpuRng.NormFloat64()))
 		}

@@ -44,12 +44,20 @@ func (j *Job) Crash(tm int, reason string) error {
 
 // fail takes the job down and starts failure detection.
 func (j *Job) fail(now float64, cause string) {
+	j.failAt(now, math.Max(0, j.in.Arrived(now)-j.topic.Consumed), cause, j.detectionDelay())
+}
+
+// failAt takes the job down now for a fault that began at start (when
+// its lag was lag; a frozen TaskManager stalls the job before Flink
+// notices), and detects the failure detect seconds from now.
+func (j *Job) failAt(start, lag float64, cause string, detect float64) {
 	j.deployTime = -1 // a rescale's deployment is lost with it
-	lag := math.Max(0, j.in.Arrived(now)-j.topic.Consumed)
 	if j.state == StateRunning {
-		j.downSince = now
+		j.downSince = start
 	}
-	j.pending = append(j.pending, pendingRecovery{start: now, preLag: lag, reason: cause})
+	if n := len(j.pending); n == 0 || j.pending[n-1].start != start { // a freeze opened its own
+		j.pending = append(j.pending, pendingRecovery{start: start, preLag: lag, reason: cause})
+	}
 	if j.state == StateStopping || j.state == StateStopped {
 		j.onSavepoint = nil // the stop-with-savepoint is lost with the tasks
 		j.event(results.Event{Kind: results.KindPolicyDecision, Reason: "reconfiguration abandoned: job failed during stop-with-savepoint"})
@@ -59,7 +67,7 @@ func (j *Job) fail(now float64, cause string) {
 	j.state = StateFailing
 	j.resumeKind = results.KindRunning
 	epoch := j.epoch
-	j.env.After(j.detectionDelay(), func() {
+	j.env.After(detect, func() {
 		if epoch == j.epoch {
 			j.detected(cause)
 		}

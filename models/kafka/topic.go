@@ -3,6 +3,8 @@ package kafka
 import (
 	"fmt"
 	"math"
+
+	"github.com/streamtwin/streamtwin/sim"
 )
 
 // Config describes the input topic.
@@ -13,10 +15,14 @@ type Config struct {
 	// i receives a share ∝ 1/(i+1)^Skew. 0 (default) spreads records evenly,
 	// as the keyless YSB producer does.
 	Skew float64 `yaml:"skew"`
+	// BrokerStart is how long a broker started again after a kafka_broker
+	// fault takes until clients read and write again (JVM start, log
+	// recovery, the KRaft controller's election), default 5 s.
+	BrokerStart sim.Duration `yaml:"broker_start"`
 }
 
 // DefaultConfig is 4 evenly loaded partitions, as in the Khaos jobs.
-func DefaultConfig() Config { return Config{Partitions: 4} }
+func DefaultConfig() Config { return Config{Partitions: 4, BrokerStart: 5} }
 
 // Validate reports impossible settings, naming the field.
 // MaxPartitions bounds a topic's partitions. Kafka's guidance is a few
@@ -29,6 +35,9 @@ func (c Config) Validate() map[string]string {
 	errs := map[string]string{}
 	if c.Partitions < 1 || c.Partitions > MaxPartitions {
 		errs["partitions"] = fmt.Sprintf("must be in 1..%d, got %d", MaxPartitions, c.Partitions)
+	}
+	if c.BrokerStart < 0 || c.BrokerStart > 600 {
+		errs["broker_start"] = fmt.Sprintf("must be in [0, 10m], got %v", c.BrokerStart)
 	}
 	if c.Skew < 0 || math.IsNaN(c.Skew) {
 		errs["skew"] = fmt.Sprintf("must be ≥ 0, got %g", c.Skew)

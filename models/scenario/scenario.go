@@ -51,9 +51,61 @@ type builtRates struct {
 	rates *workloads.Schedule
 }
 
+// The fault kinds (Fault.Kind; docs/scenarios.md, "Faults").
+const (
+	// FaultTaskManager crashes a TaskManager (SIGKILL); it comes back after
+	// job.cluster.restart_delay. The default kind.
+	FaultTaskManager = "taskmanager"
+	// FaultFreeze stops a TaskManager for Duration (a long GC pause, a hung
+	// host; live: SIGSTOP, then SIGCONT). Shorter than the heartbeat
+	// timeout, the job stalls and catches up; longer, Flink fails over.
+	FaultFreeze = "freeze"
+	// FaultCPUThrottle leaves a TaskManager Share of its CPU for Duration
+	// (live: the CFS quota of its cgroup).
+	FaultCPUThrottle = "cpu_throttle"
+	// FaultKafkaBroker stops the Kafka broker for Duration and starts it
+	// again: the sources and sinks stall, then the job catches up.
+	FaultKafkaBroker = "kafka_broker"
+	// FaultJobManager crashes the JobManager. Without high availability
+	// (the only setup modelled) the job is lost: it fails for good.
+	FaultJobManager = "jobmanager"
+	// FaultCheckpointStorage makes checkpoint storage refuse writes for
+	// Duration (live: a read-only bind mount): checkpoints fail, and more
+	// than job.checkpoint.tolerable_failures in a row fail the job.
+	FaultCheckpointStorage = "checkpoint_storage"
+)
+
+// FaultKinds lists the fault kinds in the order the docs give them.
+var FaultKinds = []string{FaultTaskManager, FaultFreeze, FaultCPUThrottle, FaultKafkaBroker, FaultJobManager, FaultCheckpointStorage}
+
+// TargetsTaskManager reports whether faults of kind hit one TaskManager
+// (and take taskmanager or operator).
+func TargetsTaskManager(kind string) bool {
+	return kind == FaultTaskManager || kind == FaultFreeze || kind == FaultCPUThrottle
+}
+
+// HasDuration reports whether faults of kind last Duration and then undo
+// themselves.
+func HasDuration(kind string) bool {
+	return kind == FaultFreeze || kind == FaultCPUThrottle || kind == FaultKafkaBroker || kind == FaultCheckpointStorage
+}
+
+// MaxBrokerDown bounds a kafka_broker fault's Duration: a Kafka producer
+// gives up on a record after delivery.timeout.ms (2 min), failing the job's
+// sinks, which the twin does not model; half of that stays clear of it.
+const MaxBrokerDown = 60
+
 // Fault is one entry of the fault schedule. Exactly one of At (with or
 // without BeforeCheckpoint) and Random is set.
 type Fault struct {
+	// Kind is what the fault does (FaultKinds; default taskmanager).
+	Kind string `yaml:"kind,omitempty"`
+	// Duration is how long a freeze, cpu_throttle, kafka_broker or
+	// checkpoint_storage fault lasts before it is undone.
+	Duration *sim.Duration `yaml:"duration,omitempty"`
+	// Share is the part of its CPU a cpu_throttle fault leaves the
+	// TaskManager, in (0, 1).
+	Share *float64 `yaml:"share,omitempty"`
 	// At is when the fault fires, or, with BeforeCheckpoint, when it is armed.
 	At *sim.Duration `yaml:"at,omitempty"`
 	// BeforeCheckpoint aligns the fault as Khaos does: it fires this long
@@ -61,9 +113,10 @@ type Fault struct {
 	BeforeCheckpoint *sim.Duration `yaml:"before_checkpoint,omitempty"`
 	// Random draws faults with exponential inter-arrival times.
 	Random *RandomFaults `yaml:"random,omitempty"`
-	// TaskManager is the index of the TaskManager to kill; Operator kills the
-	// one hosting subtask 0 of that operator (Khaos: the sink). Neither: 0,
-	// or a uniformly drawn one for random faults.
+	// TaskManager is the index of the TaskManager a taskmanager, freeze or
+	// cpu_throttle fault hits; Operator picks the one hosting subtask 0 of
+	// that operator (Khaos: the sink). Neither: 0, or a uniformly drawn one
+	// for random faults.
 	TaskManager *int   `yaml:"taskmanager,omitempty"`
 	Operator    string `yaml:"operator,omitempty"`
 }

@@ -21,7 +21,10 @@ type Schedule struct {
 
 // ScheduledFault is one fault of the timeline.
 type ScheduledFault struct {
-	At float64 // s; for an aligned fault, when it is armed
+	Kind     string  // one of FaultKinds
+	At       float64 // s; for an aligned fault, when it is armed
+	Duration float64 // s, for the kinds that last (HasDuration)
+	Share    float64 // cpu_throttle: the CPU share left
 	// BeforeCheckpoint ≥ 0 aligns the fault that long before the next
 	// checkpoint trigger after At; NaN fires at At.
 	BeforeCheckpoint float64
@@ -45,8 +48,14 @@ func (sc Scenario) Resolve() (*Schedule, error) {
 	}
 	s := &Schedule{Rates: rates, Actions: append([]Action(nil), sc.Actions...)}
 	for i, f := range sc.Faults {
-		base := ScheduledFault{BeforeCheckpoint: math.NaN(), TaskManager: -1, Operator: f.Operator, Pick: -1,
+		base := ScheduledFault{Kind: f.FaultKind(), BeforeCheckpoint: math.NaN(), TaskManager: -1, Operator: f.Operator, Pick: -1,
 			Source: fmt.Sprintf("faults[%d]", i)}
+		if f.Duration != nil {
+			base.Duration = float64(*f.Duration)
+		}
+		if f.Share != nil {
+			base.Share = *f.Share
+		}
 		if f.TaskManager != nil {
 			base.TaskManager = *f.TaskManager
 		}
@@ -56,7 +65,7 @@ func (sc Scenario) Resolve() (*Schedule, error) {
 			if f.BeforeCheckpoint != nil {
 				sf.BeforeCheckpoint = float64(*f.BeforeCheckpoint)
 			}
-			if sf.TaskManager < 0 && sf.Operator == "" {
+			if sf.TaskManager < 0 && sf.Operator == "" && TargetsTaskManager(sf.Kind) {
 				sf.TaskManager = 0
 			}
 			s.Faults = append(s.Faults, sf)
@@ -73,7 +82,7 @@ func (sc Scenario) Resolve() (*Schedule, error) {
 			sf.At = t
 			sf.Source = fmt.Sprintf("faults[%d] (random, MTBF %v)", i, r.MTBF)
 			pick := rng.Float64() // drawn always, so a fixed target does not shift later times
-			if sf.TaskManager < 0 && sf.Operator == "" {
+			if sf.TaskManager < 0 && sf.Operator == "" && TargetsTaskManager(sf.Kind) {
 				sf.Pick = pick
 			}
 			s.Faults = append(s.Faults, sf)
@@ -82,4 +91,12 @@ func (sc Scenario) Resolve() (*Schedule, error) {
 	sort.SliceStable(s.Faults, func(i, j int) bool { return s.Faults[i].At < s.Faults[j].At })
 	sort.SliceStable(s.Actions, func(i, j int) bool { return s.Actions[i].At < s.Actions[j].At })
 	return s, nil
+}
+
+// FaultKind is f's kind, the default filled in.
+func (f Fault) FaultKind() string {
+	if f.Kind == "" {
+		return FaultTaskManager
+	}
+	return f.Kind
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
@@ -86,6 +88,30 @@ func validate(path string, file *ast.File, sc *Scenario, missing map[string]stri
 			if f.BeforeCheckpoint != nil {
 				e[at+".before_checkpoint"] = "random faults cannot be checkpoint-aligned"
 			}
+		}
+		kind := f.FaultKind()
+		switch {
+		case !slices.Contains(FaultKinds, kind):
+			e[at+".kind"] = fmt.Sprintf("must be one of %s, got %q", strings.Join(FaultKinds, ", "), f.Kind)
+		case HasDuration(kind) && f.Duration == nil:
+			e[at+".duration"] = fmt.Sprintf("a %s fault needs a duration, e.g. duration: 30s", kind)
+		case !HasDuration(kind) && f.Duration != nil:
+			e[at+".duration"] = fmt.Sprintf("a %s fault has no duration (it lasts until Flink recovers); drop it", kind)
+		case f.Duration != nil && (*f.Duration <= 0 || dur > 0 && float64(*f.Duration) >= dur):
+			e[at+".duration"] = fmt.Sprintf("must be in (0, %v), got %v", sc.Duration, *f.Duration)
+		case kind == FaultKafkaBroker && float64(*f.Duration) > MaxBrokerDown:
+			e[at+".duration"] = fmt.Sprintf("must be in (0, %ds] (longer outages fail the Kafka sinks, which is not modelled), got %v", MaxBrokerDown, *f.Duration)
+		}
+		switch {
+		case kind == FaultCPUThrottle && f.Share == nil:
+			e[at+".share"] = "a cpu_throttle fault needs the CPU share it leaves, e.g. share: 0.25"
+		case kind == FaultCPUThrottle && !(*f.Share > 0 && *f.Share < 1):
+			e[at+".share"] = fmt.Sprintf("must be in (0, 1), got %v", *f.Share)
+		case kind != FaultCPUThrottle && f.Share != nil:
+			e[at+".share"] = fmt.Sprintf("only a cpu_throttle fault has a share, not a %s fault", kind)
+		}
+		if !TargetsTaskManager(kind) && slices.Contains(FaultKinds, kind) && (f.TaskManager != nil || f.Operator != "") {
+			e[at] = fmt.Sprintf("a %s fault hits no TaskManager; drop taskmanager and operator", kind)
 		}
 		if f.TaskManager != nil && f.Operator != "" {
 			e[at] = "give either taskmanager or operator, not both"

@@ -2,6 +2,7 @@ package twin
 
 import (
 	"errors"
+	"fmt"
 	"maps"
 	"slices"
 	"time"
@@ -332,8 +333,29 @@ func (b *backend) NextCheckpointDue() (float64, bool)     { return b.job.NextChe
 func (b *backend) OnCheckpointTrigger(fn func())          { b.job.OnCheckpointTrigger(fn) }
 func (b *backend) TaskManagers() int                      { return b.job.TaskManagers() }
 func (b *backend) TaskManagerOf(op string) (int, error)   { return b.job.TaskManagerOf(op) }
-func (b *backend) Kill(tm int, reason string) error       { return b.job.Crash(tm, reason) }
 func (b *backend) Record(e results.Event)                 { b.rec.Event(e) }
+
+// Inject starts fault f in the model (models/flink: Crash, Freeze,
+// Throttle, BrokerDown, CrashJobManager, StorageDown).
+func (b *backend) Inject(f scenario.ScheduledFault, tm int, reason string) error {
+	switch f.Kind {
+	case scenario.FaultTaskManager:
+		return b.job.Crash(tm, reason)
+	case scenario.FaultFreeze:
+		return b.job.Freeze(tm, f.Duration, reason)
+	case scenario.FaultCPUThrottle:
+		return b.job.Throttle(tm, f.Share, f.Duration, reason)
+	case scenario.FaultKafkaBroker:
+		b.job.BrokerDown(f.Duration, reason)
+	case scenario.FaultJobManager:
+		b.job.CrashJobManager(reason)
+	case scenario.FaultCheckpointStorage:
+		b.job.StorageDown(f.Duration, reason)
+	default:
+		return fmt.Errorf("unknown fault kind %q", f.Kind)
+	}
+	return nil
+}
 
 func (b *backend) Reconfigure(ci float64, par int, reason string) error {
 	return b.job.Reconfigure(ci, par, reason)

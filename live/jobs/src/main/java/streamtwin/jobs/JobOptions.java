@@ -23,6 +23,7 @@ import org.apache.flink.util.ParameterTool;
  * --checkpoint-interval MS     default 30000; 0 disables checkpointing
  * --checkpoint-timeout MS      default 3600000 (Khaos)
  * --max-concurrent-checkpoints N  default per job (Khaos: YSB 100, IoT 10)
+ * --tolerable-failed-checkpoints N  checkpoint failures in a row the job survives, default 3
  * --state-backend hashmap|rocksdb  default: the cluster's state.backend.type
  * --checkpoint-dir URI         default: the cluster's execution.checkpointing.dir
  * --out-of-orderness MS        watermark bound, default 1000 (Khaos jobs: 1 s)
@@ -49,6 +50,7 @@ final class JobOptions {
     final long checkpointIntervalMs;
     final long checkpointTimeoutMs;
     final int maxConcurrentCheckpoints;
+    final int tolerableFailedCheckpoints;
     final String stateBackend;
     final String checkpointDir;
     final Duration outOfOrderness;
@@ -69,6 +71,7 @@ final class JobOptions {
         checkpointIntervalMs = p.getLong("checkpoint-interval", 30_000);
         checkpointTimeoutMs = p.getLong("checkpoint-timeout", 3_600_000);
         maxConcurrentCheckpoints = p.getInt("max-concurrent-checkpoints", defaultMaxConcurrent);
+        tolerableFailedCheckpoints = p.getInt("tolerable-failed-checkpoints", 3);
         stateBackend = p.get("state-backend", null);
         checkpointDir = p.get("checkpoint-dir", null);
         outOfOrderness = Duration.ofMillis(p.getLong("out-of-orderness", 1000));
@@ -140,7 +143,7 @@ final class JobOptions {
             CheckpointConfig cc = env.getCheckpointConfig();
             cc.setCheckpointTimeout(checkpointTimeoutMs);
             cc.setMaxConcurrentCheckpoints(maxConcurrentCheckpoints);
-            cc.setTolerableCheckpointFailureNumber(3);
+            cc.setTolerableCheckpointFailureNumber(tolerableFailedCheckpoints);
             cc.setExternalizedCheckpointRetention(ExternalizedCheckpointRetention.DELETE_ON_CANCELLATION);
         }
         // Restart strategy: left to the cluster config (restart-strategy.type), which live/ sets.

@@ -1,0 +1,212 @@
+package flink
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/streamtwin/streamtwin/results"
+)
+
+// The faults beyond a crash (Crash, in recovery.go). Each records its
+// fault event and undoes itself after its duration; what the job does
+// meanwhile follows from Flink's rules, not from a per-fault recovery
+// time.
+
+// Freeze stops TaskManager tm for d seconds, as SIGSTOP then SIGCONT do (a
+// long GC pause, a hung host). Its sockets stay open, so no peer sees a
+// connection reset and no heartbeat RPC fails: only the heartbeat timeout
+// can notice it, heartbeat_timeout after the last request it answered.
+// Thawed before that, the job has merely stalled (backpressure stops every
+// task) and catches up; otherwise the JobManager declares the TaskManager
+// lost and fails the job over, and the TaskManager, a warm JVM, registers
+// again when it thaws.
+func (j *Job) Freeze(tm int, d float64, reason string) error {
+	if tm < 0 || tm >= len(j.tms) {
+		return fmt.Errorf("no TaskManager %d (the cluster has %d)", tm, len(j.tms))
+	}
+	j.advance()
+	now := j.env.Now()
+	j.faults++
+	t := &j.tms[tm]
+	switch {
+	case !t.alive:
+		j.event(results.Event{Kind: results.KindFault, TaskManager: i32(tm), Reason: reason + " (freeze; TaskManager already down)"})
+		return nil
+	case t.hosts < 0 || j.state != StateRunning:
+		// no running task waits for it; it is only unavailable for slots
+		j.event(results.Event{Kind: results.KindFault, TaskManager: i32(tm), Reason: reason + fmt.Sprintf(" (freeze for %gs)", d)})
+		t.alive = false
+		j.tmDirty = true
+		j.env.After(d, func() { j.thaw(tm, false) })
+		return nil
+	}
+	j.event(results.Event{Kind: results.KindFault, TaskManager: i32(tm), Reason: reason + fmt.Sprintf(" (freeze for %gs)", d)})
+	lag := math.Max(0, j.in.Arrived(now)-j.topic.Consumed)
+	j.pending = append(j.pending, pendingRecovery{start: now, preLag: lag, reason: reason})
+	j.freezeUntil = math.Max(j.freezeUntil, now+d)
+	epoch := j.epoch
+	if lost := j.heartbeatLost(now); lost < d {
+		j.env.After(lost, func() {
+			if epoch != j.epoch || !j.tms[tm].alive {
+				return
+			}
+			j.advance()
+			j.freezeUntil = 0
+			j.tms[tm].alive = false // released by the JobManager and the ResourceManager
+			j.tmDirty = true
+			j.failAt(now, lag, fmt.Sprintf("TaskManager %d unreachable (heartbeat timeout)", tm), 0)
+		})
+		j.env.After(d, func() { j.thaw(tm, true) })
+		return nil
+	}
+	return nil
+}
+
+// heartbeatLost is how long after now the JobManager's heartbeat timeout
+// fires for a TaskManager that stops answering now: the timeout runs from
+// the last request it answered, on the run's one heartbeat loop (hbPhase).
+func (j *Job) heartbeatLost(now float64) float64 {
+	d := j.cfg.Detection
+	iv := float64(d.HeartbeatInterval)
+	last := now
+	if iv > 0 {
+		last = j.hbPhase + iv*math.Floor((now-j.hbPhase)/iv)
+	}
+	return math.Max(0, last+float64(d.HeartbeatTimeout)-now)
+}
+
+// thaw resumes a frozen TaskManager; lost: it was declared lost meanwhile
+// and registers again (its JVM, JIT and all, is the one that froze).
+func (j *Job) thaw(tm int, lost bool) {
+	if tm >= len(j.tms) || j.tms[tm].alive {
+		return
+	}
+	if lost {
+		j.event(results.Event{Kind: results.KindTaskManagerUp, TaskManager: i32(tm), Reason: "thawed; registers again"})
+	}
+	j.advance()
+	j.tms[tm].alive = true
+	j.tmDirty = true
+	if j.waitSlots && (j.state == StateRestarting || j.state == StateStopped) {
+		j.deployWhenSlots()
+	}
+}
+
+// Throttle leaves TaskManager tm share of its CPU for d seconds, as a
+// lowered CFS quota does. Its subtasks process share as fast; with the
+// job's keyed exchanges the slowest subtask backpressures every other, so
+// the job's capacity is the least share among the TaskManagers that host
+// its tasks.
+func (j *Job) Throttle(tm int, share, d float64, reason string) error {
+	if tm < 0 || tm >= len(j.tms) {
+		return fmt.Errorf("no TaskManager %d (the cluster has %d)", tm, len(j.tms))
+	}
+	if !(share > 0 && share <= 1) {
+		return fmt.Errorf("CPU share must be in (0, 1], got %g", share)
+	}
+	j.advance()
+	j.faults++
+	j.event(results.Event{Kind: results.KindFault, TaskManager: i32(tm), Reason: reason + fmt.Sprintf(" (CPU throttled to %g for %gs)", share, d)})
+	now := j.env.Now()
+	if j.tms[tm].hosts >= 0 && j.state == StateRunning {
+		lag := math.Max(0, j.in.Arrived(now)-j.topic.Consumed)
+		j.pending = append(j.pending, pendingRecovery{start: now, preLag: lag, reason: reason})
+	}
+	j.tms[tm].share = share
+	j.tms[tm].throttled++
+	j.env.After(d, func() {
+		if tm >= len(j.tms) {
+			return
+		}
+		j.advance()
+		if j.tms[tm].throttled--; j.tms[tm].throttled == 0 {
+			j.tms[tm].share = 1
+		}
+	})
+	return nil
+}
+
+// throttleShare is the least CPU share among the TaskManagers hosting the
+// job's tasks (1: none throttled).
+func (j *Job) throttleShare() float64 {
+	s := 1.0
+	for i := range j.tms {
+		if t := &j.tms[i]; t.throttled > 0 && t.hosts >= 0 {
+			s = math.Min(s, t.share)
+		}
+	}
+	return s
+}
+
+// BrokerDown stops the Kafka broker for d seconds and starts it again,
+// which takes kafka.broker_start more: meanwhile the sources fetch nothing
+// and the sinks write nothing, so the job stalls without failing (its
+// clients retry) and then catches up from where it stood. The input's
+// producers buffer and retry too, so no input is lost.
+func (j *Job) BrokerDown(d float64, reason string) {
+	j.advance()
+	now := j.env.Now()
+	j.faults++
+	until := now + d + j.brokerStart
+	j.event(results.Event{Kind: results.KindFault, Reason: reason + fmt.Sprintf(" (Kafka broker down for %gs, back after %gs)", d, until-now)})
+	lag := math.Max(0, j.in.Arrived(now)-j.topic.Consumed)
+	if j.state == StateRunning {
+		j.pending = append(j.pending, pendingRecovery{start: now, preLag: lag, reason: reason})
+	}
+	j.brokerUntil = math.Max(j.brokerUntil, until)
+}
+
+// CrashJobManager kills the JobManager. Without high availability its
+// restart knows no job: the job is lost for good (FAILED), its lag grows
+// until the run ends, and the fault counts as unrecovered.
+func (j *Job) CrashJobManager(reason string) {
+	j.advance()
+	now := j.env.Now()
+	j.faults++
+	j.event(results.Event{Kind: results.KindFault, Reason: reason + " (JobManager crash)"})
+	if j.state == StateFailed {
+		return
+	}
+	lag := math.Max(0, j.in.Arrived(now)-j.topic.Consumed)
+	j.pending = append(j.pending, pendingRecovery{start: now, preLag: lag, reason: reason})
+	if j.state == StateRunning {
+		j.downSince = now
+	}
+	j.epoch++
+	j.abortCheckpoints("JobManager lost")
+	j.onSavepoint, j.queued = nil, nil
+	j.state = StateFailed
+	j.event(results.Event{Kind: results.KindDetected, Reason: "JobManager lost without high availability: job FAILED for good"})
+}
+
+// StorageDown makes checkpoint storage refuse writes for d seconds:
+// checkpoints that would be created or completed meanwhile fail, and more
+// than checkpoint.tolerable_failures in a row fail the job. Reading still
+// works, so a restart restores from the last completed checkpoint.
+func (j *Job) StorageDown(d float64, reason string) {
+	j.advance()
+	now := j.env.Now()
+	j.faults++
+	j.event(results.Event{Kind: results.KindFault, Reason: reason + fmt.Sprintf(" (checkpoint storage refuses writes for %gs)", d)})
+	j.storageUntil = math.Max(j.storageUntil, now+d)
+}
+
+// storageDown reports whether checkpoint storage refuses writes now.
+func (j *Job) storageDown() bool { return j.env.Now() < j.storageUntil }
+
+// checkpointFailed counts one more failed checkpoint; past the tolerable
+// number in a row, the JobManager fails the job (at once: it is the one
+// that decides).
+func (j *Job) checkpointFailed() {
+	j.ckFailures++
+	if j.ckFailures > j.cfg.Checkpoint.TolerableFailures && j.state == StateRunning {
+		j.ckFailures = 0
+		now := j.env.Now()
+		j.failAt(now, math.Max(0, j.in.Arrived(now)-j.topic.Consumed),
+			fmt.Sprintf("more than %d checkpoint failures in a row (tolerable_failures)", j.cfg.Checkpoint.TolerableFailures), 0)
+	}
+}
+
+// haltEnd is when the stall of a frozen TaskManager hosting tasks, or of
+// a stopped broker, ends (≤ now: no stall).
+func (j *Job) haltEnd() float64 { return math.Max(j.freezeUntil, j.brokerUntil) }

@@ -1,0 +1,164 @@
+package twin
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/streamtwin/streamtwin/results"
+)
+
+// The faults beyond a crash on handJob (capacity 100,000 records/s, input
+// 50,000/s, checkpoints at 10 s, 20 s, …): each test works the run out on
+// paper, as TestCrashBacklogAndRecoveryTime does for a crash.
+
+// heartbeatJob is handJob with the live cluster's heartbeat (2 s interval,
+// 10 s timeout): a frozen TaskManager is lost 8–10 s after it froze.
+var heartbeatJob = strings.Replace(handJob, "detection: {mode: connection, connection_loss: 1s}",
+	"detection: {mode: auto, heartbeat_interval: 2s, heartbeat_timeout: 10s, rpc_failure_threshold: 2}", 1)
+
+func faultRun(t *testing.T, job, faults string) (*memSink, results.Summary) {
+	t.Helper()
+	return runYAML(t, "duration: 5m\nworkload: {shape: constant, rate: 50000/s}\n"+job+"faults:\n"+faults)
+}
+
+// TestFreezeBelowTheHeartbeatTimeout: frozen 125–130 s, the job stalls
+// (nothing is read: 250k records wait) and Flink notices nothing; it
+// catches up at 100k − 50k = 50k/s in 5 s, so the lag is back at 135 s,
+// 10 s after the fault, with no restart.
+func TestFreezeBelowTheHeartbeatTimeout(t *testing.T) {
+	m, _ := faultRun(t, heartbeatJob, "  - {at: 125s, kind: freeze, duration: 5s, taskmanager: 0}\n")
+	if len(m.kind(results.KindRestart)) != 0 || len(m.kind(results.KindDetected)) != 0 || len(m.kind(results.KindRunning)) != 0 {
+		t.Errorf("a 5 s freeze below the 10 s timeout restarted the job: %d restarts, events %+v", len(m.kind(results.KindRestart)), m.events)
+	}
+	near(t, "model recovery", *one(t, m, results.KindModelRecovered).DurationS, 10, 1e-6)
+	near(t, "measured recovery", *one(t, m, results.KindRecovered).DurationS, 10, 1)
+	for _, s := range m.samples {
+		switch {
+		case s.TimeS > 125 && s.TimeS <= 130:
+			near(t, "throughput while frozen", s.Throughput, 0, 1e-9)
+		case s.TimeS > 130 && s.TimeS <= 135:
+			near(t, "catch-up throughput", s.Throughput, 100000, 1e-6)
+		}
+	}
+	near(t, "lag at the thaw", m.at(130).Lag, 250000, 1e-3)
+}
+
+// TestFreezeAboveTheHeartbeatTimeout: frozen at 125 s for 30 s, the
+// TaskManager misses its heartbeats; the timeout fires 10 s after the last
+// answered request, 8–10 s after the freeze, and the job fails over. The
+// restart (2 s later) waits for slots until the TaskManager thaws at 155 s
+// and registers again; deploy 2 s and restore 1 s: RUNNING at 158 s, down
+// 33 s from the freeze. The checkpoint due at 130 s waits for the frozen
+// TaskManager and is aborted by the failover, so the job restores the one
+// of 120 s: backlog 50k × 38 s = 1.9M, drained at 50k/s in 38 s more.
+func TestFreezeAboveTheHeartbeatTimeout(t *testing.T) {
+	m, _ := faultRun(t, heartbeatJob, "  - {at: 125s, kind: freeze, duration: 30s, taskmanager: 0}\n")
+	det := one(t, m, results.KindDetected).TimeS - 125
+	if det <= 8-1e-9 || det > 10+1e-9 {
+		t.Errorf("detected %.3f s after the freeze, want in (8, 10] s", det)
+	}
+	running := one(t, m, results.KindRunning)
+	near(t, "running at", running.TimeS, 158, 1e-9)
+	near(t, "downtime", *running.DurationS, 33, 1e-9)
+	near(t, "backlog", *running.Value, 50000*38, 1e-3)
+	near(t, "model recovery", *one(t, m, results.KindModelRecovered).DurationS, 33+38, 1e-6)
+	up := one(t, m, results.KindTaskManagerUp)
+	near(t, "thawed at", up.TimeS, 155, 1e-9)
+	if len(m.kind(results.KindRestart)) != 1 {
+		t.Errorf("restarts = %d, want 1", len(m.kind(results.KindRestart)))
+	}
+}
+
+// TestCPUThrottle: a quarter of its core leaves the TaskManager 25k/s of
+// capacity for 20 s: the lag grows at 25k/s to 500k at 145 s and drains at
+// 50k/s by 155 s; the TaskManager reads 25 % busy meanwhile.
+func TestCPUThrottle(t *testing.T) {
+	m, _ := faultRun(t, handJob, "  - {at: 125s, kind: cpu_throttle, share: 0.25, duration: 20s, taskmanager: 0}\n")
+	near(t, "lag when the quota is lifted", m.at(145).Lag, 500000, 1e-3)
+	near(t, "model recovery", *one(t, m, results.KindModelRecovered).DurationS, 30, 1e-6)
+	for _, s := range m.samples {
+		if s.TimeS > 126 && s.TimeS <= 145 {
+			near(t, "throughput while throttled", s.Throughput, 25000, 1e-6)
+			near(t, "CPU while throttled", s.CPUBusyMax, 0.25, 1e-9)
+		}
+	}
+	if len(m.kind(results.KindRestart)) != 0 {
+		t.Errorf("restarts = %d, want 0", len(m.kind(results.KindRestart)))
+	}
+}
+
+// TestKafkaBrokerDown: the broker is down 10 s and takes broker_start 5 s
+// to serve again, so nothing is read 125–140 s (750k wait), drained at
+// 50k/s by 155 s: recovered 30 s after the fault, without a restart.
+func TestKafkaBrokerDown(t *testing.T) {
+	m, _ := faultRun(t, "kafka: {broker_start: 5s}\n"+strings.Replace(handJob, "kafka: {partitions: 1}\n", "", 1),
+		"  - {at: 125s, kind: kafka_broker, duration: 10s}\n")
+	near(t, "lag when the broker serves again", m.at(140).Lag, 750000, 1e-3)
+	near(t, "model recovery", *one(t, m, results.KindModelRecovered).DurationS, 30, 1e-6)
+	if len(m.kind(results.KindRestart)) != 0 {
+		t.Errorf("restarts = %d, want 0", len(m.kind(results.KindRestart)))
+	}
+}
+
+// TestJobManagerCrash: without high availability the job is gone: it never
+// runs again, and the fault is unrecovered and a recovery violation.
+func TestJobManagerCrash(t *testing.T) {
+	m, sum := faultRun(t, handJob+"qos: {latency: 1s, recovery: 60s}\n", "  - {at: 125s, kind: jobmanager}\n")
+	if sum.Faults != 1 || sum.Recoveries != 0 || sum.UnrecoveredFaults != 1 || sum.QoS.RecoveryViolations != 1 {
+		t.Errorf("summary: %d faults, %d recoveries, %d unrecovered, %d recovery violations; want 1, 0, 1, 1",
+			sum.Faults, sum.Recoveries, sum.UnrecoveredFaults, sum.QoS.RecoveryViolations)
+	}
+	last := m.samples[len(m.samples)-1]
+	if last.JobState != "FAILED" || last.Throughput != 0 {
+		t.Errorf("at the end the job is %s with throughput %v, want FAILED and 0", last.JobState, last.Throughput)
+	}
+	near(t, "lag at the end", last.Lag, 50000*(300-125), 1e-3)
+}
+
+// TestCheckpointStorage: storage refuses writes 125–145 s. With no
+// tolerable failure the checkpoint of 130 s fails the job at once; it runs
+// again at 135 s (restart 2 s, deploy 2 s, restore 1 s) from the
+// checkpoint of 120 s, and the first checkpoint after the restart, at
+// 142 s, fails it again: running at 147 s with 50k × 27 s to drain, done
+// at 174 s. Tolerating one failure, the checkpoint of 130 s is let go and
+// the one of 140 s fails the job: running at 145 s, 1.25M to drain, done
+// at 170 s. Tolerating two, nothing fails but checkpoints.
+func TestCheckpointStorage(t *testing.T) {
+	for _, c := range []struct {
+		tolerable, restarts int
+		running             []float64 // when the job runs again
+		recovered           float64   // s after the fault (NaN: no recovery)
+	}{{0, 2, []float64{135, 147}, 174 - 125}, {1, 1, []float64{145}, 170 - 125}, {2, 0, nil, math.NaN()}} {
+		job := strings.Replace(handJob, "cpu_overhead: 0", "cpu_overhead: 0\n    tolerable_failures: "+string(rune('0'+c.tolerable)), 1)
+		m, _ := faultRun(t, job, "  - {at: 125s, kind: checkpoint_storage, duration: 20s}\n")
+		if len(m.kind(results.KindRestart)) != c.restarts {
+			t.Errorf("tolerable %d: %d restarts, want %d", c.tolerable, len(m.kind(results.KindRestart)), c.restarts)
+		}
+		var running []float64
+		for _, e := range m.kind(results.KindRunning) {
+			running = append(running, e.TimeS)
+		}
+		if !slices.Equal(running, c.running) {
+			t.Errorf("tolerable %d: running again at %v s, want %v", c.tolerable, running, c.running)
+		}
+		if math.IsNaN(c.recovered) {
+			if n := len(m.kind(results.KindModelRecovered)); n != 0 {
+				t.Errorf("tolerable %d: %d recoveries, want none", c.tolerable, n)
+			}
+			continue
+		}
+		// the model's recoveries run from each failure; the measured one
+		// from the fault
+		for _, e := range m.kind(results.KindModelRecovered) {
+			near(t, "model recovered at", e.TimeS, 125+c.recovered, 1e-6)
+		}
+		if c.tolerable == 0 {
+			// tolerating one, the job runs normally for 15 s after the
+			// fault, which the detector's hold (15 samples) takes as
+			// recovered before the job fails
+			near(t, "measured recovery", *one(t, m, results.KindRecovered).DurationS, c.recovered, 1)
+		}
+	}
+}
