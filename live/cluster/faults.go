@@ -3,6 +3,8 @@ package cluster
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"syscall"
 	"time"
@@ -13,6 +15,22 @@ import (
 // leaves no stopped process, CPU quota or read-only folder behind: it
 // sends SIGCONT before SIGTERM, removes the cgroups and unmounts the
 // ReadOnly folders recorded in pids.json.
+
+// FaultLimits are the fault kinds this machine cannot inject, with why:
+// a CPU quota needs the cpu cgroup controller, and a read-only bind mount
+// needs root.
+func (c *Cluster) FaultLimits() map[string]string {
+	out := map[string]string{}
+	if os.Geteuid() != 0 {
+		out["checkpoint_storage"] = "a read-only bind mount needs root"
+		out["cpu_throttle"] = "a CPU quota needs root (the cpu cgroup controller)"
+	} else if _, err := os.Stat(filepath.Join(cgroupRoot, "cgroup.controllers")); err != nil {
+		if _, err := os.Stat(filepath.Join(cgroupRoot, "cpu")); err != nil {
+			out["cpu_throttle"] = "no cpu cgroup controller is mounted at " + cgroupRoot
+		}
+	}
+	return out
+}
 
 // FreezeTaskManager stops TaskManager i's process group (SIGSTOP), as a
 // long GC pause or a hung host: its sockets stay open and unanswered.

@@ -33,6 +33,7 @@ func Capabilities(ctx context.Context, env Env) (control.Capabilities, error) {
 		caps.Faults, caps.NoFaultsWhy = false, "its TaskManagers are not ours to kill; use a local cluster (streamtwin live up, --dir)"
 	} else {
 		caps.TaskManagers = env.Cluster.TaskManagers()
+		caps.NoFaultKinds = env.Cluster.FaultLimits()
 	}
 	o, err := env.REST.Overview(ctx)
 	if err != nil {

@@ -48,6 +48,8 @@ type Cluster interface {
 	StartJobManager() error
 	ReadOnly(dir string) error
 	Writable(dir string) error
+	// FaultLimits are the fault kinds this machine cannot inject, with why.
+	FaultLimits() map[string]string
 }
 
 // Env is where a run happens.

@@ -25,13 +25,16 @@ func (r *run) Inject(f scenario.ScheduledFault, tm int, reason string) error {
 			return fmt.Errorf("no TaskManager %d (the cluster has %d)", tm, n)
 		}
 	}
+	// the fault's time is when it starts, not when the process has died
+	// (a broker's controlled shutdown takes most of a second)
+	at := r.now()
 	i := tm + 1 // the cluster numbers TaskManagers from 1 (tm-1, …)
 	d := time.Duration(f.Duration * float64(time.Second))
 	var what string
 	var undo func() error
 	switch f.Kind {
 	case scenario.FaultTaskManager:
-		return r.kill(tm, reason)
+		return r.kill(tm, at, reason)
 	case scenario.FaultFreeze:
 		if err := c.FreezeTaskManager(i); err != nil {
 			return fmt.Errorf("freezing TaskManager tm-%d: %w", i, err)
@@ -73,13 +76,13 @@ func (r *run) Inject(f scenario.ScheduledFault, tm int, reason string) error {
 	r.mu.Lock()
 	r.faults++
 	r.mu.Unlock()
-	e := results.Event{Kind: results.KindFault, Reason: reason + " (" + what + ")"}
+	e := results.Event{TimeS: at, Kind: results.KindFault, Reason: reason + " (" + what + ")"}
 	if scenario.TargetsTaskManager(f.Kind) {
 		t32 := int32(tm)
 		e.TaskManager = &t32
 	}
 	r.event(e)
-	r.logf("%s at %.1f s (%s)", what, r.now(), reason)
+	r.logf("%s at %.1f s (%s)", what, at, reason)
 	r.background(func(ctx context.Context) {
 		_ = sleepCtx(ctx, d) // cut short when the run ends: undo it now
 		if err := undo(); err != nil {
@@ -91,9 +94,9 @@ func (r *run) Inject(f scenario.ScheduledFault, tm int, reason string) error {
 	return nil
 }
 
-// kill SIGKILLs TaskManager tm (0-based), which comes back after
-// job.cluster.restart_delay, as a pod would.
-func (r *run) kill(tm int, reason string) error {
+// kill SIGKILLs TaskManager tm (0-based) at run time at, and it comes
+// back after job.cluster.restart_delay, as a pod would.
+func (r *run) kill(tm int, at float64, reason string) error {
 	if err := r.env.Cluster.KillTaskManager(tm + 1); err != nil {
 		return fmt.Errorf("killing TaskManager tm-%d: %w", tm+1, err)
 	}
@@ -102,8 +105,8 @@ func (r *run) kill(tm int, reason string) error {
 	r.faults++
 	r.down = true // the next return to RUNNING ends this fault's downtime
 	r.mu.Unlock()
-	r.event(results.Event{Kind: results.KindFault, TaskManager: &t32, Reason: reason + " (SIGKILL)"})
-	r.logf("killed TaskManager tm-%d at %.1f s (%s)", tm+1, r.now(), reason)
+	r.event(results.Event{TimeS: at, Kind: results.KindFault, TaskManager: &t32, Reason: reason + " (SIGKILL)"})
+	r.logf("killed TaskManager tm-%d at %.1f s (%s)", tm+1, at, reason)
 	delay := time.Duration(float64(r.sc.Job.Cluster.RestartDelay) * float64(time.Second))
 	r.background(func(ctx context.Context) {
 		// also when the run ends first: the cluster is left as it was found

@@ -163,7 +163,13 @@ func (r *run) sample(ctx context.Context) error {
 			if kafkaDown.IsZero() {
 				kafkaDown = time.Now()
 			}
-			if time.Since(kafkaDown) > kafkaGrace {
+			r.mu.Lock()
+			from := kafkaDown
+			if r.brokerBack.After(from) { // a kafka_broker fault: the grace runs from its end
+				from = r.brokerBack
+			}
+			r.mu.Unlock()
+			if time.Since(from) > kafkaGrace {
 				return err
 			}
 			r.logf("sample at %.0f s skipped: %v", t, err)
@@ -183,7 +189,14 @@ func (r *run) sample(ctx context.Context) error {
 		// JVM uses CPU too, and the twin counts it (cluster.idle_cpu)
 		tmCPU := cpu.measure(ctx, r, r.allotment())
 		s.CPUBusyMean, s.CPUBusyMax = results.CPUAcross(byIndex(tmCPU))
-		st, _ := r.env.REST.Job(ctx, job)
+		st, err := r.env.REST.Job(ctx, job)
+		r.mu.Lock()
+		lost := r.jobLost
+		r.mu.Unlock()
+		if err != nil && lost {
+			// a jobmanager fault: the JobManager, back or not, knows no job
+			st = rest.Job{ID: job, State: "FAILED"}
+		}
 		if st.State == "RUNNING" && !allRunning(st) {
 			// Flink calls the job RUNNING while its tasks still deploy and
 			// restore state; the simulator's name for that is RESTORING
