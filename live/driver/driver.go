@@ -219,6 +219,9 @@ func Run(ctx context.Context, sc scenario.Scenario, sched *scenario.Schedule, en
 	if d, ok := pol.(policy.DetailUser); ok && d.UsesDetail() {
 		r.useDetail = true
 	}
+	for _, f := range sched.Faults {
+		r.useDetail = r.useDetail || f.Busiest // the busiest TaskManager is picked by its CPU
+	}
 	r.ctl = control.New(r, pol, sched)
 	if err := r.ctl.Start(control.Info(sc, caps, "live")); err != nil {
 		return sum, err

@@ -56,6 +56,8 @@ func Check(sc scenario.Scenario, pol policy.Policy, caps Capabilities) map[strin
 		switch {
 		case !caps.Faults:
 			out[field] = fmt.Sprintf("%s cannot inject faults: %s", caps.Backend, caps.NoFaultsWhy)
+		case f.Target == scenario.TargetBusiest && !caps.Detail:
+			out[field+".target"] = fmt.Sprintf("%s does not measure per-TaskManager CPU, which target: busiest needs", caps.Backend)
 		case caps.NoFaultKinds[f.FaultKind()] != "":
 			out[field+".kind"] = fmt.Sprintf("%s cannot inject a %s fault: %s", caps.Backend, f.FaultKind(), caps.NoFaultKinds[f.FaultKind()])
 		case f.TaskManager != nil && caps.TaskManagers > 0 && *f.TaskManager >= caps.TaskManagers:

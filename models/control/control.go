@@ -289,8 +289,22 @@ func Target(b Backend, f scenario.ScheduledFault) (int, error) {
 		return b.TaskManagerOf(f.Operator)
 	case f.Pick >= 0:
 		return int(f.Pick * float64(b.TaskManagers())), nil
+	case f.Busiest:
+		return busiest(b.Detail()), nil
 	}
 	return f.TaskManager, nil
+}
+
+// busiest is the TaskManager with the highest CPU utilisation in d (the
+// lowest index among equals; 0 before any reading).
+func busiest(d results.Detail) int {
+	tm, most := 0, math.Inf(-1)
+	for _, s := range d.TaskManagers {
+		if s.CPUBusy > most {
+			tm, most = s.Index, s.CPUBusy
+		}
+	}
+	return tm
 }
 
 func (c *Controller) inject(f scenario.ScheduledFault, reason string) {

@@ -119,7 +119,23 @@ type Fault struct {
 	// for random faults.
 	TaskManager *int   `yaml:"taskmanager,omitempty"`
 	Operator    string `yaml:"operator,omitempty"`
+	// Target picks the TaskManager when the fault fires, as Chaos Mesh's
+	// selectors do: TargetRandom a seeded uniform pick, TargetBusiest the
+	// one with the highest CPU utilisation in the latest sample.
+	Target string `yaml:"target,omitempty"`
+	// Every repeats a fault given At from then on, until Until (default:
+	// the run's end); Jitter delays each firing (the first too) by a
+	// seeded uniform draw in [0, Jitter), as a schedule's jitter does.
+	Every  *sim.Duration `yaml:"every,omitempty"`
+	Until  *sim.Duration `yaml:"until,omitempty"`
+	Jitter *sim.Duration `yaml:"jitter,omitempty"`
 }
+
+// The fault targets (Fault.Target).
+const (
+	TargetRandom  = "random"
+	TargetBusiest = "busiest"
+)
 
 // RandomFaults is a Poisson fault process.
 type RandomFaults struct {

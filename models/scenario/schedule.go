@@ -31,6 +31,7 @@ type ScheduledFault struct {
 	TaskManager      int     // ≥ 0: this TaskManager
 	Operator         string  // else: the one hosting subtask 0 of this operator
 	Pick             float64 // else, if ≥ 0: TaskManager ⌊Pick·n⌋ of n
+	Busiest          bool    // else, if set: the TaskManager busiest when it fires
 	Source           string  // which scenario entry produced it
 }
 
@@ -60,15 +61,41 @@ func (sc Scenario) Resolve() (*Schedule, error) {
 			base.TaskManager = *f.TaskManager
 		}
 		if f.At != nil {
-			sf := base
-			sf.At = float64(*f.At)
 			if f.BeforeCheckpoint != nil {
-				sf.BeforeCheckpoint = float64(*f.BeforeCheckpoint)
+				base.BeforeCheckpoint = float64(*f.BeforeCheckpoint)
 			}
-			if sf.TaskManager < 0 && sf.Operator == "" && TargetsTaskManager(sf.Kind) {
-				sf.TaskManager = 0
+			end, every := float64(sc.Duration), math.Inf(1)
+			if f.Every != nil {
+				every = float64(*f.Every)
+				if f.Until != nil {
+					end = math.Min(end, float64(*f.Until))
+				}
 			}
-			s.Faults = append(s.Faults, sf)
+			// separate streams: a jitter or a target added to one entry
+			// moves no other draw
+			jitter := seeds.Stream(fmt.Sprintf("faults[%d].jitter", i))
+			target := seeds.Stream(fmt.Sprintf("faults[%d].target", i))
+			for k, t := 0, float64(*f.At); t < end; k, t = k+1, t+every {
+				sf := base
+				sf.At = t
+				if f.Jitter != nil {
+					sf.At += jitter.Float64() * float64(*f.Jitter)
+				}
+				if f.Every != nil {
+					sf.Source = fmt.Sprintf("faults[%d] (#%d, every %v)", i, k+1, *f.Every)
+				}
+				switch {
+				case f.Target == TargetRandom:
+					sf.Pick = target.Float64()
+				case f.Target == TargetBusiest:
+					sf.Busiest = true
+				case sf.TaskManager < 0 && sf.Operator == "" && TargetsTaskManager(sf.Kind):
+					sf.TaskManager = 0
+				}
+				if sf.At < float64(sc.Duration) {
+					s.Faults = append(s.Faults, sf)
+				}
+			}
 			continue
 		}
 		r := f.Random

@@ -116,6 +116,36 @@ func validate(path string, file *ast.File, sc *Scenario, missing map[string]stri
 		if f.TaskManager != nil && f.Operator != "" {
 			e[at] = "give either taskmanager or operator, not both"
 		}
+		switch {
+		case f.Target != "" && f.Target != TargetRandom && f.Target != TargetBusiest:
+			e[at+".target"] = fmt.Sprintf("must be %s or %s, got %q", TargetRandom, TargetBusiest, f.Target)
+		case f.Target != "" && (f.TaskManager != nil || f.Operator != ""):
+			e[at+".target"] = "give one of target, taskmanager and operator"
+		case f.Target != "" && !TargetsTaskManager(kind):
+			e[at+".target"] = fmt.Sprintf("a %s fault hits no TaskManager; drop target", kind)
+		case f.Target != "" && f.Random != nil:
+			e[at+".target"] = "random faults already pick a TaskManager uniformly; drop target"
+		}
+		if (f.Every != nil || f.Until != nil || f.Jitter != nil) && f.At == nil {
+			e[at] = "every, until and jitter repeat or delay a fault given `at`; random faults have their own process"
+		}
+		if f.Every != nil && *f.Every <= 0 {
+			e[at+".every"] = fmt.Sprintf("must be positive, e.g. every: 45m; got %v", *f.Every)
+		}
+		if f.Until != nil && f.Every == nil {
+			e[at+".until"] = "until ends a repeating fault; add every"
+		} else if f.Until != nil && f.At != nil && *f.Until <= *f.At {
+			e[at+".until"] = fmt.Sprintf("must be after at (%v), got %v", *f.At, *f.Until)
+		}
+		if f.Jitter != nil {
+			hi := sc.Duration
+			if f.Every != nil {
+				hi = *f.Every
+			}
+			if *f.Jitter < 0 || *f.Jitter >= hi {
+				e[at+".jitter"] = fmt.Sprintf("must be in [0, %v), got %v", hi, *f.Jitter)
+			}
+		}
 		if f.TaskManager != nil && tms > 0 && (*f.TaskManager < 0 || *f.TaskManager >= tms) {
 			e[at+".taskmanager"] = fmt.Sprintf("the cluster has TaskManagers 0..%d, got %d", tms-1, *f.TaskManager)
 		}

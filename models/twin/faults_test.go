@@ -162,3 +162,35 @@ func TestCheckpointStorage(t *testing.T) {
 		}
 	}
 }
+
+// TestRepeatingFaults: a freeze every 60 s from 30 s until 200 s fires at
+// 30, 90 and 150 s, each delayed by a seeded draw in [0, 5 s); a seeded
+// random target picks among the two TaskManagers; a busiest target hits
+// the TaskManager that hosts the job (the other idles): TaskManager 1,
+// since a crash of 0 at 10 s moved the job to the spare.
+func TestRepeatingFaults(t *testing.T) {
+	job := strings.Replace(heartbeatJob, "cluster: {", "cluster: {taskmanagers: 2, ", 1)
+	const schedule = "  - {at: 10s, taskmanager: 0}\n" +
+		"  - {at: 30s, every: 60s, until: 200s, jitter: 5s, kind: freeze, duration: 2s, target: random}\n" +
+		"  - {at: 250s, kind: cpu_throttle, share: 0.5, duration: 5s, target: busiest}\n"
+	m, _ := faultRun(t, job, schedule)
+	faults := m.kind(results.KindFault)
+	if len(faults) != 5 {
+		t.Fatalf("%d faults, want 5: %+v", len(faults), faults)
+	}
+	faults = faults[1:]
+	for k, f := range faults[:3] {
+		if d := f.TimeS - float64(30+60*k); d < 0 || d >= 5 {
+			t.Errorf("firing %d at %.3f s, want in [%d, %d) s", k+1, f.TimeS, 30+60*k, 35+60*k)
+		}
+	}
+	if hosting := *faults[3].TaskManager; hosting != 1 {
+		t.Errorf("the busiest TaskManager is %d, want 1 (the one hosting the job)", hosting)
+	}
+	m2, _ := faultRun(t, job, schedule)
+	for k, f := range m2.kind(results.KindFault)[1:] {
+		if f.TimeS != faults[k].TimeS || *f.TaskManager != *faults[k].TaskManager {
+			t.Errorf("firing %d differs between two runs of one seed: %v/%d against %v/%d", k+1, f.TimeS, *f.TaskManager, faults[k].TimeS, *faults[k].TaskManager)
+		}
+	}
+}
