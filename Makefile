@@ -4,7 +4,7 @@ VENV    := .venv
 PYTHON  := $(VENV)/bin/python
 BIN     := bin/streamtwin
 
-.PHONY: demo test unit python-test docs deps monitoring daedalus autoscaler-tuning live-rescale-profile live-capacity live-warmup live-daedalus live-autoscaling live-autoscaling-second live-wordcount live-league-twin live-parity bench build vet clean reference calibration calibration-live live-jobs live-test live-khaos-profile live-khaos-reference live-test-reference live-traffic-profile live-host-profile live-soak fuzz slurm-test
+.PHONY: demo test unit python-test docs deps monitoring daedalus autoscaler-tuning live-rescale-profile live-capacity live-warmup live-faults live-daedalus live-autoscaling live-autoscaling-second live-wordcount live-league-twin live-parity bench build vet clean reference calibration calibration-live live-jobs live-test live-khaos-profile live-khaos-reference live-test-reference live-traffic-profile live-host-profile live-soak fuzz slurm-test
 
 build:
 	$(GO) build -o $(BIN) ./cmd/streamtwin
@@ -354,6 +354,32 @@ live-test: build live-jobs
 # passed, its summary, events, time series and scenario (≈ 50 kB) become
 # results/reference/live/live-soak/, which docs/live.md and README.md quote
 # (make docs).
+# The per-kind fault table (docs/live.md, "Faults beyond a crash"; about
+# 45 min): each variant of scenarios/live-fault-table.yaml on a fresh
+# 2 × 2-slot cluster, the JobManager's (which loses the job) 5 times; the
+# runs are committed in results/reference/live/faults/<variant>[/run-N]
+# and make docs sets the twin beside them.
+FAULTS_DIR := runs/live-faults-cluster
+FAULTS_REF := results/reference/live/faults
+FAULT_VARIANTS := taskmanager freeze freeze-long cpu_throttle kafka_broker checkpoint_storage jobmanager:5
+live-faults: build live-jobs
+	rm -rf runs/live-fault-table; set -u; failed=""; \
+	trap '$(BIN) live down --dir $(FAULTS_DIR) >/dev/null 2>&1' EXIT; \
+	for spec in $(FAULT_VARIANTS); do v=$${spec%%:*}; n=1; [ "$$v" = "$$spec" ] || n=$${spec#*:}; \
+		for i in $$(seq $$n); do out=runs/live-fault-table/$$v; [ $$n -eq 1 ] || out=$$out/run-$$i; \
+			start=$$(date +%s); echo "== faults: $$out, started $$(date +%T)"; \
+			$(BIN) live up --taskmanagers 2 --slots 2 --dir $(FAULTS_DIR) || exit 1; \
+			$(BIN) live run scenarios/live-fault-table.yaml --variant $$v --dir $(FAULTS_DIR) --out $$out; rc=$$?; \
+			$(BIN) live down --dir $(FAULTS_DIR); \
+			echo "== faults: $$out exit $$rc after $$(( $$(date +%s)-start )) s"; \
+			[ $$rc -eq 0 ] || failed="$$failed$$out exit $$rc\n"; \
+		done; \
+	done; \
+	trap - EXIT; [ -z "$$failed" ] || { printf "$$failed"; exit 1; }
+	rm -rf $(FAULTS_REF); for src in $$(find runs/live-fault-table -name summary.json -printf '%h\n'); do \
+		dst=$(FAULTS_REF)/$${src#runs/live-fault-table/}; mkdir -p $$dst; \
+		for f in $(LIVE_RUN_FILES); do cp $$src/$$f $$dst/ || exit 1; done; done
+
 SOAK_DIR := runs/live-soak-cluster
 LIVE_RUN_FILES := summary.json events.parquet timeseries.parquet scenario.yaml
 live-soak: build live-jobs
