@@ -21,21 +21,9 @@ func TestLiveFaults(t *testing.T) {
 	if os.Getenv("STREAMTWIN_LIVE") == "" {
 		t.Skip("set STREAMTWIN_LIVE=1 to start a real Flink and Kafka (make live-test)")
 	}
-	dir := t.TempDir()
-	cl := liveClusterDir(dir)
+	cl := liveClusterDir(t.TempDir())
 	startLiveCluster(t, cl)
-	run := filepath.Join(dir, "live-faults")
-	if d := os.Getenv("STREAMTWIN_LIVE_FAULTS_OUT"); d != "" {
-		run = d
-		if err := os.RemoveAll(run); err != nil {
-			t.Fatal(err)
-		}
-	}
-	stdout, stderr, code, _ := runCLI(t, "live", "run", "../scenarios/live-faults.yaml", "--dir", cl, "--out", run, "--jar", "../"+defaultJobJar)
-	t.Log(stdout, stderr)
-	if code != 0 {
-		t.Fatalf("live run: exit %d", code)
-	}
+	run := liveRunInto(t, cl, "live-faults", "STREAMTWIN_LIVE_FAULTS_OUT")
 	checkFaultsUndone(t, cl)
 	checkFaultsRun(t, run)
 }

@@ -17,7 +17,9 @@ import (
 )
 
 // interruptScenario is live-traffic's schedule, shortened: a TaskManager
-// kill at 25 s and a CI change by stop-with-savepoint at 50 s.
+// kill at 25 s and a CI change by stop-with-savepoint at 50 s; then, from
+// 62 s, a freeze, read-only checkpoint storage, a CPU quota and a stopped
+// broker in force at once.
 const interruptScenario = `name: live-interrupt
 seed: 7
 duration: 100s
@@ -32,16 +34,21 @@ job:
   cluster: {taskmanagers: 2, slots: 2}
 faults:
   - {at: 25s, operator: sink}
+  - {at: 62s, kind: freeze, duration: 30s, taskmanager: 0}
+  - {at: 63s, kind: checkpoint_storage, duration: 30s}
+  - {at: 64s, kind: cpu_throttle, share: 0.25, duration: 30s, taskmanager: 1}
+  - {at: 65s, kind: kafka_broker, duration: 30s}
 actions:
   - {at: 50s, checkpoint_interval: 20s}
 `
 
 // TestLiveInterrupt interrupts a live run (SIGINT, as Ctrl-C) in each of
 // its phases: while it sets up, while the job runs, just after it killed a
-// TaskManager and just after the savepoint of a reconfiguration, before the
-// job is resubmitted. After each the cluster must be as the run found it:
-// every process running (live status exits 0), no job running and no topic
-// of the run left.
+// TaskManager, just after the savepoint of a reconfiguration, before the
+// job is resubmitted, and with four faults in force. After each the
+// cluster must be as the run found it: every process running (live status
+// exits 0) and none stopped, no CPU quota and no read-only mount, no job
+// running and no topic of the run left.
 func TestLiveInterrupt(t *testing.T) {
 	if os.Getenv("STREAMTWIN_LIVE") == "" {
 		t.Skip("set STREAMTWIN_LIVE=1 to start a real Flink and Kafka (make live-test)")
@@ -82,6 +89,7 @@ func TestLiveInterrupt(t *testing.T) {
 		{"steady state", "live: job ", 5 * time.Second},
 		{"fault", "live: killed TaskManager", 0},
 		{"savepoint reconfiguration", "live: savepoint ", 300 * time.Millisecond},
+		{"faults in force", "live: Kafka broker down", 500 * time.Millisecond},
 	} {
 		t.Run(strings.ReplaceAll(phase.name, " ", "-"), func(t *testing.T) {
 			cmd := exec.Command(os.Args[0], "live", "run", sc, "--dir", cl, "--out", filepath.Join(dir, "run-"+strings.ReplaceAll(phase.name, " ", "-")), "--jar", "../"+defaultJobJar)
@@ -135,6 +143,7 @@ func TestLiveInterrupt(t *testing.T) {
 			if after != before {
 				t.Errorf("%s topics after the interrupt, %s before:\n%s", after, before, out)
 			}
+			checkFaultsUndone(t, cl)
 		})
 	}
 }

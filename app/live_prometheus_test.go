@@ -166,18 +166,7 @@ func writeSamplerBooks(t *testing.T, path string, acc livemonitor.Accounting) {
 // the live sampler's rows are there, and what the TSDB stored of each
 // metric matches the live sampler's own books within 10 %.
 func checkLiveMonitoring(t *testing.T, cl string) {
-	run := filepath.Join(t.TempDir(), "run")
-	if d := os.Getenv("STREAMTWIN_LIVE_MONITORING_OUT"); d != "" {
-		run = d
-		if err := os.RemoveAll(run); err != nil {
-			t.Fatal(err)
-		}
-	}
-	stdout, stderr, code, _ := runCLI(t, "live", "run", "../scenarios/live-monitoring.yaml", "--dir", cl, "--out", run, "--jar", "../"+defaultJobJar)
-	t.Log(stdout, stderr)
-	if code != 0 {
-		t.Fatalf("live run: exit %d", code)
-	}
+	run := liveRunInto(t, cl, "live-monitoring", "STREAMTWIN_LIVE_MONITORING_OUT")
 	rows, err := results.ReadTradeoff(filepath.Join(run, results.TradeoffParquet))
 	if err != nil {
 		t.Fatal(err)

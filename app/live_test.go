@@ -200,10 +200,17 @@ func startLiveCluster(t *testing.T, cl string, upFlags ...string) {
 // It returns the run folder.
 func liveReplay(t *testing.T, name, outEnv string, flags ...string) string {
 	t.Helper()
-	dir := t.TempDir()
-	cl := liveClusterDir(dir)
+	cl := liveClusterDir(t.TempDir())
 	startLiveCluster(t, cl)
-	run := filepath.Join(dir, name)
+	return liveRunInto(t, cl, name, outEnv, flags...)
+}
+
+// liveRunInto replays scenarios/<name>.yaml with the extra flags on the
+// cluster in cl, into a temporary run folder or the one outEnv names
+// (replaced, kept afterwards), and returns the run folder.
+func liveRunInto(t *testing.T, cl, name, outEnv string, flags ...string) string {
+	t.Helper()
+	run := filepath.Join(t.TempDir(), name)
 	if d := os.Getenv(outEnv); d != "" {
 		run = d
 		if err := os.RemoveAll(run); err != nil {

@@ -34,6 +34,7 @@ func liveBlocks() []Block {
 		{"live host profile", liveHostProfile},
 		{"live soak", liveSoakTable},
 		{"live deployment spread", liveDeploySpread},
+		{"live fault table", liveFaultTable},
 		{"readme live soak", readmeLiveSoak},
 		{"live end-to-end", liveEndToEnd},
 		{"live prometheus sampler run", livePrometheusRun},

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -12,7 +11,6 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/streamtwin/streamtwin/models/scenario"
-	"github.com/streamtwin/streamtwin/results"
 )
 
 // The live soak's kills are where the twin's deployment time and its
@@ -44,16 +42,16 @@ type killTimes struct{ detect, deploy, down float64 }
 // kills reads the outages of a run's faults that were detected and ran
 // again.
 func kills(dir string, restartDelay float64) ([]killTimes, error) {
-	events, err := results.ReadEvents(filepath.Join(dir, results.EventsFile))
+	fs, err := faultOutcomes(dir)
 	if err != nil {
 		return nil, err
 	}
 	var out []killTimes
-	for _, f := range results.FaultSummaries(events) {
-		if math.IsNaN(f.DetectedAtS) || math.IsNaN(f.RunningAtS) {
+	for _, f := range fs {
+		if math.IsNaN(f.detected) || math.IsNaN(f.running) {
 			continue
 		}
-		out = append(out, killTimes{detect: f.DetectedAtS - f.AtS, deploy: f.RunningAtS - f.DetectedAtS - restartDelay, down: f.RunningAtS - f.AtS})
+		out = append(out, killTimes{detect: f.detected - f.at, deploy: f.running - f.detected - restartDelay, down: f.running - f.at})
 	}
 	return out, nil
 }

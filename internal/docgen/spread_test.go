@@ -14,10 +14,15 @@ import (
 // detected is left out.
 func TestKills(t *testing.T) {
 	dir := t.TempDir()
+	six, five := 6.0, 5.0
+	// live, the job can read its backlog before its last subtask reports
+	// RUNNING: the recovery closes before the running event, which still
+	// belongs to this outage (it comes before the next fault)
 	events := []results.Event{
 		{TimeS: 10, Kind: results.KindFault},
 		{TimeS: 12.5, Kind: results.KindDetected},
-		{TimeS: 16, Kind: results.KindRunning},
+		{TimeS: 15, Kind: results.KindRecovered, DurationS: &five},
+		{TimeS: 16, Kind: results.KindRunning, DurationS: &six},
 		{TimeS: 40, Kind: results.KindFault},
 	}
 	if err := results.WriteParquetFile(filepath.Join(dir, results.EventsFile), events); err != nil {

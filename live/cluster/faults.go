@@ -42,16 +42,25 @@ func (c *Cluster) ThawTaskManager(i int) error { return c.signalTaskManager(i, s
 func (c *Cluster) signalTaskManager(i int, sig syscall.Signal) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	j, err := c.taskManager(i)
+	p, err := c.runningTaskManager(i)
 	if err != nil {
 		return err
 	}
-	p := c.state.Processes[j]
-	if !alive(p.PID, c.mark(p)) {
-		return fmt.Errorf("%s is not running", p.Name)
-	}
 	signalGroup(p.PID, sig)
 	return nil
+}
+
+// runningTaskManager is TaskManager i's process, if it runs. c.mu is held.
+func (c *Cluster) runningTaskManager(i int) (Process, error) {
+	j, err := c.taskManager(i)
+	if err != nil {
+		return Process{}, err
+	}
+	p := c.state.Processes[j]
+	if !alive(p.PID, c.mark(p)) {
+		return p, fmt.Errorf("%s is not running", p.Name)
+	}
+	return p, nil
 }
 
 // ThrottleTaskManager limits TaskManager i to cores CPUs (its cgroup's CFS
@@ -70,13 +79,9 @@ func (c *Cluster) UnthrottleTaskManager(i int) error { return c.quota(i, c.state
 func (c *Cluster) quota(i int, cores float64) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	j, err := c.taskManager(i)
+	p, err := c.runningTaskManager(i)
 	if err != nil {
 		return err
-	}
-	p := c.state.Processes[j]
-	if !alive(p.PID, c.mark(p)) {
-		return fmt.Errorf("%s is not running", p.Name)
 	}
 	if cores > 0 {
 		return limitCPU(c.layout.Dir, p.Name, p.PID, cores)

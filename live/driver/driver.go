@@ -127,6 +127,10 @@ type run struct {
 	// brokerBack is when a kafka_broker fault's broker is started again:
 	// the sampler's kafkaGrace runs from then
 	brokerBack time.Time
+	// lateFaults are the times of the faults that do not stop the job
+	// themselves (storage, broker, CPU): a failover they cause is down
+	// from its detection, not from the fault
+	lateFaults map[float64]bool
 	// staleSamples counts samples whose positions came from the source's
 	// record count because Flink's offsets stood still (see staleAfter)
 	staleSamples int

@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/streamtwin/streamtwin/live/rest"
 	"github.com/streamtwin/streamtwin/models/scenario"
 	"github.com/streamtwin/streamtwin/results"
 )
@@ -72,5 +73,28 @@ func TestFinishUnrecovered(t *testing.T) {
 				t.Errorf("last event %s, want run_end", last.Kind)
 			}
 		})
+	}
+}
+
+// TestDowntimeFrom: the downtime of a return to RUNNING runs from the last
+// fault when that fault stopped the job itself (a crash), and from the
+// failure it caused since when it did not (read-only checkpoint storage
+// fails the job at its next checkpoint), as the twin dates it.
+func TestDowntimeFrom(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		late bool
+		want float64
+	}{{"crash", false, 9}, {"checkpoint storage", true, 3}} {
+		r := &run{}
+		r.events = []results.Event{{TimeS: 40, Kind: results.KindFault}, {TimeS: 46, Kind: results.KindDetected}}
+		if c.late {
+			r.lateFaults = map[float64]bool{40: true}
+		}
+		r.backRunning(rest.Job{}, 49)
+		got := r.events[len(r.events)-1]
+		if got.Kind != results.KindRunning || got.DurationS == nil || *got.DurationS != c.want {
+			t.Errorf("%s: %+v, want a running event down %g s", c.name, got, c.want)
+		}
 	}
 }

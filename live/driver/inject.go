@@ -75,6 +75,12 @@ func (r *run) Inject(f scenario.ScheduledFault, tm int, reason string) error {
 	}
 	r.mu.Lock()
 	r.faults++
+	if f.Kind != scenario.FaultFreeze && f.Kind != scenario.FaultJobManager {
+		if r.lateFaults == nil {
+			r.lateFaults = map[float64]bool{}
+		}
+		r.lateFaults[at] = true
+	}
 	r.mu.Unlock()
 	e := results.Event{TimeS: at, Kind: results.KindFault, Reason: reason + " (" + what + ")"}
 	if scenario.TargetsTaskManager(f.Kind) {

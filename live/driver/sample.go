@@ -632,12 +632,25 @@ func (r *run) backRunning(j rest.Job, at float64) {
 	if ts := j.Timestamps["RUNNING"]; ts > 0 {
 		r.runningAt = time.UnixMilli(ts)
 	}
+	// the outage began at the last fault when that fault stopped the job
+	// itself (a crash, a freeze), else at the failure it caused since (a
+	// checkpoint storage outage fails the job at its next checkpoint), as
+	// the twin dates it
 	down := 0.0
 	for i := len(r.events) - 1; i >= 0; i-- {
-		if r.events[i].Kind == results.KindFault {
-			down = at - r.events[i].TimeS
-			break
+		if r.events[i].Kind != results.KindFault {
+			continue
 		}
+		from := r.events[i].TimeS
+		if r.lateFaults[from] {
+			for _, e := range r.events[i:] {
+				if e.Kind == results.KindDetected && e.TimeS <= at {
+					from = max(from, e.TimeS)
+				}
+			}
+		}
+		down = at - from
+		break
 	}
 	r.mu.Unlock()
 	r.event(results.Event{TimeS: at, Kind: results.KindRunning, DurationS: &down})

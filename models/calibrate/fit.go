@@ -229,6 +229,11 @@ func (o Options) Check(pts []Point) error {
 			return err
 		}
 	}
+	for _, p := range o.Fit {
+		if p.Spread && o.Replications < 2 {
+			return fmt.Errorf("%s sets the spread of the twin's runs: fitting it needs prediction intervals, from --replications ≥ 2 (10 or more for a stable fit)", p.Name)
+		}
+	}
 	if o.fitsLatency() {
 		for _, p := range fit {
 			if math.IsNaN(p.LatencyMs) {
@@ -330,8 +335,11 @@ type stage struct {
 	Name       string
 	Fit        []Param
 	recW, latW float64
-	opts       Options
-	budget     int
+	// spread: the stage's loss is the interval score of the replications'
+	// prediction intervals (Spread parameters), not the error of their mean
+	spread bool
+	opts   Options
+	budget int
 }
 
 // Stage is how one stage of a fit ended.
@@ -353,11 +361,14 @@ func (o Options) stages(fit []Point) []stage {
 	for _, p := range fit {
 		allLatency = allLatency && !math.IsNaN(p.LatencyMs)
 	}
-	var rec, lat []Param
+	var rec, lat, spread []Param
 	for _, p := range o.Fit {
-		if p.LatencyStage && allLatency {
+		switch {
+		case p.Spread:
+			spread = append(spread, p)
+		case p.LatencyStage && allLatency:
 			lat = append(lat, p)
-		} else {
+		default:
 			rec = append(rec, p)
 		}
 	}
@@ -372,6 +383,9 @@ func (o Options) stages(fit []Point) []stage {
 		lo := o
 		lo.Horizon = 1
 		out = append(out, stage{Name: "latency", Fit: lat, latW: 1, opts: lo, budget: budget(len(lat))})
+	}
+	if len(spread) > 0 {
+		out = append(out, stage{Name: "spread", Fit: spread, spread: true, opts: o, budget: budget(len(spread))})
 	}
 	return out
 }
@@ -396,7 +410,19 @@ func fitStage(base scenario.Scenario, fit []Point, st stage, o Options, done int
 	var mu sync.Mutex
 	best := math.Inf(1)
 	loss := func(x []float64) float64 {
-		preds, err := PredictAll(apply(x), fit, st.opts)
+		var l float64
+		var err error
+		if st.spread {
+			var spans []Span
+			if _, spans, err = predictSpread(apply(x), fit, st.opts); err == nil {
+				l = intervalScore(fit, spans)
+			}
+		} else {
+			var preds []Prediction
+			if preds, err = PredictAll(apply(x), fit, st.opts); err == nil {
+				l = lossOf(fit, preds, st.latW > 0, st.recW, st.latW)
+			}
+		}
 		if err != nil {
 			mu.Lock()
 			if simErr == nil {
@@ -405,7 +431,7 @@ func fitStage(base scenario.Scenario, fit []Point, st stage, o Options, done int
 			mu.Unlock()
 			return math.Inf(1)
 		}
-		l := lossOf(fit, preds, st.latW > 0, st.recW, st.latW) + priorPenalty(st.Fit, valuesOf(st.Fit, x))
+		l += priorPenalty(st.Fit, valuesOf(st.Fit, x))
 		n := evals.Add(1)
 		mu.Lock()
 		best = math.Min(best, l)
@@ -459,6 +485,23 @@ func lossOf(pts []Point, preds []Prediction, useLat bool, recW, latW float64) fl
 	}
 	n := float64(len(pts))
 	return recW*rec/n + latW*lat/n
+}
+
+// intervalScore is the mean interval score of the spans' IntervalLevel
+// prediction intervals against the measured recoveries (Gneiting and
+// Raftery 2007, a proper scoring rule: the interval's width, plus 2/α
+// times how far a measurement falls outside it, α = 1 − IntervalLevel),
+// each relative to the measured recovery so that long and short
+// recoveries weigh alike. Minimising it makes the intervals as narrow as
+// the measurements' scatter allows and no narrower.
+func intervalScore(pts []Point, spans []Span) float64 {
+	alpha := 1 - IntervalLevel
+	sum := 0.0
+	for i, p := range pts {
+		y, lo, hi := p.RecoveryS, spans[i].Lo, spans[i].Hi
+		sum += ((hi - lo) + 2/alpha*math.Max(0, lo-y) + 2/alpha*math.Max(0, y-hi)) / y
+	}
+	return sum / float64(len(pts))
 }
 
 // toFree maps a bounded value to the optimiser's unbounded coordinate.

@@ -365,3 +365,47 @@ func TestParamText(t *testing.T) {
 		}
 	}
 }
+
+// TestSpreadStage: measurements drawn from the twin itself with
+// deploy_cv 0.6 (one seed per point) scatter around their mean; fitted
+// from deploy_cv 0, the spread stage must widen the intervals until most
+// of them cover the measurements, and land near the truth.
+func TestSpreadStage(t *testing.T) {
+	base := baseScenario(t)
+	base.Job.Detection.Mode = "connection" // no heartbeat phase: the deployments are the only spread
+	truth := base
+	truth.Job.Cluster.DeployCV = 0.6
+	truth.Job.Cluster.Deploy = 20
+	base.Job.Cluster.Deploy = 20
+	var pts []Point
+	for _, ci := range []float64{10, 30, 60, 90} {
+		for _, thr := range []float64{40000, 55000, 65000} {
+			pts = append(pts, Point{Throughput: thr, CheckpointIntervalS: ci, Line: len(pts) + 2})
+		}
+	}
+	seeds := sim.Seeds{Root: 99}
+	for i := range pts {
+		one := truth
+		one.Seed = seeds.Stream(fmt.Sprintf("measurement-%d", i)).Uint64()
+		p, err := Predict(one, pts[i], Options{Horizon: 900})
+		if err != nil || !p.Recovered {
+			t.Fatalf("truth point %d: %v, recovered %v", i, err, p.Recovered)
+		}
+		pts[i].RecoveryS = p.RecoveryS
+	}
+	if _, err := Calibrate(base, pts, Options{Fit: params(t, "deploy_cv"), Horizon: 900}); err == nil || !strings.Contains(err.Error(), "--replications") {
+		t.Errorf("a spread fit without replications: %v, want a refusal naming --replications", err)
+	}
+	r, err := Calibrate(base, pts, Options{Fit: params(t, "deploy_cv"), Horizon: 900, Replications: 20, MaxEvaluations: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cv := r.Values[0].Fitted
+	if cv < 0.3 || cv > 1.0 {
+		t.Errorf("fitted deploy_cv %.3f, want near the truth 0.6", cv)
+	}
+	if c := r.Fit.Coverage; c < 0.75 {
+		t.Errorf("coverage %.2f of the measurements after the spread fit (deploy_cv %.3f), want ≥ 0.75", c, cv)
+	}
+	t.Logf("deploy_cv %.3f, coverage %.2f (%s)", cv, r.Fit.Coverage, r.Status)
+}

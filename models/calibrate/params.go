@@ -34,8 +34,13 @@ type Param struct {
 	// the latency loss with the recovery parameters fixed, they cannot buy
 	// recovery accuracy with an absurd checkpoint overhead.
 	LatencyStage bool
-	field        func(*flink.JobConfig) *float64
-	scale        float64 // Unit per stored unit (1000 for ms of a Duration)
+	// Spread marks the parameters that set how much the twin's runs of one
+	// point differ, not their centre: they are fitted last, in their own
+	// stage, on the interval score of the replications' prediction
+	// intervals (needs --replications ≥ 2).
+	Spread bool
+	field  func(*flink.JobConfig) *float64
+	scale  float64 // Unit per stored unit (1000 for ms of a Duration)
 }
 
 // durationField adapts a *sim.Duration (seconds) to the *float64 the
@@ -67,6 +72,12 @@ var Params = []Param{
 	{Name: "restore_bandwidth", Path: "job.cluster.restore_bandwidth", Unit: "MiB/s", Lo: 0.1, Hi: 10000, Typical: [2]float64{10, 2000}, scale: 1.0 / mib,
 		Doc:   "state download rate on restore",
 		field: bandwidthField(func(c *flink.JobConfig) *sim.Bandwidth { return &c.Cluster.RestoreBandwidth })},
+	{Name: "deploy_cv", Path: "job.cluster.deploy_cv", Lo: 0, Hi: 2, Typical: [2]float64{0, 0.5}, Spread: true, scale: 1,
+		Doc:   "coefficient of variation of a deployment's duration (deploy and restore): the spread of restarts",
+		field: func(c *flink.JobConfig) *float64 { return &c.Cluster.DeployCV }},
+	{Name: "restart_delay_cv", Path: "job.cluster.restart_delay_cv", Lo: 0, Hi: 2, Typical: [2]float64{0, 0.5}, Spread: true, scale: 1,
+		Doc:   "coefficient of variation of a killed TaskManager's restart: the spread of its return",
+		field: func(c *flink.JobConfig) *float64 { return &c.Cluster.RestartDelayCV }},
 	{Name: "host_cpu_per_record", Path: "job.cluster.host_cpu_per_record", Unit: "µs", Lo: 0, Hi: 1000, Typical: [2]float64{0, 200}, scale: 1e6,
 		Doc:   "CPU that co-located processes (load generator, broker) take per input record from the TaskManagers' cores",
 		field: durationField(func(c *flink.JobConfig) *sim.Duration { return &c.Cluster.HostCPUPerRecord })},

@@ -149,6 +149,13 @@ type ClusterConfig struct {
 	// different time each run (scheduling, class loading, RocksDB opening,
 	// the disk). 0: every deployment takes its nominal time (default).
 	DeployCV float64 `yaml:"deploy_cv,omitempty"`
+	// RestartDelayCV is the coefficient of variation of a killed
+	// TaskManager's time to come back (restart_delay): each restart takes
+	// restart_delay times a gamma variate of mean 1 and this standard
+	// deviation, from the seed stream "flink.taskmanager-start" (a pod's
+	// scheduling, image and JVM start vary). 0: always restart_delay
+	// (default).
+	RestartDelayCV float64 `yaml:"restart_delay_cv,omitempty"`
 	// RestoreBase + state/RestoreBandwidth is the state download on restore.
 	RestoreBase      sim.Duration  `yaml:"restore_base"`
 	RestoreBandwidth sim.Bandwidth `yaml:"restore_bandwidth"`
@@ -590,6 +597,9 @@ func (c JobConfig) Validate() map[string]string {
 	}
 	if v := c.Cluster.DeployCV; !(v >= 0 && v <= 2) {
 		e["cluster.deploy_cv"] = fmt.Sprintf("must be in [0, 2] (the coefficient of variation of a deployment's duration, e.g. 0.1), got %g", v)
+	}
+	if v := c.Cluster.RestartDelayCV; !(v >= 0 && v <= 2) {
+		e["cluster.restart_delay_cv"] = fmt.Sprintf("must be in [0, 2] (the coefficient of variation of a TaskManager's restart, e.g. 0.2), got %g", v)
 	}
 	if c.Cluster.JITCPU > 0 && !(c.Cluster.JITTime > 0) {
 		e["cluster.jit_time"] = fmt.Sprintf("must be > 0 with jit_cpu (the time constant the JIT's CPU decays with, e.g. 40s), got %v", c.Cluster.JITTime)

@@ -129,6 +129,7 @@ type Job struct {
 	// periodic heartbeat requests run: at hbPhase + k·interval
 	hbPhase   float64
 	deployRng *rand.Rand // each deployment's duration (cluster.deploy_cv)
+	tmRng     *rand.Rand // each killed TaskManager's restart (cluster.restart_delay_cv)
 	cpuRng    *rand.Rand // the CPU readings' noise (cluster.cpu_noise)
 
 	graph *Graph
@@ -251,6 +252,7 @@ func NewJob(env *sim.Env, cfg JobConfig, topicCfg kafka.Config, in Arrivals, see
 	j.hbPhase = seeds.Stream("flink.heartbeat-phase").Float64() * float64(cfg.Detection.HeartbeatInterval)
 	j.cpuRng = seeds.Stream("flink.cpu-noise")
 	j.deployRng = seeds.Stream("flink.deploy-time")
+	j.tmRng = seeds.Stream("flink.taskmanager-start")
 	return j, nil
 }
 

@@ -3,6 +3,7 @@ package flink
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 
 	"gonum.org/v1/gonum/stat/distuv"
 
@@ -29,7 +30,7 @@ func (j *Job) Crash(tm int, reason string) error {
 	j.tms[tm].alive = false
 	j.tms[tm].jitting = false // it comes back as a fresh JVM
 	j.tmDirty = true
-	j.tms[tm].restart = j.env.After(float64(j.cfg.Cluster.RestartDelay), func() { j.taskManagerUp(tm) })
+	j.tms[tm].restart = j.env.After(float64(j.cfg.Cluster.RestartDelay)*gammaFactor(j.cfg.Cluster.RestartDelayCV, j.tmRng), func() { j.taskManagerUp(tm) })
 	if j.tms[tm].hosts < 0 {
 		return nil // a spare TaskManager: no task of the job ran there
 	}
@@ -197,13 +198,16 @@ func (j *Job) deployWhenSlots() {
 // deployment takes: gamma-distributed with mean 1 and standard deviation
 // cluster.deploy_cv, which keeps it positive and skewed to the right as
 // live restarts are (1 when deploy_cv is 0).
-func (j *Job) deployFactor() float64 {
-	cv := j.cfg.Cluster.DeployCV
+func (j *Job) deployFactor() float64 { return gammaFactor(j.cfg.Cluster.DeployCV, j.deployRng) }
+
+// gammaFactor draws a gamma variate of mean 1 and standard deviation cv
+// from rng (1 when cv is 0, without a draw).
+func gammaFactor(cv float64, rng *rand.Rand) float64 {
 	if cv <= 0 {
 		return 1
 	}
 	k := 1 / (cv * cv) // shape; rate k gives mean 1, variance 1/k
-	return distuv.Gamma{Alpha: k, Beta: k, Src: j.deployRng}.Rand()
+	return distuv.Gamma{Alpha: k, Beta: k, Src: rng}.Rand()
 }
 
 func (j *Job) taskManagerUp(tm int) {
@@ -299,6 +303,9 @@ func (j *Job) Reconfigure(ci float64, par int, reason string) error {
 	}
 	if par < 1 || par > j.cfg.MaxParallelism {
 		return fmt.Errorf("parallelism %d is outside 1..max_parallelism (%d)", par, j.cfg.MaxParallelism)
+	}
+	if j.state == StateFailed {
+		return fmt.Errorf("the job has failed for good (%s): there is nothing to reconfigure", StateFailed)
 	}
 	if j.state != StateRunning {
 		j.queued = &reconfig{ci: ci, par: par, reason: reason}

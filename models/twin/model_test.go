@@ -615,3 +615,33 @@ func TestHostLoadTakesCapacity(t *testing.T) {
 		near(t, c.rate+": lag growth", m.at(61).Lag-m.at(60).Lag, c.lagGrowth, 1e-3)
 	}
 }
+
+// TestRestartDelayCV: each crash of handJob's only TaskManager waits for
+// it to come back (restart_delay 10 s × M) and then deploys (2 s + 1 s
+// restore): running again 13 s after the restart's start on average. Over
+// 100 crashes the factors M must have mean 1 and standard deviation 0.4,
+// and the same seed must draw the same ones.
+func TestRestartDelayCV(t *testing.T) {
+	var b strings.Builder
+	const n = 100
+	fmt.Fprintf(&b, "duration: %dm\nworkload: {shape: constant, rate: 10000/s}\n", 2*n+1)
+	b.WriteString(strings.Replace(handJob, "restart_delay: 10s,", "restart_delay: 10s, restart_delay_cv: 0.4,", 1))
+	b.WriteString("faults:\n")
+	for k := 1; k <= n; k++ {
+		fmt.Fprintf(&b, "  - {at: %ds, taskmanager: 0}\n", 120*k)
+	}
+	m, _ := runYAML(t, b.String())
+	again, _ := runYAML(t, b.String())
+	up, same := m.kind(results.KindTaskManagerUp), again.kind(results.KindTaskManagerUp)
+	if len(up) != n || len(same) != n {
+		t.Fatalf("%d and %d TaskManager restarts, want %d", len(up), len(same), n)
+	}
+	var factors []float64
+	for k, e := range up {
+		near(t, fmt.Sprintf("restart %d with the same seed", k+1), same[k].TimeS, e.TimeS, 0)
+		factors = append(factors, (e.TimeS-float64(120*(k+1)))/10)
+	}
+	mean, sd := stat.MeanStdDev(factors, nil)
+	near(t, "mean restart factor", mean, 1, 3*0.4/math.Sqrt(n))
+	near(t, "its standard deviation", sd, 0.4, 0.08)
+}
