@@ -45,13 +45,23 @@ func TestLiveFaultInjectors(t *testing.T) {
 	if err := c.FreezeTaskManager(1); err != nil {
 		t.Fatal(err)
 	}
-	if s := procState(t, pid("tm-1")); s != "T" {
+	// a signal is delivered asynchronously: the state follows within moments
+	settles := func(stopped bool) string {
+		var s string
+		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if s = procState(t, pid("tm-1")); (s == "T") == stopped {
+				break
+			}
+		}
+		return s
+	}
+	if s := settles(true); s != "T" {
 		t.Errorf("frozen tm-1 is in state %s, want T", s)
 	}
 	if err := c.ThawTaskManager(1); err != nil {
 		t.Fatal(err)
 	}
-	if s := procState(t, pid("tm-1")); s == "T" {
+	if s := settles(false); s == "T" {
 		t.Error("thawed tm-1 is still stopped")
 	}
 
