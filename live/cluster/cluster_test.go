@@ -2,6 +2,8 @@ package cluster
 
 import (
 	"context"
+	"fmt"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
@@ -34,14 +36,23 @@ func testContext(t *testing.T) context.Context {
 
 // freePorts returns n distinct ports that were free on 127.0.0.1 a moment
 // ago (the tests do not take the default ports a developer's cluster uses).
+// They come from below the kernel's ephemeral range (32768 and up on
+// Linux): a port the kernel handed out as ephemeral could be handed again
+// to one of the cluster's own JVMs (their RPC and blob servers bind port
+// 0) between this call and the process meant to bind it, as happened to a
+// Prometheus port once.
 func freePorts(t *testing.T, n int) []int {
 	t.Helper()
 	var ls []net.Listener
 	var ports []int
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(os.Getpid())))
+	for tries := 0; len(ports) < n; tries++ {
+		if tries > 1000 {
+			t.Fatalf("no %d free ports in 20000–32767", n)
+		}
+		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", 20000+rng.IntN(12768)))
 		if err != nil {
-			t.Fatal(err)
+			continue // taken
 		}
 		ls = append(ls, l)
 		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
