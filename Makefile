@@ -339,7 +339,7 @@ live-test: build live-jobs
 		STREAMTWIN_LIVE_FAULTS_OUT=$(CURDIR)/runs/test/live-faults \
 		STREAMTWIN_LIVE_MONITORING_OUT=$(CURDIR)/runs/test/live-monitoring \
 		STREAMTWIN_LIVE_PROMETHEUS_OUT=$(CURDIR)/runs/test/live-prometheus/sampler-run.csv \
-		$(GO) test -count=1 -timeout 40m -run 'TestLiveEndToEnd|TestLiveInterrupt$$|TestLiveFaults$$|TestLiveKhaos$$|TestLiveRescale$$|TestLivePolicies$$|TestLivePrometheus$$' -v ./app/; \
+		$(GO) test -count=1 -timeout 50m -run 'TestLiveEndToEnd|TestLiveInterrupt$$|TestLiveFaults$$|TestLiveKhaos$$|TestLiveRescale$$|TestLivePolicies$$|TestLivePrometheus$$' -v ./app/; \
 		rc=$$?; $(BIN) live down --dir $(LIVE_DIR) >/dev/null 2>&1; exit $$rc
 	@echo "sim (calibrated for this machine, 30 seeds) vs this live run of the same schedule — a report, not a test:"
 	@$(BIN) sweep scenarios/sweeps/live-traffic-seeds.yaml --out runs/test/live-sim >/dev/null
