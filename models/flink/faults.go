@@ -114,11 +114,13 @@ func (j *Job) Throttle(tm int, share, d float64, reason string) error {
 	}
 	j.tms[tm].share = share
 	j.tms[tm].throttled++
+	j.throttles++
 	j.env.After(d, func() {
+		j.advance()
+		j.throttles--
 		if tm >= len(j.tms) {
 			return
 		}
-		j.advance()
 		if j.tms[tm].throttled--; j.tms[tm].throttled == 0 {
 			j.tms[tm].share = 1
 		}
@@ -130,6 +132,9 @@ func (j *Job) Throttle(tm int, share, d float64, reason string) error {
 // job's tasks (1: none throttled).
 func (j *Job) throttleShare() float64 {
 	s := 1.0
+	if j.throttles == 0 { // the common case: no loop on the fluid model's hot path
+		return s
+	}
 	for i := range j.tms {
 		if t := &j.tms[i]; t.throttled > 0 && t.hosts >= 0 {
 			s = math.Min(s, t.share)

@@ -183,6 +183,7 @@ type Job struct {
 	freezeUntil, brokerUntil, storageUntil float64
 	brokerStart                            float64 // kafka.broker_start
 	ckFailures                             int
+	throttles                              int // cpu_throttle faults in force
 
 	// recovery
 	pending      []pendingRecovery
