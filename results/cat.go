@@ -233,15 +233,20 @@ func moreRowsNote(src rowSource, first []string, kindCol int) (string, error) {
 // The recovery is FaultRecoveries's, the one pairing of a fault with its
 // recovered (or unrecovered) event; the detection and the return to
 // running are the first failure_detected and the first running event
-// after the fault within its outage: up to its recovered (or unrecovered)
-// event, or, with neither, up to the next fault. Times in s since the run
-// start; NaN when there is no such event.
+// after the fault and before the next one. They may come after the
+// recovery: live, a job can read its backlog before its last subtask
+// reports RUNNING. Times in s since the run start; NaN when there is no
+// such event.
 type FaultSummary struct {
 	FaultRecovery
 	TaskManager             *int32 // the TaskManager killed, nil if the event names none
 	Reason                  string
 	DetectedAtS, RunningAtS float64
 	RecoveredAtS            float64 // AtS + RecoveryS
+	// DowntimeS is the running event's duration: the outage the run's
+	// summary adds up (downtime_s), from the fault, or from the failure
+	// it caused when it did not stop the job itself
+	DowntimeS float64
 }
 
 // FaultSummaries lists the faults of events in time order, each with its
@@ -259,20 +264,16 @@ func FaultSummaries(events []Event) []FaultSummary {
 	out := make([]FaultSummary, len(faults))
 	for i, f := range faults {
 		fs := FaultSummary{FaultRecovery: recs[i], TaskManager: f.TaskManager, Reason: f.Reason,
-			DetectedAtS: math.NaN(), RunningAtS: math.NaN(), RecoveredAtS: math.NaN()}
-		// the outage: [fault, end], or [fault, next fault) with no closing event
-		end, closed := math.Inf(1), true
-		switch {
-		case fs.Recovered():
+			DetectedAtS: math.NaN(), RunningAtS: math.NaN(), RecoveredAtS: math.NaN(), DowntimeS: math.NaN()}
+		if fs.Recovered() {
 			fs.RecoveredAtS = fs.AtS + fs.RecoveryS
-			end = fs.RecoveredAtS
-		case !math.IsNaN(fs.UnrecoveredS):
-			end = fs.AtS + fs.UnrecoveredS
-		case i+1 < len(faults):
-			end, closed = faults[i+1].TimeS, false
+		}
+		next := math.Inf(1)
+		if i+1 < len(faults) {
+			next = faults[i+1].TimeS
 		}
 		for _, e := range sorted {
-			if e.TimeS < fs.AtS || e.TimeS > end || !closed && e.TimeS == end {
+			if e.TimeS < fs.AtS || e.TimeS >= next {
 				continue
 			}
 			switch {
@@ -280,6 +281,9 @@ func FaultSummaries(events []Event) []FaultSummary {
 				fs.DetectedAtS = e.TimeS
 			case e.Kind == KindRunning && math.IsNaN(fs.RunningAtS):
 				fs.RunningAtS = e.TimeS
+				if e.DurationS != nil {
+					fs.DowntimeS = *e.DurationS
+				}
 			}
 		}
 		out[i] = fs

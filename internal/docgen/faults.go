@@ -1,7 +1,6 @@
 package docgen
 
 import (
-	"cmp"
 	"fmt"
 	"math"
 	"os"
@@ -45,37 +44,16 @@ var faultTableVariants = []struct{ name, what string }{
 // the fault, Flink detected a failure and the job ran again (NaN: never).
 type faultOutcome struct{ at, recovery, downtime, detected, running float64 }
 
-// faultOutcomes reads the faults of run folder dir in time order. The
-// downtime is the one the run's summary adds up: the duration of the first
-// running event after the fault and before the next one (live, the job
-// may read its backlog before its last subtask reports RUNNING, so that
-// event can come a moment after the recovery).
+// faultOutcomes reads the faults of run folder dir in time order
+// (results.FaultSummaries).
 func faultOutcomes(dir string) ([]faultOutcome, error) {
 	events, err := results.ReadEvents(filepath.Join(dir, results.EventsFile))
 	if err != nil {
 		return nil, err
 	}
-	slices.SortStableFunc(events, func(a, b results.Event) int { return cmp.Compare(a.TimeS, b.TimeS) })
-	recs := results.FaultRecoveries(events) // in time order
 	var out []faultOutcome
-	for i, f := range recs {
-		next := math.Inf(1)
-		if i+1 < len(recs) {
-			next = recs[i+1].AtS
-		}
-		o := faultOutcome{at: f.AtS, recovery: f.RecoveryS, downtime: math.NaN(), detected: math.NaN(), running: math.NaN()}
-		for _, e := range events {
-			if e.TimeS < f.AtS || e.TimeS >= next {
-				continue
-			}
-			switch {
-			case e.Kind == results.KindDetected && math.IsNaN(o.detected):
-				o.detected = e.TimeS
-			case e.Kind == results.KindRunning && math.IsNaN(o.running) && e.DurationS != nil:
-				o.running, o.downtime = e.TimeS, *e.DurationS
-			}
-		}
-		out = append(out, o)
+	for _, f := range results.FaultSummaries(events) {
+		out = append(out, faultOutcome{at: f.AtS, recovery: f.RecoveryS, downtime: f.DowntimeS, detected: f.DetectedAtS, running: f.RunningAtS})
 	}
 	return out, nil
 }
