@@ -11,6 +11,7 @@ import (
 type Summarizer struct {
 	s                   Summary
 	lastT, lastEnd      float64
+	thrT                float64 // time of the latest sample with a throughput
 	latW, latSum        float64
 	markerSum           float64
 	markerN             int
@@ -37,10 +38,20 @@ func (z *Summarizer) Sample(x Sample) {
 	dt := x.TimeS - z.lastT
 	z.lastT = x.TimeS
 	s := &z.s
-	z.processed += x.Throughput * dt
-	z.finalLag = x.Lag
-	z.lagMax = math.Max(z.lagMax, x.Lag)
-	z.lastEnd = x.EndOffset
+	// A sample the backend could not measure (a stopped Kafka broker: no
+	// offsets) has NaN there. The next measured throughput is a rate over
+	// the whole gap, so it counts from the last measured sample.
+	if !math.IsNaN(x.Throughput) {
+		z.processed += x.Throughput * (x.TimeS - z.thrT)
+		z.thrT = x.TimeS
+	}
+	if !math.IsNaN(x.Lag) {
+		z.finalLag = x.Lag
+		z.lagMax = math.Max(z.lagMax, x.Lag)
+	}
+	if !math.IsNaN(x.EndOffset) {
+		z.lastEnd = x.EndOffset
+	}
 	z.ciSum += x.CheckpointIntervalS * dt
 	s.WorkerSeconds += float64(x.Workers) * dt
 	if x.Workers > 0 {

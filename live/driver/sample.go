@@ -120,6 +120,7 @@ func (r *run) sample(ctx context.Context) error {
 	var resume savepointResume
 	var consuming struct{ job string } // the job whose sources last reported offsets
 	var kafkaDown time.Time            // first of a run of failed end-offset reads
+	written := math.Inf(-1)            // the latest sample's time
 	var prev struct {
 		t, end, consumed, out float64
 		pos                   map[int32]float64
@@ -141,8 +142,13 @@ func (r *run) sample(ctx context.Context) error {
 			return ctx.Err()
 		case <-tick.C:
 		}
-		t := math.Floor(r.now()) // ticks fall half a second after the whole seconds
-		if prev.ok && t <= prev.t {
+		// The tick falls half a second after the producer's burst of second
+		// k, and the reads see the state up to about k+0.8 s. The twin labels
+		// a sample by the end of the second it covers (its input rate over
+		// (k, k+1] is the rate of second k), so this sample is k+1: labelled
+		// k, every live catch-up would end a second early.
+		t := math.Floor(r.now()) + 1
+		if t <= written {
 			continue
 		}
 		job := r.currentJob()
@@ -172,7 +178,9 @@ func (r *run) sample(ctx context.Context) error {
 			if time.Since(from) > kafkaGrace {
 				return err
 			}
-			r.logf("sample at %.0f s skipped: %v", t, err)
+			r.logf("sample at %.0f s without Kafka's offsets: %v", t, err)
+			r.unmeasured(ctx, t, job, &cpu)
+			written = t
 			continue
 		}
 		kafkaDown = time.Time{}
@@ -319,8 +327,40 @@ func (r *run) sample(ctx context.Context) error {
 		r.mu.Lock()
 		r.samples = append(r.samples, s)
 		r.mu.Unlock()
+		written = t
 		r.clock.post(func() { r.detail = d; r.ctl.Observe(s) })
 	}
+}
+
+// unmeasured records the sample of a second whose Kafka offsets could not
+// be read (the broker is down or has no leader yet): input, throughput, lag
+// and offsets are NaN, so the recovery detector counts the second as
+// anomalous (a skipped second would hide a short outage from it) and the
+// summary leaves it out; the next measured sample's rates span the gap.
+// The controller does not see it: a policy observes measured seconds only,
+// as it would if its metrics were scraped.
+func (r *run) unmeasured(ctx context.Context, t float64, job string, cpu *cpuMeter) {
+	nan := math.NaN()
+	r.mu.Lock()
+	ci, par := r.ci, r.par
+	r.mu.Unlock()
+	s := results.Sample{TimeS: t, InputRate: nan, Throughput: nan, OutputRate: nan, Capacity: nan, Lag: nan,
+		EndOffset: nan, CommittedOffset: nan, LatencyMeanMs: nan, LatencyP50Ms: nan, LatencyP99Ms: nan,
+		LatencyMarkerP99Ms: nan, Backpressure: nan, CheckpointIntervalS: ci, Parallelism: int32(par), JobState: "UNKNOWN"}
+	tmCPU := cpu.measure(ctx, r, r.allotment())
+	s.CPUBusyMean, s.CPUBusyMax = results.CPUAcross(byIndex(tmCPU))
+	if st, err := r.env.REST.Job(ctx, job); err == nil {
+		s.JobState = st.State
+		if st.State == "RUNNING" && !allRunning(st) {
+			s.JobState = "RESTORING"
+		}
+	}
+	if o, err := r.env.REST.Overview(ctx); err == nil {
+		s.Workers = int32(o.TaskManagers)
+	}
+	r.mu.Lock()
+	r.samples = append(r.samples, s)
+	r.mu.Unlock()
 }
 
 // sourceEmitted is the records the source vertex emitted in the current

@@ -179,6 +179,9 @@ func (j *Job) deployWhenSlots() {
 	j.state = StateRestoring
 	c := j.cfg.Cluster
 	deploy := float64(c.Deploy)
+	if c.DeployWarm > 0 && j.inPlace() {
+		deploy = float64(c.DeployWarm)
+	}
 	if j.deployTime >= 0 { // a rescale's
 		deploy, j.deployTime = j.deployTime, -1
 	}
@@ -192,6 +195,17 @@ func (j *Job) deployWhenSlots() {
 			j.resume()
 		}
 	})
+}
+
+// inPlace reports whether every TaskManager the tasks are placed on has run
+// them since its JVM started (cluster.deploy_warm).
+func (j *Job) inPlace() bool {
+	for _, tm := range j.tms {
+		if tm.alive && tm.hosts >= 0 && !tm.jitting {
+			return false
+		}
+	}
+	return true
 }
 
 // deployFactor draws how much longer or shorter than nominal one
