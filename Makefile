@@ -4,7 +4,7 @@ VENV    := .venv
 PYTHON  := $(VENV)/bin/python
 BIN     := bin/streamtwin
 
-.PHONY: demo test unit python-test docs deps monitoring daedalus autoscaler-tuning live-rescale-profile live-capacity live-warmup live-faults live-daedalus live-autoscaling live-autoscaling-second live-wordcount live-league-twin live-parity bench build vet clean reference calibration calibration-live live-jobs live-test live-khaos-profile live-khaos-reference live-test-reference live-traffic-profile live-host-profile live-soak fuzz slurm-test
+.PHONY: demo test unit python-test docs deps monitoring daedalus autoscaler-tuning live-rescale-profile live-capacity live-warmup live-faults live-khaos-repeat live-daedalus live-autoscaling live-autoscaling-second live-wordcount live-league-twin live-parity bench build vet clean reference calibration calibration-live live-jobs live-test live-khaos-profile live-khaos-reference live-test-reference live-traffic-profile live-host-profile live-soak fuzz slurm-test
 
 build:
 	$(GO) build -o $(BIN) ./cmd/streamtwin
@@ -306,6 +306,11 @@ bench: build
 	@awk '/^BenchmarkDay30k/ {day = $$3 / 1e9} /calibrated in/ {cal = $$3} \
 		END {printf "60-point calibration: %.1f s = %.0f× one standard 24 h run (%.3f s, run (a) above)\n", cal, cal / day, day}' \
 		$(BENCH)/twin.txt $(BENCH)/calibrate.txt
+	$(BIN) calibrate --scenario scenarios/khaos-ysb-base.yaml --measured scenarios/measured/khaos-ysb-failures.csv \
+		--replications 2 --interval-replications 50 --out $(BENCH)/khaos-ysb-intervals.yaml > $(BENCH)/calibrate-intervals.txt
+	@awk '/calibrated in/ {cal = $$3} /fitted .*points/ {sub(/.*interval coverage /, ""); cov = $$1} \
+		END {printf "60-point calibration, 2 seeds per point, 90 %% intervals from 50: %.1f s (goal 30 s), coverage %s %%\n", cal, cov}' \
+		$(BENCH)/calibrate-intervals.txt
 
 # Re-fit scenarios/khaos-ysb-calibrated.yaml (and its fit report) to the
 # measured Khaos failures: fitted on CI 30 s and 90 s, the rest held out,
@@ -379,6 +384,24 @@ live-faults: build live-jobs
 	rm -rf $(FAULTS_REF); for src in $$(find runs/live-fault-table -name summary.json -printf '%h\n'); do \
 		dst=$(FAULTS_REF)/$${src#runs/live-fault-table/}; mkdir -p $$dst; \
 		for f in $(LIVE_RUN_FILES); do cp $$src/$$f $$dst/ || exit 1; done; done
+
+# Khaos validated live, repeated (docs/live.md, "Khaos live, kill by
+# kill"; about 25 min): scenarios/live-khaos.yaml 3 times, each on a fresh
+# 2 × 2-slot cluster, for 6 kills and 3 savepoint reconfigurations; the
+# runs are committed in results/reference/live/live-khaos-repeat/run-N and
+# make docs sets the twin's seeds beside them.
+KHAOS_REPEAT_DIR := runs/live-khaos-repeat-cluster
+KHAOS_REPEAT_REF := results/reference/live/live-khaos-repeat
+live-khaos-repeat: build live-jobs
+	rm -rf runs/live-khaos-repeat; set -u; \
+	trap '$(BIN) live down --dir $(KHAOS_REPEAT_DIR) >/dev/null 2>&1' EXIT; \
+	for i in 1 2 3; do out=runs/live-khaos-repeat/run-$$i; echo "== khaos: $$out, started $$(date +%T)"; \
+		$(BIN) live up --taskmanagers 2 --slots 2 --dir $(KHAOS_REPEAT_DIR) || exit 1; \
+		$(BIN) live run scenarios/live-khaos.yaml --dir $(KHAOS_REPEAT_DIR) --out $$out; rc=$$?; \
+		$(BIN) live down --dir $(KHAOS_REPEAT_DIR); [ $$rc -eq 0 ] || exit $$rc; \
+	done
+	rm -rf $(KHAOS_REPEAT_REF); for i in 1 2 3; do mkdir -p $(KHAOS_REPEAT_REF)/run-$$i; \
+		for f in $(LIVE_RUN_FILES); do cp runs/live-khaos-repeat/run-$$i/$$f $(KHAOS_REPEAT_REF)/run-$$i/ || exit 1; done; done
 
 SOAK_DIR := runs/live-soak-cluster
 LIVE_RUN_FILES := summary.json events.parquet timeseries.parquet scenario.yaml

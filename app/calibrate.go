@@ -49,6 +49,7 @@ func calibrateCommand() *cli.Command {
 			&cli.IntFlag{Name: "workers", Usage: "points simulated in parallel (default: every core)"},
 			&cli.IntFlag{Name: "max-evaluations", Usage: "bound on loss evaluations (default 150 per fitted parameter)"},
 			&cli.IntFlag{Name: "replications", Value: 1, Usage: "simulate each point with this many seeds and fit their mean (the twin's random checkpoint and heartbeat phases); with 2 or more, the seeds' spread is a 90 % prediction interval"},
+			&cli.IntFlag{Name: "interval-replications", Usage: "draw the final 90 % prediction intervals from this many seeds per point (the fit keeps --replications; default: as --replications), e.g. 50 for steady interval bounds"},
 			&cli.StringFlag{Name: "cv", Usage: "cross-validate the twin and the baselines after the fit: ci (leave one checkpoint interval out) or k=N (N random folds from the scenario's seed); refits once per fold"},
 			&cli.StringFlag{Name: "latency", Value: "marker", Usage: "simulated latency compared with latency_ms: marker (Flink latency-marker p99, what Khaos recorded), or the event-time p99, p50 or mean"},
 			&cli.StringFlag{Name: "before-checkpoint", Value: "3s", Usage: "how long before the next checkpoint each crash fires"},
@@ -87,9 +88,12 @@ func runCalibrate(c *cli.Context) error {
 		fmt.Fprintln(os.Stderr, "warning:", w)
 	}
 	opt := calibrate.Options{Workers: c.Int("workers"), MaxEvaluations: c.Int("max-evaluations"), Latency: c.String("latency"),
-		Replications: c.Int("replications")}
+		Replications: c.Int("replications"), IntervalReplications: c.Int("interval-replications")}
 	if opt.Replications < 1 {
 		return badInput(fmt.Errorf("--replications must be ≥ 1, got %d", opt.Replications))
+	}
+	if c.IsSet("interval-replications") && opt.IntervalReplications < max(2, opt.Replications) {
+		return badInput(fmt.Errorf("--interval-replications must be ≥ 2 and ≥ --replications (%d), got %d", opt.Replications, opt.IntervalReplications))
 	}
 	if !slices.Contains(results.LatencyKinds, opt.Latency) {
 		return badInput(fmt.Errorf("--latency must be one of %s, got %q", strings.Join(results.LatencyKinds, ", "), opt.Latency))

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -83,65 +84,102 @@ func meanSD(xs []float64) string {
 	return seconds(m) + " ± " + num(s)
 }
 
-// fitFaultDeploy fits the restart's deployment on the crashes of the
-// taskmanager variant, as liveDeploySpread does on the soak: deploy to
-// the mean time from detection to every task running, less the restart
-// delay and the twin's restore on this schedule, deploy_cv to its
-// coefficient of variation. It fails, naming the values to set, when the
-// scenario holds others.
-func fitFaultDeploy(c *Context) (deploy, cv float64, n int, err error) {
+// faultDeploys are the fitted deployments of the table: the restart's
+// on a fresh JVM (cluster.deploy and deploy_cv, on the crashes) and the
+// share of it a restart in place takes (cluster.in_place_share, on the
+// failures of read-only checkpoint storage, which kill no process).
+type faultDeploys struct {
+	deploy, cv, share float64
+	crashes, inPlace  int
+}
+
+// inPlaceRe finds cluster.in_place_share in a scenario's text.
+var inPlaceRe = regexp.MustCompile(`, in_place_share: [0-9.]+`)
+
+// fitFaultDeploy fits the restart's deployments, as liveDeploySpread does
+// on the soak: cluster.deploy to the crashes' mean time from detection to
+// every task running, less the restart delay and the twin's restore on
+// this schedule, deploy_cv to its coefficient of variation; then
+// in_place_share to the checkpoint_storage variant's mean time from
+// detection to running, less the restart delay, over the twin's (deploy
+// and restore) at a share of 1. It fails, naming the values to set, when
+// the scenario holds others.
+func fitFaultDeploy(c *Context) (faultDeploys, error) {
+	var fit faultDeploys
 	b, err := os.ReadFile(c.Path(faultTableScenario))
 	if err != nil {
-		return 0, 0, 0, err
+		return fit, err
 	}
 	text := string(b)
 	f, err := scenario.Parse(faultTableScenario, b)
 	if err != nil {
-		return 0, 0, 0, err
+		return fit, err
 	}
 	job := f.Base.Job
-	if job.Restart.Strategy != "fixed-delay" || deployRe.FindString(text) == "" || deployCVRe.FindString(text) == "" {
-		return 0, 0, 0, fmt.Errorf("%s: the fit needs restart.strategy fixed-delay, and cluster.deploy and deploy_cv set", faultTableScenario)
+	if job.Restart.Strategy != "fixed-delay" || deployRe.FindString(text) == "" || deployCVRe.FindString(text) == "" || inPlaceRe.FindString(text) == "" {
+		return fit, fmt.Errorf("%s: the fit needs restart.strategy fixed-delay, and cluster.deploy, deploy_cv and in_place_share set", faultTableScenario)
+	}
+	// the twin without spread and restarting in place as from scratch
+	exact, err := c.RunText("fault-table-exact", "live-fault-table.yaml", inPlaceRe.ReplaceAllString(deployCVRe.ReplaceAllString(text, ""), ""))
+	if err != nil {
+		return fit, err
 	}
 	delay := float64(job.Restart.Delay)
-	runs, err := liveFaultRuns(c.Path(filepath.Join(faultTableRef, "taskmanager")))
-	if err != nil {
-		return 0, 0, 0, err
-	}
-	var live []killTimes
-	for _, r := range runs {
-		ks, err := kills(r, delay)
+	// deployments: the mean and CV of a variant's times from detection to
+	// running less the restart delay, live and in the exact twin
+	deployments := func(variant string) (live, liveCV, twin float64, n int, err error) {
+		runs, err := liveFaultRuns(c.Path(filepath.Join(faultTableRef, variant)))
 		if err != nil {
-			return 0, 0, 0, err
+			return 0, 0, 0, 0, err
 		}
-		live = append(live, ks...)
+		var ks []killTimes
+		for _, r := range runs {
+			k, err := kills(r, delay)
+			if err != nil {
+				return 0, 0, 0, 0, err
+			}
+			ks = append(ks, k...)
+		}
+		if len(ks) < 3 {
+			return 0, 0, 0, 0, fmt.Errorf("%s/%s: %d failures detected and running again, the fit needs 3", faultTableRef, variant, len(ks))
+		}
+		m, s := stat.MeanStdDev(field(ks, func(k killTimes) float64 { return k.deploy }), nil)
+		tw, err := kills(filepath.Join(exact, variant), delay)
+		if err != nil {
+			return 0, 0, 0, 0, err
+		}
+		if len(tw) == 0 {
+			return 0, 0, 0, 0, fmt.Errorf("%s: the twin's %s variant restarts no job", faultTableScenario, variant)
+		}
+		return m, s / m, stat.Mean(field(tw, func(k killTimes) float64 { return k.deploy }), nil), len(ks), nil
 	}
-	if len(live) < 3 {
-		return 0, 0, 0, fmt.Errorf("%s/taskmanager: %d crashes detected and running again, the fit needs 3", faultTableRef, len(live))
-	}
-	m, s := stat.MeanStdDev(field(live, func(k killTimes) float64 { return k.deploy }), nil)
-	exact, err := c.RunText("fault-table-exact", "live-fault-table.yaml", deployCVRe.ReplaceAllString(text, ""))
+	live, cv, twin, n, err := deployments("taskmanager")
 	if err != nil {
-		return 0, 0, 0, err
+		return fit, err
 	}
-	twin, err := kills(filepath.Join(exact, "taskmanager"), delay)
+	restore := twin - float64(job.Cluster.Deploy)
+	if live-restore <= 0 {
+		return fit, fmt.Errorf("%s/taskmanager: live deployments take %.2f s, less than the twin's restore (%.2f s): no deploy time fits", faultTableRef, live, restore)
+	}
+	fit.deploy, fit.cv, fit.crashes = live-restore, cv, n
+	// the exact twin ran with the scenario's deploy: rescale its in-place
+	// deployments to the fitted one
+	live, _, twin, n, err = deployments("checkpoint_storage")
 	if err != nil {
-		return 0, 0, 0, err
+		return fit, err
 	}
-	restore := stat.Mean(field(twin, func(k killTimes) float64 { return k.deploy }), nil) - float64(job.Cluster.Deploy)
-	deploy, cv = m-restore, s/m
-	if deploy <= 0 {
-		return 0, 0, 0, fmt.Errorf("%s/taskmanager: live deployments take %.2f s, less than the twin's restore (%.2f s): no deploy time fits", faultTableRef, m, restore)
+	twin += fit.deploy - float64(job.Cluster.Deploy)
+	fit.share, fit.inPlace = math.Min(1, live/twin), n
+	if math.Abs(float64(job.Cluster.Deploy)-fit.deploy) > spreadTolS || math.Abs(job.Cluster.DeployCV-fit.cv) > spreadTolCV ||
+		math.Abs(job.Cluster.InPlaceShare-fit.share) > spreadTolCV {
+		return fit, fmt.Errorf("%s: set job.cluster.deploy: %.2fs, deploy_cv: %.2f and in_place_share: %.2f (the fit to the %d crashes of %s/taskmanager and the %d restarts in place of %s/checkpoint_storage; the scenario has %v, %g and %g)",
+			faultTableScenario, fit.deploy, fit.cv, fit.share, fit.crashes, faultTableRef, fit.inPlace, faultTableRef, job.Cluster.Deploy, job.Cluster.DeployCV, job.Cluster.InPlaceShare)
 	}
-	if math.Abs(float64(job.Cluster.Deploy)-deploy) > spreadTolS || math.Abs(job.Cluster.DeployCV-cv) > spreadTolCV {
-		return 0, 0, 0, fmt.Errorf("%s: set job.cluster.deploy: %.2fs and deploy_cv: %.2f (the fit to the %d crashes of %s/taskmanager; the scenario has %v and %g)",
-			faultTableScenario, deploy, cv, len(live), faultTableRef, job.Cluster.Deploy, job.Cluster.DeployCV)
-	}
-	return deploy, cv, len(live), nil
+	return fit, nil
 }
 
 func liveFaultTable(c *Context) (string, error) {
-	deploy, cv, crashes, err := fitFaultDeploy(c)
+	fit, err := fitFaultDeploy(c)
 	if err != nil {
 		return "", err
 	}
@@ -234,18 +272,19 @@ func liveFaultTable(c *Context) (string, error) {
 			inside = fmt.Sprintf("%d of %d", in, judged)
 		}
 		what := v.what
-		if v.name == "taskmanager" {
+		if v.name == "taskmanager" || v.name == "checkpoint_storage" {
 			what += " (fitted)"
 		}
 		rows = append(rows, []string{what, meanSD(lr), meanSD(tr), mape, inside, meanSD(ld), meanSD(td),
 			fmt.Sprintf("%d of %d / %s", lostLive, len(live), percent(float64(lostTwin)/float64(max(1, twinN))))})
 	}
 	intro := fmt.Sprintf("Live: the committed runs of `make live-faults` (`%s`). Twin: the same variants of `%s` over %d seeds, "+
-		"with the restart's deployment fitted on the %d crashes alone (`cluster.deploy: %.2fs`, `deploy_cv: %.2f`, as the soak's "+
-		"are fitted above) and the job's capacity, warm-up and restore taken from `make calibration-live`; every other kind is held out. "+
+		"with the restart's deployment fitted on the %d crashes (`cluster.deploy: %.2fs`, `deploy_cv: %.2f`, as the soak's "+
+		"are fitted above) and the share a restart in place takes on the %d restarts after failed checkpoints (`in_place_share: %.2f`), "+
+		"the job's capacity, warm-up and restore taken from `make calibration-live`; every other kind is held out. "+
 		"Each live fault is set against the twin's values of the same fault of the run (its mean is the prediction, "+
 		"its 5–95 %% quantiles the interval). Recovery and downtime as mean ± s.d. over the faults; a recovery of 0 s "+
 		"(a fault the detector does not see) is left out of the MAPE; an unrecovered fault counts in the last column only.",
-		faultTableRef, faultTableScenario, faultTableSeeds, crashes, deploy, cv)
+		faultTableRef, faultTableScenario, faultTableSeeds, fit.crashes, fit.deploy, fit.cv, fit.inPlace, fit.share)
 	return wrap(intro, liveWidth) + "\n\n" + strings.TrimRight(khaosMarkdownTable(rows), "\n"), nil
 }

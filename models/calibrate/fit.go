@@ -55,6 +55,11 @@ type Options struct {
 	// (default 1): the twin's random parts (checkpoint phase, heartbeat
 	// phase) then count as they do in a series of measurements.
 	Replications int
+	// IntervalReplications, when above Replications, is the number of
+	// seeds of the final prediction intervals (the fit and its point
+	// predictions keep Replications, the first of these seeds): a fit on
+	// few seeds with intervals from many. Default Replications.
+	IntervalReplications int
 	// Progress, if set, is called after every loss evaluation.
 	Progress func(evaluations int, best float64)
 	// CV, when active, cross-validates the twin and both baselines after
@@ -115,6 +120,7 @@ func (o Options) withDefaults() Options {
 	o.LatencyWeight = cmp.Or(o.LatencyWeight, 1)
 	o.MaxEvaluations = cmp.Or(o.MaxEvaluations, 150*len(o.Fit))
 	o.Replications = cmp.Or(max(o.Replications, 0), 1)
+	o.IntervalReplications = max(o.IntervalReplications, o.Replications)
 	return o
 }
 
@@ -309,7 +315,7 @@ func calibrate(base scenario.Scenario, pts []Point, held []bool, o Options) (*Re
 		v.Flags = p.Flags(v.Fitted)
 		r.Values = append(r.Values, v)
 	}
-	preds, spans, err := predictSpread(r.Scenario, pts, o)
+	preds, spans, err := predictSpread(r.Scenario, pts, o, o.IntervalReplications)
 	if err != nil {
 		return nil, err
 	}
@@ -414,7 +420,7 @@ func fitStage(base scenario.Scenario, fit []Point, st stage, o Options, done int
 		var err error
 		if st.spread {
 			var spans []Span
-			if _, spans, err = predictSpread(apply(x), fit, st.opts); err == nil {
+			if _, spans, err = predictSpread(apply(x), fit, st.opts, st.opts.Replications); err == nil {
 				l = intervalScore(fit, spans)
 			}
 		} else {

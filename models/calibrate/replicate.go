@@ -65,9 +65,12 @@ func spanOf(reps []Prediction) Span {
 }
 
 // predictSpread is PredictAll with each point's prediction interval: the
-// mean over the seeds (as Predict) and the spread of the seeds.
-func predictSpread(sc scenario.Scenario, pts []Point, o Options) ([]Prediction, []Span, error) {
+// mean over o.Replications seeds (as Predict) and the spread of spanSeeds
+// seeds (≥ o.Replications; the first ones are the same).
+func predictSpread(sc scenario.Scenario, pts []Point, o Options, spanSeeds int) ([]Prediction, []Span, error) {
 	o = o.withDefaults()
+	n := o.Replications
+	o.Replications = max(spanSeeds, n)
 	preds := make([]Prediction, len(pts))
 	spans := make([]Span, len(pts))
 	err := eachPoint(pts, o.Workers, func(i int) error {
@@ -75,7 +78,7 @@ func predictSpread(sc scenario.Scenario, pts []Point, o Options) ([]Prediction, 
 		if err != nil {
 			return err
 		}
-		preds[i], spans[i] = meanOf(reps), spanOf(reps)
+		preds[i], spans[i] = meanOf(reps[:n]), spanOf(reps)
 		return nil
 	})
 	if err != nil {

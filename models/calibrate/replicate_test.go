@@ -46,13 +46,18 @@ func TestCoverage(t *testing.T) {
 
 // TestPredictSpreadMatchesPredict: the final pass's mean over the replicas
 // is Predict's prediction to the bit, and its interval holds every seed's
-// spread.
+// spread; with more interval seeds (IntervalReplications) the prediction
+// stays the same and the interval is that of all of them.
 func TestPredictSpreadMatchesPredict(t *testing.T) {
 	sc := baseScenario(t)
 	sc.Job.Detection.Mode = "rpc" // a random heartbeat phase: seeds differ
 	pts := []Point{{Throughput: 60000, CheckpointIntervalS: 30}, {Throughput: 45000, CheckpointIntervalS: 60}}
 	o := Options{Replications: 4}
-	preds, spans, err := predictSpread(sc, pts, o)
+	preds, spans, err := predictSpread(sc, pts, o, o.Replications)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wide, wideSpans, err := predictSpread(sc, pts, o, 12)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,11 +66,18 @@ func TestPredictSpreadMatchesPredict(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if preds[i] != want {
-			t.Errorf("point %d: %+v, Predict %+v", i, preds[i], want)
+		if preds[i] != want || wide[i] != want {
+			t.Errorf("point %d: %+v and with 12 interval seeds %+v, Predict %+v", i, preds[i], wide[i], want)
 		}
 		if !(spans[i].Lo <= want.RecoveryS && want.RecoveryS <= spans[i].Hi && spans[i].Lo < spans[i].Hi) {
 			t.Errorf("point %d: interval %+v around a mean of %v s", i, spans[i], want.RecoveryS)
+		}
+		reps, err := predictReplicas(sc, p, Options{Replications: 12})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := spanOf(reps); s != wideSpans[i] {
+			t.Errorf("point %d: interval %+v with 12 interval seeds, want the 12 seeds' %+v", i, wideSpans[i], s)
 		}
 	}
 }

@@ -69,6 +69,7 @@ type jsonReport struct {
 	Baselines        map[string]any   `json:"baselines"`
 	CV               map[string]any   `json:"cross_validation,omitempty"`
 	Replications     int              `json:"replications"`
+	IntervalSeeds    int              `json:"interval_replications"`
 	IntervalLevel    float64          `json:"interval_level"`
 	Stages           []jsonStage      `json:"stages"`
 	Warnings         []string         `json:"warnings"`
@@ -123,7 +124,7 @@ func WriteReport(dir string, r *Result, info ReportInfo) ([]string, error) {
 	if r.CV != nil {
 		rep.CV = cvJSON(r.CV)
 	}
-	rep.Replications, rep.IntervalLevel = r.Options.Replications, IntervalLevel
+	rep.Replications, rep.IntervalSeeds, rep.IntervalLevel = r.Options.Replications, r.Options.IntervalReplications, IntervalLevel
 	rep.Warnings = append([]string{}, r.Warnings()...)
 	js, err := json.MarshalIndent(rep, "", "  ")
 	if err != nil {
@@ -304,8 +305,8 @@ func reportText(r *Result, rep jsonReport) []byte {
 	}
 	fmt.Fprintf(&b, ".\n\nEach measured point was simulated at its throughput and CI with one crash of the sink's TaskManager %g s before a checkpoint (Khaos's alignment), after %g s of steady load; latency is the mean %s over the %g s before the crash.\n\n",
 		r.Options.BeforeCheckpoint, r.Options.Settle, r.Options.Latency, r.Options.Window)
-	if n := r.Options.Replications; n > 1 {
-		fmt.Fprintf(&b, "Predictions are means over %d seeds per point; the prediction interval is the central %.0f %% of the seeds' predictions.\n\n", n, 100*IntervalLevel)
+	if n, m := r.Options.Replications, r.Options.IntervalReplications; m > 1 {
+		fmt.Fprintf(&b, "Predictions are means over %d seeds per point; the prediction interval is the central %.0f %% of %d seeds' predictions.\n\n", n, 100*IntervalLevel, m)
 	}
 	if ws := r.Warnings(); len(ws) > 0 {
 		b.WriteString("## Warnings\n\n")

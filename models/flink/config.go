@@ -141,13 +141,15 @@ type ClusterConfig struct {
 	// Deploy is the time to deploy and initialise the tasks once slots are
 	// available (also on resubmit).
 	Deploy sim.Duration `yaml:"deploy"`
-	// DeployWarm replaces Deploy when every TaskManager the tasks go to
-	// has run them since its JVM started: a restart in place after a
-	// failure that killed no process (failed checkpoints, a freeze past
-	// the heartbeat timeout with slots to spare). Live, such a JVM has
-	// loaded and compiled the job's classes and deploys in a fraction of
-	// a fresh one's time. 0: as Deploy (default).
-	DeployWarm sim.Duration `yaml:"deploy_warm,omitempty"`
+	// InPlaceShare is the share of a deployment's time (deploy plus the
+	// state restore) that a restart in place takes: one where every
+	// TaskManager the tasks go to has run them since its JVM started (a
+	// failure that killed no process: failed checkpoints, a freeze past
+	// the heartbeat timeout with slots to spare; a resubmission from a
+	// savepoint). Live, such a JVM has loaded and compiled the job's
+	// classes and its state files are in the page cache. 0: 1, as a
+	// fresh JVM (default).
+	InPlaceShare float64 `yaml:"in_place_share,omitempty"`
 	// DeployCV is the coefficient of variation of a deployment's duration
 	// (deploy, or a rescale's up_deploy or down_deploy, plus the state
 	// restore): each deployment takes its nominal time times a gamma
@@ -602,8 +604,8 @@ func (c JobConfig) Validate() map[string]string {
 	if v := c.Cluster.CPUNoise; !(v >= 0 && v <= 1) {
 		e["cluster.cpu_noise"] = fmt.Sprintf("must be in [0, 1] (a TaskManager's per-second CPU utilisation reading u gets a standard deviation of cpu_noise·√(u(1 − u)), e.g. 0.4), got %g", v)
 	}
-	if v := c.Cluster.DeployWarm; !(v >= 0) {
-		e["cluster.deploy_warm"] = fmt.Sprintf("must be ≥ 0 (the deployment on TaskManagers that ran the job before, e.g. 0.5s; 0: as deploy), got %v", v)
+	if v := c.Cluster.InPlaceShare; !(v >= 0 && v <= 1) {
+		e["cluster.in_place_share"] = fmt.Sprintf("must be in (0, 1] (the share of a deployment's time a restart on JVMs that ran the job takes, e.g. 0.4; 0: 1), got %g", v)
 	}
 	if v := c.Cluster.DeployCV; !(v >= 0 && v <= 2) {
 		e["cluster.deploy_cv"] = fmt.Sprintf("must be in [0, 2] (the coefficient of variation of a deployment's duration, e.g. 0.1), got %g", v)

@@ -178,17 +178,17 @@ func (j *Job) deployWhenSlots() {
 	j.advance()
 	j.state = StateRestoring
 	c := j.cfg.Cluster
-	deploy := float64(c.Deploy)
-	if c.DeployWarm > 0 && j.inPlace() {
-		deploy = float64(c.DeployWarm)
+	deploy, share := float64(c.Deploy), 1.0
+	if c.InPlaceShare > 0 && j.inPlace() {
+		share = c.InPlaceShare
 	}
-	if j.deployTime >= 0 { // a rescale's
-		deploy, j.deployTime = j.deployTime, -1
+	if j.deployTime >= 0 { // a rescale's, measured as a whole
+		deploy, share, j.deployTime = j.deployTime, 1, -1
 	}
 	// the restored state is the checkpoint's: its operators' at about
 	// today's rate, and what the lag held then (job.state_per_lag)
 	d := deploy + float64(c.RestoreBase) + (j.graph.StateSize(j.lambda)+j.restoreLag)/float64(c.RestoreBandwidth)
-	d *= j.deployFactor()
+	d *= share * j.deployFactor()
 	epoch := j.epoch
 	j.env.After(d, func() {
 		if epoch == j.epoch {
@@ -198,7 +198,7 @@ func (j *Job) deployWhenSlots() {
 }
 
 // inPlace reports whether every TaskManager the tasks are placed on has run
-// them since its JVM started (cluster.deploy_warm).
+// them since its JVM started (cluster.in_place_share).
 func (j *Job) inPlace() bool {
 	for _, tm := range j.tms {
 		if tm.alive && tm.hosts >= 0 && !tm.jitting {

@@ -244,8 +244,8 @@ func TestBounds(t *testing.T) {
 		{"until before at", base + "  - {at: 20m, every: 5m, until: 10m}\n", "faults[2].until: must be after at (20m), got 10m", ""},
 		{"jitter beyond every", base + "  - {at: 20m, every: 5m, jitter: 6m}\n", "faults[2].jitter: must be in [0, 5m), got 6m", ""},
 		{"negative tolerable failures", with("timeout: 5m}", "timeout: 5m, tolerable_failures: -1}"), "job.checkpoint.tolerable_failures: must be ≥ 0, got -1", ""},
-		{"negative warm deployment", with("  parallelism: 2\n", "  parallelism: 2\n  cluster: {deploy_warm: -1s}\n"),
-			"job.cluster.deploy_warm: must be ≥ 0 (the deployment on TaskManagers that ran the job before, e.g. 0.5s; 0: as deploy), got -1s", ""},
+		{"in-place share 2", with("  parallelism: 2\n", "  parallelism: 2\n  cluster: {in_place_share: 2}\n"),
+			"job.cluster.in_place_share: must be in (0, 1] (the share of a deployment's time a restart on JVMs that ran the job takes, e.g. 0.4; 0: 1), got 2", ""},
 		{"negative retention", with("  parallelism: 2\n", "  parallelism: 2\n  operators: [{name: source, cost: 1us, state_retention: -1s}]\n"),
 			"state_retention: must be ≥ 0, got -1s", ""},
 	}

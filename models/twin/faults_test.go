@@ -195,15 +195,15 @@ func TestRepeatingFaults(t *testing.T) {
 	}
 }
 
-// TestDeployWarm: cluster.deploy_warm 0.5 s replaces the 2 s deployment
-// only where the JVMs ran the job before. Storage refusing writes from
-// 125 s, tolerating one failure, fails the job at 140 s on its own
-// TaskManager: running at 140 + 2 (restart) + 0.5 + 1 (restore) = 143.5 s,
-// and the 50k × 23.5 s replayed since the checkpoint of 120 s drain at
-// 50k/s net by 167 s. A crash at 125 s deploys on the fresh JVM of the
-// restarted TaskManager (back at 135 s): 2 s, running at 138 s.
-func TestDeployWarm(t *testing.T) {
-	job := strings.Replace(handJob, "deploy: 2s,", "deploy: 2s, deploy_warm: 500ms,", 1)
+// TestInPlaceShare: cluster.in_place_share 0.5 halves a deployment (2 s
+// deploy + 1 s restore) only where the JVMs ran the job before. Storage
+// refusing writes from 125 s, tolerating one failure, fails the job at
+// 140 s on its own TaskManager: running at 140 + 2 (restart) + 0.5 × 3 =
+// 143.5 s, and the 50k × 23.5 s replayed since the checkpoint of 120 s
+// drain at 50k/s net by 167 s. A crash at 125 s deploys on the fresh JVM
+// of the restarted TaskManager (back at 135 s): 3 s, running at 138 s.
+func TestInPlaceShare(t *testing.T) {
+	job := strings.Replace(handJob, "deploy: 2s,", "deploy: 2s, in_place_share: 0.5,", 1)
 	storage := strings.Replace(job, "cpu_overhead: 0", "cpu_overhead: 0\n    tolerable_failures: 1", 1)
 	m, _ := faultRun(t, storage, "  - {at: 125s, kind: checkpoint_storage, duration: 20s}\n")
 	near(t, "running again after the storage failure", one(t, m, results.KindRunning).TimeS, 143.5, 1e-6)
