@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -87,11 +88,17 @@ func checkFaultsRun(t *testing.T, run string) {
 		}
 		return n
 	}
+	// minThroughput counts an unmeasured second (NaN: Kafka's offsets could
+	// not be read, so the job could not read either) as 0
 	minThroughput := func(from, to float64) float64 {
 		m := 1e18
 		for _, s := range samples {
 			if s.TimeS > from && s.TimeS <= to {
-				m = min(m, s.Throughput)
+				if math.IsNaN(s.Throughput) {
+					m = 0
+				} else {
+					m = min(m, s.Throughput)
+				}
 			}
 		}
 		return m

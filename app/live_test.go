@@ -365,6 +365,19 @@ func TestLiveKhaosReference(t *testing.T) {
 	checkKhaosRun(t, "../results/reference/live/live-khaos")
 }
 
+// TestLiveKhaosRepeatReference holds the committed runs of make
+// live-khaos-repeat (docs/live.md, "Khaos live, kill by kill") to the same
+// rules.
+func TestLiveKhaosRepeatReference(t *testing.T) {
+	runs, err := filepath.Glob("../results/reference/live/live-khaos-repeat/run-*")
+	if err != nil || len(runs) != 3 {
+		t.Fatalf("%d runs of make live-khaos-repeat committed, want 3 (%v)", len(runs), err)
+	}
+	for _, r := range runs {
+		checkKhaosRun(t, r)
+	}
+}
+
 // checkKhaosRun: a set_checkpoint_interval decision taken because of a
 // violation and carried out, every fault recovered, and the latency-marker
 // p99 finite in at least 90 % of the RUNNING rows.

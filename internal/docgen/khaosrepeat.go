@@ -78,7 +78,7 @@ func liveKhaosRepeat(c *Context) (string, error) {
 	if len(live.recovery) == 0 || len(live.recovery) != len(twin.recovery) {
 		return "", fmt.Errorf("%s: %d faults per run live, %d in the twin of %s; the repeat needs the same faults", khaosRepeatRef, len(live.recovery), len(twin.recovery), liveKhaosScenario)
 	}
-	rows := [][]string{{"per run", "live (mean ± s.d.)", "twin (mean ± s.d.)", "twin − live", "bound", "met"}}
+	rows := [][]string{{"time", "live (mean ± s.d.)", "twin (mean ± s.d.)", "twin − live", "bound", "met"}}
 	row := func(what string, l, t []float64, bound float64) {
 		if len(l) == 0 || len(t) == 0 {
 			rows = append(rows, []string{what, meanSD(l) + fmt.Sprintf(" (%d)", len(l)), meanSD(t), "–", percent(bound), "–"})
@@ -111,7 +111,7 @@ func liveKhaosRepeat(c *Context) (string, error) {
 	row("savepoint reconfiguration, down", live.reconf, twin.reconf, 0.30)
 	intro := fmt.Sprintf("Live: the %d committed runs of `make live-khaos-repeat` (`%s`, %d kills, %d unrecovered). "+
 		"Twin: `%s` over %d seeds, with nothing fitted on these runs. The number of live values is in brackets; "+
-		"the bound is the issue's acceptance for the twin's mean against the live mean.",
+		"the bound is how close to the live mean the project wants the twin's mean to be.",
 		len(runs), khaosRepeatRef, len(allL)+live.unrecovered, live.unrecovered, liveKhaosScenario, khaosRepeatSeeds)
 	return wrap(intro, liveWidth) + "\n\n" + strings.TrimRight(khaosMarkdownTable(rows), "\n"), nil
 }

@@ -31,6 +31,7 @@ func liveBlocks() []Block {
 		{"live-khaos prediction", liveKhaosPrediction},
 		{"live-khaos compare", liveKhaosCompare},
 		{"live-khaos decisions", liveKhaosDecisions},
+		{"live-khaos repeat", liveKhaosRepeat},
 		{"live host profile", liveHostProfile},
 		{"live soak", liveSoakTable},
 		{"live deployment spread", liveDeploySpread},
