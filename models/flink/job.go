@@ -668,7 +668,7 @@ func (j *Job) cpuUtilisation(dt float64) []float64 {
 		if j.tms[tm].throttled > 0 { // a cpu_throttle fault's quota
 			most *= j.tms[tm].share
 		}
-		u := results.CPUUtilisation(math.Min(cpu, most), dt, cores)
+		u := results.CPUUtilisation(min(cpu, most), dt, cores) // the builtin: math.Min is a call on amd64, and this runs per TaskManager and sample
 		if k := j.cfg.Cluster.CPUNoise; k > 0 && u < 1 {
 			u = min(1, max(0, u+k*math.Sqrt(u*(1-u))*j.cpuRng.NormFloat64()))
 		}
