@@ -306,7 +306,8 @@ func reportText(r *Result, rep jsonReport) []byte {
 	fmt.Fprintf(&b, ".\n\nEach measured point was simulated at its throughput and CI with one crash of the sink's TaskManager %g s before a checkpoint (Khaos's alignment), after %g s of steady load; latency is the mean %s over the %g s before the crash.\n\n",
 		r.Options.BeforeCheckpoint, r.Options.Settle, r.Options.Latency, r.Options.Window)
 	if n, m := r.Options.Replications, r.Options.IntervalReplications; m > 1 {
-		fmt.Fprintf(&b, "Predictions are means over %d seeds per point; the prediction interval is the central %.0f %% of %d seeds' predictions.\n\n", n, 100*IntervalLevel, m)
+		fmt.Fprintf(&b, "Predictions are means over %s per point; the prediction interval is the central %.0f %% of %s' predictions.\n\n",
+			results.Plural(n, "seed"), 100*IntervalLevel, results.Plural(m, "seed"))
 	}
 	if ws := r.Warnings(); len(ws) > 0 {
 		b.WriteString("## Warnings\n\n")
