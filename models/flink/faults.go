@@ -45,7 +45,7 @@ func (j *Job) Freeze(tm int, d float64, reason string) error {
 	j.pending = append(j.pending, pendingRecovery{start: now, preLag: lag, reason: reason})
 	j.freezeUntil = math.Max(j.freezeUntil, now+d)
 	epoch := j.epoch
-	if lost := j.heartbeatLost(now); lost < d {
+	if _, lost := heartbeatLoss(now, j.hbPhases, j.cfg.Detection); lost < d {
 		j.env.After(lost, func() {
 			if epoch != j.epoch || !j.tms[tm].alive {
 				return
@@ -60,19 +60,6 @@ func (j *Job) Freeze(tm int, d float64, reason string) error {
 		return nil
 	}
 	return nil
-}
-
-// heartbeatLost is how long after now the JobManager's heartbeat timeout
-// fires for a TaskManager that stops answering now: the timeout runs from
-// the last request it answered, on the run's one heartbeat loop (hbPhase).
-func (j *Job) heartbeatLost(now float64) float64 {
-	d := j.cfg.Detection
-	iv := float64(d.HeartbeatInterval)
-	last := now
-	if iv > 0 {
-		last = j.hbPhase + iv*math.Floor((now-j.hbPhase)/iv)
-	}
-	return math.Max(0, last+float64(d.HeartbeatTimeout)-now)
 }
 
 // thaw resumes a frozen TaskManager; lost: it was declared lost meanwhile

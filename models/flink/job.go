@@ -125,9 +125,10 @@ type Job struct {
 	rec   Recorder
 	rng   *rand.Rand // restart jitter
 	ckRng *rand.Rand // checkpoint initial delays
-	// hbPhase (s, in [0, heartbeat_interval)) is when the JobManager's
-	// periodic heartbeat requests run: at hbPhase + k·interval
-	hbPhase   float64
+	// hbPhases (s, in [0, heartbeat_interval)) are when the two heartbeat
+	// loops that watch a TaskManager send their requests, at phase +
+	// k·interval: the JobMaster's and the ResourceManager's
+	hbPhases  [2]float64
 	deployRng *rand.Rand // each deployment's duration (cluster.deploy_cv)
 	tmRng     *rand.Rand // each killed TaskManager's restart (cluster.restart_delay_cv)
 	cpuRng    *rand.Rand // the CPU readings' noise (cluster.cpu_noise)
@@ -250,7 +251,10 @@ func NewJob(env *sim.Env, cfg JobConfig, topicCfg kafka.Config, in Arrivals, see
 	// Separate streams, so restart jitter and checkpoint start delays never
 	// shift each other's numbers.
 	j.ckRng = seeds.Stream("flink.checkpoint-initial-delay")
-	j.hbPhase = seeds.Stream("flink.heartbeat-phase").Float64() * float64(cfg.Detection.HeartbeatInterval)
+	j.hbPhases = [2]float64{
+		seeds.Stream("flink.heartbeat-phase").Float64() * float64(cfg.Detection.HeartbeatInterval),
+		seeds.Stream("flink.rm-heartbeat-phase").Float64() * float64(cfg.Detection.HeartbeatInterval),
+	}
 	j.cpuRng = seeds.Stream("flink.cpu-noise")
 	j.deployRng = seeds.Stream("flink.deploy-time")
 	j.tmRng = seeds.Stream("flink.taskmanager-start")

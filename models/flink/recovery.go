@@ -84,22 +84,7 @@ func (j *Job) detectionDelay() float64 {
 	if d.Mode == "connection" || d.Mode == "auto" && j.graph.distributed {
 		return float64(d.ConnectionLoss)
 	}
-	// The JobManager asks every TaskManager for a heartbeat each interval,
-	// in one periodic loop from its start (Flink's HeartbeatManagerSenderImpl),
-	// at a phase drawn once per run: the first request after the kill comes
-	// u·interval later, and fails at once; the threshold-th consecutive
-	// failure marks the TaskManager unreachable. The timeout runs from the
-	// last answered request, (1−u)·interval before the kill. Kills at
-	// random times see u uniform; kills a multiple of the interval apart
-	// see the same u, as live.
-	iv := float64(d.HeartbeatInterval)
-	u := 0.0
-	if iv > 0 {
-		next := j.hbPhase + iv*math.Ceil((j.env.Now()-j.hbPhase)/iv)
-		u = (next - j.env.Now()) / iv
-	}
-	rpc := iv*(float64(d.RPCFailureThreshold)-1) + u*iv
-	timeout := math.Max(0, float64(d.HeartbeatTimeout)-(1-u)*iv)
+	rpc, timeout := heartbeatLoss(j.env.Now(), j.hbPhases, d)
 	switch d.Mode {
 	case "rpc":
 		return rpc
@@ -107,6 +92,35 @@ func (j *Job) detectionDelay() float64 {
 		return timeout
 	}
 	return math.Min(rpc, timeout)
+}
+
+// heartbeatLoss is how long after now, when a TaskManager stops answering,
+// the first heartbeat loop gives up on it: rpc when its requests fail at
+// once (the process is gone), timeout when they go unanswered (it hangs).
+//
+// Two loops watch every TaskManager, each one periodic loop from its
+// component's start (Flink's HeartbeatManagerSenderImpl) at phases[i] +
+// k·interval: the JobMaster's and the ResourceManager's. Whichever gives up
+// first fails the tasks: the ResourceManager disconnects a lost
+// TaskManager from every JobMaster (ResourceManager.closeTaskManagerConnection).
+// On one loop the first request after now comes u·interval later; the
+// threshold-th consecutive failed request marks the TaskManager
+// unreachable, and the timeout runs from the last answered request,
+// (1−u)·interval before now. Kills a multiple of the interval apart see the
+// same delays; kills half an interval out of phase may see nearly the same
+// delay, one loop winning each (as in the live fault table of 2026-12-06).
+func heartbeatLoss(now float64, phases [2]float64, d DetectionConfig) (rpc, timeout float64) {
+	iv := float64(d.HeartbeatInterval)
+	if iv <= 0 {
+		return 0, float64(d.HeartbeatTimeout)
+	}
+	rpc, timeout = math.Inf(1), math.Inf(1)
+	for _, phase := range phases {
+		last := phase + iv*math.Floor((now-phase)/iv) // the last request answered
+		rpc = min(rpc, iv*float64(d.RPCFailureThreshold-1)+last+iv-now)
+		timeout = min(timeout, math.Max(0, last+float64(d.HeartbeatTimeout)-now))
+	}
+	return rpc, timeout
 }
 
 func (j *Job) detected(cause string) {

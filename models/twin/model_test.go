@@ -150,8 +150,10 @@ func TestRestartOnSpareTaskManager(t *testing.T) {
 }
 
 // TestHeartbeatDetectionPhase: a TaskManager dies at a random point of the
-// JobManager's 2 s heartbeat period, so RPC-failure detection (threshold 2)
-// takes 2–4 s, 3 s on average, and a 10 s heartbeat timeout 8–10 s.
+// 2 s periods of two heartbeat loops (the JobMaster's and the
+// ResourceManager's, independent phases), so RPC-failure detection
+// (threshold 2) takes 2–4 s and a 10 s heartbeat timeout 8–10 s, the first
+// loop to give up winning: lo + 2·min(U₁, U₂), 2/3 s above lo on average.
 func TestHeartbeatDetectionPhase(t *testing.T) {
 	for _, c := range []struct {
 		mode   string
@@ -171,34 +173,29 @@ func TestHeartbeatDetectionPhase(t *testing.T) {
 				}
 				sum += d
 			}
-			near(t, "mean detection delay", sum/n, (c.lo+c.hi)/2, 0.2)
+			near(t, "mean detection delay", sum/n, c.lo+(c.hi-c.lo)/3, 0.2)
 		})
 	}
 }
 
-// TestHeartbeatLoop: the JobManager's heartbeat requests run in one
-// periodic loop, so within a run the RPC-failure detection of a kill at t
-// depends only on t modulo the 2 s interval: kills 30 s apart are detected
-// equally fast, and a kill 0.5 s later in the period 0.5 s sooner (or 1.5 s
-// later, past the next request).
+// TestHeartbeatLoop: the heartbeat requests run in periodic loops, so
+// within a run the RPC-failure detection of a kill at t depends only on t
+// modulo the 2 s interval: kills 120 s apart are detected equally fast.
+// How a shift within the period plays out on the two loops is worked out
+// by hand in models/flink (TestHeartbeatLoss).
 func TestHeartbeatLoop(t *testing.T) {
 	job := strings.Replace(handJob, "detection: {mode: connection, connection_loss: 1s}",
 		"detection: {mode: rpc, heartbeat_interval: 2s, rpc_failure_threshold: 2}", 1)
 	m, _ := runYAML(t, "seed: 3\nduration: 10m\nworkload: {shape: constant, rate: 50000/s}\n"+job+
-		"faults:\n  - {at: 100s, taskmanager: 0}\n  - {at: 220s, taskmanager: 0}\n  - {at: 340.5s, taskmanager: 0}\n")
+		"faults:\n  - {at: 100s, taskmanager: 0}\n  - {at: 220s, taskmanager: 0}\n")
 	var d []float64
 	for _, f := range results.FaultSummaries(m.events) {
 		d = append(d, f.DetectedAtS-f.AtS)
 	}
-	if len(d) != 3 {
-		t.Fatalf("%d detections, want 3", len(d))
+	if len(d) != 2 {
+		t.Fatalf("%d detections, want 2", len(d))
 	}
 	near(t, "the second kill's detection", d[1], d[0], 1e-9)
-	want := d[0] - 0.5
-	if want < 2 {
-		want += 2
-	}
-	near(t, "the third kill's, 0.5 s later in the period", d[2], want, 1e-9)
 }
 
 // TestWarmupRamp: as in TestCrashBacklogAndRecoveryTime the job runs
