@@ -35,6 +35,7 @@ func liveBlocks() []Block {
 		{"live host profile", liveHostProfile},
 		{"live soak", liveSoakTable},
 		{"live deployment spread", liveDeploySpread},
+		{"live soak sweep spread", liveSoakSweepSpread},
 		{"live fault table", liveFaultTable},
 		{"readme live soak", readmeLiveSoak},
 		{"live end-to-end", liveEndToEnd},

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/streamtwin/streamtwin/models/scenario"
+	"github.com/streamtwin/streamtwin/results"
 )
 
 // The live soak's kills are where the twin's deployment time and its
@@ -156,5 +158,74 @@ func liveDeploySpread(c *Context) (string, error) {
 	intro := fmt.Sprintf("Fitted to the first %d kills of the committed soak (deployment mean %s, s.d. %s; the twin restores in %s "+
 		"on this schedule): `cluster.deploy: %.2fs`, `deploy_cv: %.2f`, set in `%s`. The other %d kills are held out:",
 		len(fitted), seconds(m), seconds(s), seconds(restore), deploy, cv, spreadScenario, len(held))
+	return wrap(intro, liveWidth) + "\n\n" + strings.TrimRight(khaosMarkdownTable(rows), "\n"), nil
+}
+
+// soakSweep is the 120-run sweep whose downtimes are set against the live
+// soak's.
+const soakSweep = "scenarios/sweeps/live-soak-ci.yaml"
+
+// liveSoakSweepSpread sets the spread of the downtimes in the twin's runs
+// of the soak sweep against the live soak's: the s.d. over the kills of
+// one run (each run's, then their root mean square and 5–95 % range, the
+// range one live run's should fall in), and over every kill of every run
+// (which adds what differs between runs: the heartbeat phases, whose mean
+// a live run draws once).
+func liveSoakSweepSpread(c *Context) (string, error) {
+	out := c.Out("live-soak-ci")
+	if _, err := c.Streamtwin("sweep", c.Path(soakSweep), "--out", out, "--workers", "2"); err != nil {
+		return "", err
+	}
+	live, err := faultOutcomes(c.Path(liveSoakRef))
+	if err != nil {
+		return "", err
+	}
+	down := func(fs []faultOutcome) []float64 {
+		var xs []float64
+		for _, f := range fs {
+			if !math.IsNaN(f.downtime) {
+				xs = append(xs, f.downtime)
+			}
+		}
+		return xs
+	}
+	liveDown := down(live)
+	if len(liveDown) < 3 {
+		return "", fmt.Errorf("%s: %d kills ran again, the comparison needs 3", liveSoakRef, len(liveDown))
+	}
+	dir := filepath.Join(out, "runs")
+	runs, err := results.RunSubfolders(dir)
+	if err != nil {
+		return "", err
+	}
+	var all, sds []float64
+	var ss float64
+	for _, r := range runs {
+		fs, err := faultOutcomes(filepath.Join(dir, r))
+		if err != nil {
+			return "", err
+		}
+		xs := down(fs)
+		if len(xs) < 2 {
+			return "", fmt.Errorf("%s: %d faults ran again, want 2 or more", r, len(xs))
+		}
+		v := stat.Variance(xs, nil)
+		all, sds, ss = append(all, xs...), append(sds, math.Sqrt(v)), ss+v
+	}
+	slices.Sort(sds)
+	rms := math.Sqrt(ss / float64(len(sds)))
+	lm, ls := stat.MeanStdDev(liveDown, nil)
+	tm, ts := stat.MeanStdDev(all, nil)
+	rows := [][]string{
+		{"downtime per kill (kill → every task running)", "live soak", fmt.Sprintf("twin, %d runs", len(runs)), "twin − live"},
+		{"mean", seconds(lm), seconds(tm), percent((tm - lm) / lm)},
+		{"s.d. over the kills of a run", seconds(ls), fmt.Sprintf("%s (5–95 %%: %s–%s)", seconds(rms),
+			seconds(stat.Quantile(0.05, stat.Empirical, sds, nil)), seconds(stat.Quantile(0.95, stat.Empirical, sds, nil))), percent((rms - ls) / ls)},
+		{"s.d. over every kill of every run", "–", seconds(ts), "–"},
+	}
+	intro := fmt.Sprintf("`streamtwin sweep %s` (%d runs: five checkpoint intervals × 24 seeds of `%s`) against the %d kills of the "+
+		"committed soak (`%s`). A downtime does not depend on the checkpoint interval; it varies with the deployment drawn "+
+		"for each restart (`deploy_cv`) and, between runs, with the phases of the heartbeat loops.",
+		soakSweep, len(runs), spreadScenario, len(liveDown), liveSoakRef)
 	return wrap(intro, liveWidth) + "\n\n" + strings.TrimRight(khaosMarkdownTable(rows), "\n"), nil
 }
