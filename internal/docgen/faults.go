@@ -123,9 +123,8 @@ func withinRunSD(twin [][]faultOutcome, value func(faultOutcome) float64) string
 	if len(sds) == 0 {
 		return seconds(stat.Mean(all, nil))
 	}
-	slices.Sort(sds)
 	return fmt.Sprintf("%s ± %s (%s–%s)", seconds(stat.Mean(all, nil)), num(math.Sqrt(ss/float64(len(sds)))),
-		num(stat.Quantile(0.05, stat.Empirical, sds, nil)), num(stat.Quantile(0.95, stat.Empirical, sds, nil)))
+		num(results.Quantile(sds, 0.05)), num(results.Quantile(sds, 0.95)))
 }
 
 // faultDeploys are the fitted deployments of the table: the restart's

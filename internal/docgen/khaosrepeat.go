@@ -56,6 +56,10 @@ func (k *khaosRepeatTimes) add(dir string) error {
 // liveKhaosRepeat: the table of the repeated live Khaos runs against the
 // twin's seeds, with the error of the twin's mean against the live mean.
 func liveKhaosRepeat(c *Context) (string, error) {
+	fit, err := fitResubmit(c)
+	if err != nil {
+		return "", err
+	}
 	runs, err := liveFaultRuns(c.Path(khaosRepeatRef))
 	if err != nil {
 		return "", err
@@ -111,7 +115,13 @@ func liveKhaosRepeat(c *Context) (string, error) {
 	row("savepoint reconfiguration, down", live.reconf, twin.reconf, 0.30)
 	intro := fmt.Sprintf("Live: the %d committed runs of `make live-khaos-repeat` (`%s`, %d kills, %d unrecovered). "+
 		"Twin: `%s` over %d seeds, with nothing fitted on these runs. The number of live values is in brackets; "+
-		"the bound is how close to the live mean the project wants the twin's mean to be.",
-		len(runs), khaosRepeatRef, len(allL)+live.unrecovered, live.unrecovered, liveKhaosScenario, khaosRepeatSeeds)
+		"the bound is how close to the live mean the project wants the twin's mean to be. "+
+		"A savepoint reconfiguration is a savepoint, then the job resubmitted from it; both parts are fitted on other live runs: "+
+		"`checkpoint.async_base: %gs` on the %d checkpoints of the fault table's crash runs (median %s live, %s in the twin; "+
+		"clamped at 0, the twin's alignment and synchronous phase left as they are), and `cluster.submit: %.2fs` on the CI change "+
+		"of `%s` (%s from the savepoint to running, of which the twin's deployment and restore take %s).",
+		len(runs), khaosRepeatRef, len(allL)+live.unrecovered, live.unrecovered, liveKhaosScenario, khaosRepeatSeeds,
+		math.Round(fit.asyncBase*100)/100, fit.checkpoints, seconds(fit.liveCkpt), seconds(fit.twinCkpt), fit.submit, liveTrafficRef,
+		seconds(fit.liveResubmit), seconds(fit.twinRest))
 	return wrap(intro, liveWidth) + "\n\n" + strings.TrimRight(khaosMarkdownTable(rows), "\n"), nil
 }

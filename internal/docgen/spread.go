@@ -212,7 +212,6 @@ func liveSoakSweepSpread(c *Context) (string, error) {
 		v := stat.Variance(xs, nil)
 		all, sds, ss = append(all, xs...), append(sds, math.Sqrt(v)), ss+v
 	}
-	slices.Sort(sds)
 	rms := math.Sqrt(ss / float64(len(sds)))
 	lm, ls := stat.MeanStdDev(liveDown, nil)
 	tm, ts := stat.MeanStdDev(all, nil)
@@ -220,7 +219,7 @@ func liveSoakSweepSpread(c *Context) (string, error) {
 		{"downtime per kill (kill → every task running)", "live soak", fmt.Sprintf("twin, %d runs", len(runs)), "twin − live"},
 		{"mean", seconds(lm), seconds(tm), percent((tm - lm) / lm)},
 		{"s.d. over the kills of a run", seconds(ls), fmt.Sprintf("%s (5–95 %%: %s–%s)", seconds(rms),
-			seconds(stat.Quantile(0.05, stat.Empirical, sds, nil)), seconds(stat.Quantile(0.95, stat.Empirical, sds, nil))), percent((rms - ls) / ls)},
+			seconds(results.Quantile(sds, 0.05)), seconds(results.Quantile(sds, 0.95))), percent((rms - ls) / ls)},
 		{"s.d. over every kill of every run", "–", seconds(ts), "–"},
 	}
 	intro := fmt.Sprintf("`streamtwin sweep %s` (%d runs: five checkpoint intervals × 24 seeds of `%s`) against the %d kills of the "+
