@@ -314,9 +314,11 @@ bench: build
 
 # Re-fit scenarios/khaos-ysb-calibrated.yaml (and its fit report) to the
 # measured Khaos failures: fitted on CI 30 s and 90 s, the rest held out,
-# every CI left out once, 90 % intervals from 10 seeds (≈ 2 min on 2 cores).
+# every CI left out once, 90 % intervals from 10 seeds, their spread fitted
+# (deploy_cv, restart_delay_cv; ≈ 7 min on 2 cores).
 calibration: build
 	$(BIN) calibrate --scenario scenarios/khaos-ysb-base.yaml --measured scenarios/measured/khaos-ysb-failures.csv \
+		--fit cost_scale,restart_delay,warmup,cpu_overhead,queueing,latency_base,deploy_cv,restart_delay_cv \
 		--holdout 10s,60s,120s --cv ci --replications 10 --out scenarios/khaos-ysb-calibrated.yaml
 
 # Re-fit scenarios/live-traffic-calibrated.yaml to the live traffic-monitoring

@@ -4,7 +4,7 @@ import "slices"
 
 // Blocks are every generated block, document by document.
 func Blocks() []Block {
-	return slices.Concat(readmeBlocks(), figuresBlocks(), khaosBlocks(), autoscalingBlocks(), monitoringBlocks(), liveBlocks())
+	return slices.Concat(readmeBlocks(), figuresBlocks(), khaosBlocks(), calibrationBlocks(), autoscalingBlocks(), monitoringBlocks(), liveBlocks())
 }
 
 // Figures are every file of docs/figures, with the command that makes it.

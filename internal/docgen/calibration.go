@@ -1,0 +1,124 @@
+package docgen
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+)
+
+// The committed Khaos YSB fit (make calibration) as docs/calibration.md
+// reports it, read from its fit.json: nothing here runs the twin.
+const ysbFit = "scenarios/khaos-ysb-calibrated-fit/fit.json"
+
+func calibrationBlocks() []Block {
+	return []Block{{"khaos-ysb fit", khaosYSBFit}}
+}
+
+// fitReport is the part of calibrate's fit.json the block reads.
+type fitReport struct {
+	calibrationFit
+	Replications int `json:"replications"`
+	Intervals    []struct {
+		CI             float64 `json:"checkpoint_interval_s"`
+		HeldOut        bool    `json:"held_out"`
+		N              int     `json:"n"`
+		Twin           float64 `json:"recovery_mape_pct"`
+		ClosedForm     float64 `json:"closed_form_recovery_mape_pct"`
+		OLS            float64 `json:"ols_recovery_mape_pct"`
+		Coverage       float64 `json:"interval_coverage_pct"`
+		MeasuredMedian float64 `json:"measured_median_recovery_s"`
+		TwinMedian     float64 `json:"predicted_median_recovery_s"`
+		MeasuredLatMs  float64 `json:"measured_mean_latency_ms"`
+		TwinLatMs      float64 `json:"predicted_mean_latency_ms"`
+	} `json:"intervals"`
+	Models []struct {
+		Model string `json:"model"`
+		CV    *struct {
+			Folds              int
+			Mean, SD, Min, Max float64
+		} `json:"cv_recovery_mape_pct"`
+	} `json:"models"`
+	Baselines struct {
+		ClosedForm struct {
+			Downtime float64 `json:"downtime_s"`
+			Capacity float64 `json:"capacity_records_per_s"`
+		} `json:"closed_form"`
+	} `json:"baselines"`
+}
+
+func readFitReport(c *Context, path string) (fitReport, error) {
+	var f fitReport
+	b, err := os.ReadFile(c.Path(path))
+	if err != nil {
+		return f, err
+	}
+	if err := json.Unmarshal(b, &f); err != nil {
+		return f, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(f.Parameters) == 0 || len(f.Intervals) == 0 {
+		return f, fmt.Errorf("%s: no fitted parameter or no checkpoint interval (re-run make calibration)", path)
+	}
+	return f, nil
+}
+
+// pct formats a percentage already in percent.
+func pct(x float64) string { return num(x) + " %" }
+
+func khaosYSBFit(c *Context) (string, error) {
+	f, err := readFitReport(c, ysbFit)
+	if err != nil {
+		return "", err
+	}
+	var params []string
+	for _, p := range f.Parameters {
+		v := num(p.Value)
+		if p.Unit != "" {
+			v += " " + p.Unit
+		}
+		if len(p.Flags) > 0 {
+			v += " (flagged: " + strings.Join(p.Flags, "; ") + ")"
+		}
+		params = append(params, fmt.Sprintf("`%s` %s", p.Name, v))
+	}
+	var fittedCIs, heldCIs []string
+	for _, iv := range f.Intervals {
+		if iv.HeldOut {
+			heldCIs = append(heldCIs, num(iv.CI)+" s")
+		} else {
+			fittedCIs = append(fittedCIs, num(iv.CI)+" s")
+		}
+	}
+	intro := fmt.Sprintf("Fitted on the %s points of CI %s (`make calibration`, %d seeds per point): %s; capacity %s records/s. "+
+		"Recovery MAPE of the three models, all fitted on the same points, and the share of the measured recoveries "+
+		"inside the twin's 90 %% interval:",
+		num(f.Fit["n"]), andList(fittedCIs), f.Replications, andList(params), num(f.CapacityAfter))
+	rows := [][]string{
+		{"", "twin", fmt.Sprintf("closed form (D = %s s, μ = %s records/s)", num(f.Baselines.ClosedForm.Downtime), num(f.Baselines.ClosedForm.Capacity)), "Khaos OLS (refitted here)", "twin's 90 % interval coverage"},
+		{fmt.Sprintf("held out, %s points (CI %s)", num(f.HeldOut["n"]), andList(heldCIs)), pct(f.HeldOut["recovery_mape_pct"]),
+			pct(f.HeldOut["closed_form_recovery_mape_pct"]), pct(f.HeldOut["ols_recovery_mape_pct"]), pct(f.HeldOut["interval_coverage_pct"])},
+		{fmt.Sprintf("fitted, %s points", num(f.Fit["n"])), pct(f.Fit["recovery_mape_pct"]),
+			pct(f.Fit["closed_form_recovery_mape_pct"]), pct(f.Fit["ols_recovery_mape_pct"]), pct(f.Fit["interval_coverage_pct"])},
+	}
+	cv := []string{"leave-one-CI-out, mean ± s.d. over the folds (range)"}
+	for _, name := range []string{"twin", "closed_form", "ols"} {
+		cell := "–"
+		for _, m := range f.Models {
+			if m.Model == name && m.CV != nil {
+				cell = fmt.Sprintf("%s ± %s (%s–%s)", num(m.CV.Mean), pct(m.CV.SD), num(m.CV.Min), pct(m.CV.Max))
+			}
+		}
+		cv = append(cv, cell)
+	}
+	rows = append(rows, append(cv, "–"))
+	perCI := [][]string{{"CI", "set", "recovery MAPE twin / closed form / OLS", "median recovery measured", "twin", "90 % interval coverage", "pre-failure latency measured", "twin"}}
+	for _, iv := range f.Intervals {
+		set := "fitted"
+		if iv.HeldOut {
+			set = "held out"
+		}
+		perCI = append(perCI, []string{num(iv.CI) + " s", set, fmt.Sprintf("%s / %s / %s", num(iv.Twin), num(iv.ClosedForm), pct(iv.OLS)),
+			seconds(iv.MeasuredMedian), seconds(iv.TwinMedian), pct(iv.Coverage), num(iv.MeasuredLatMs) + " ms", num(iv.TwinLatMs) + " ms"})
+	}
+	return wrap(intro, liveWidth) + "\n\n" + khaosMarkdownTable(rows) + "\n" + strings.TrimRight(khaosMarkdownTable(perCI), "\n"), nil
+}
