@@ -461,7 +461,7 @@ func (st *RecoveryStream) release(until float64) error {
 	var first error
 	n := 0
 	for ; n < len(st.held) && st.held[n].time() <= until; n++ {
-		r := st.held[n]
+		r := &st.held[n] // a row is a few hundred bytes: not copied per sample
 		var err error
 		if r.isSample {
 			r.s.Recovering = st.recovering(r.s.TimeS)
