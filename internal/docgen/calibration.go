@@ -7,12 +7,16 @@ import (
 	"strings"
 )
 
-// The committed Khaos YSB fit (make calibration) as docs/calibration.md
-// reports it, read from its fit.json: nothing here runs the twin.
+// The committed fits (make calibration, make calibration-live) as
+// docs/calibration.md reports them, read from their fit.json: nothing here
+// runs the twin.
 const ysbFit = "scenarios/khaos-ysb-calibrated-fit/fit.json"
 
 func calibrationBlocks() []Block {
-	return []Block{{"khaos-ysb fit", khaosYSBFit}}
+	return []Block{
+		{"khaos-ysb fit", func(c *Context) (string, error) { return fitTables(c, ysbFit, "make calibration") }},
+		{"live-traffic fit", func(c *Context) (string, error) { return fitTables(c, liveCalibratedFit, "make calibration-live") }},
+	}
 }
 
 // fitReport is the part of calibrate's fit.json the block reads.
@@ -57,7 +61,7 @@ func readFitReport(c *Context, path string) (fitReport, error) {
 		return f, fmt.Errorf("%s: %w", path, err)
 	}
 	if len(f.Parameters) == 0 || len(f.Intervals) == 0 {
-		return f, fmt.Errorf("%s: no fitted parameter or no checkpoint interval (re-run make calibration)", path)
+		return f, fmt.Errorf("%s: no fitted parameter or no checkpoint interval (re-run its calibration)", path)
 	}
 	return f, nil
 }
@@ -65,8 +69,11 @@ func readFitReport(c *Context, path string) (fitReport, error) {
 // pct formats a percentage already in percent.
 func pct(x float64) string { return num(x) + " %" }
 
-func khaosYSBFit(c *Context) (string, error) {
-	f, err := readFitReport(c, ysbFit)
+// fitTables: the fitted parameters, the three models' recovery MAPE held
+// out, fitted and across the leave-one-CI-out folds with the twin's
+// interval coverage, and the same per CI, of the fit at path.
+func fitTables(c *Context, path, target string) (string, error) {
+	f, err := readFitReport(c, path)
 	if err != nil {
 		return "", err
 	}
@@ -89,10 +96,10 @@ func khaosYSBFit(c *Context) (string, error) {
 			fittedCIs = append(fittedCIs, num(iv.CI)+" s")
 		}
 	}
-	intro := fmt.Sprintf("Fitted on the %s points of CI %s (`make calibration`, %d seeds per point): %s; capacity %s records/s. "+
+	intro := fmt.Sprintf("Fitted on the %s points of CI %s (`%s`, %d seeds per point): %s; capacity %s records/s. "+
 		"Recovery MAPE of the three models, all fitted on the same points, and the share of the measured recoveries "+
 		"inside the twin's 90 %% interval:",
-		num(f.Fit["n"]), andList(fittedCIs), f.Replications, andList(params), num(f.CapacityAfter))
+		num(f.Fit["n"]), andList(fittedCIs), target, f.Replications, andList(params), num(f.CapacityAfter))
 	rows := [][]string{
 		{"", "twin", fmt.Sprintf("closed form (D = %s s, μ = %s records/s)", num(f.Baselines.ClosedForm.Downtime), num(f.Baselines.ClosedForm.Capacity)), "Khaos OLS (refitted here)", "twin's 90 % interval coverage"},
 		{fmt.Sprintf("held out, %s points (CI %s)", num(f.HeldOut["n"]), andList(heldCIs)), pct(f.HeldOut["recovery_mape_pct"]),
