@@ -148,3 +148,12 @@ func TestLiveFaultInjectors(t *testing.T) {
 		t.Error("tm-2's cgroup survived Down")
 	}
 }
+
+// TestFaultLimitsRefuseNetworkDelay: the local cluster's processes share
+// the loopback interface, so a network_delay fault is refused before a run
+// starts (control.Check), never silently dropped.
+func TestFaultLimitsRefuseNetworkDelay(t *testing.T) {
+	if why := (&Cluster{}).FaultLimits()["network_delay"]; !strings.Contains(why, "loopback") {
+		t.Errorf("FaultLimits()[network_delay] = %q, want the reason it cannot be injected", why)
+	}
+}

@@ -21,6 +21,27 @@ import (
 // lost and fails the job over, and the TaskManager, a warm JVM, registers
 // again when it thaws.
 func (j *Job) Freeze(tm int, d float64, reason string) error {
+	return j.halt(tm, d, d, reason, fmt.Sprintf("freeze for %gs", d), "thawed")
+}
+
+// NetworkDelay delays every packet TaskManager tm sends by delay seconds,
+// for d seconds (netem on its egress, as Chaos Mesh's network delay). Its
+// data reaches no peer before delay has passed, and then a TCP window per
+// round trip of delay seconds, nothing to speak of: the tasks it hosts
+// stall, backpressuring the rest, until the last delayed packet is in, d +
+// delay after the fault. Its heartbeat answers arrive delay late, so the
+// heartbeat timeout notices only a delay longer than the time left to it;
+// then, as after a long freeze, the job fails over and the TaskManager
+// registers again once its traffic flows.
+func (j *Job) NetworkDelay(tm int, d, delay float64, reason string) error {
+	return j.halt(tm, d+delay, delay, reason, fmt.Sprintf("network delay %gs for %gs", delay, d), "its traffic flows again")
+}
+
+// halt stops the tasks on TaskManager tm for stall seconds while the
+// JobManager hears nothing from it for silent seconds (a freeze: both its
+// duration; a network delay: the delay alone); what its fault event says,
+// back how it ends.
+func (j *Job) halt(tm int, stall, silent float64, reason, what, back string) error {
 	if tm < 0 || tm >= len(j.tms) {
 		return fmt.Errorf("no TaskManager %d (the cluster has %d)", tm, len(j.tms))
 	}
@@ -30,22 +51,22 @@ func (j *Job) Freeze(tm int, d float64, reason string) error {
 	t := &j.tms[tm]
 	switch {
 	case !t.alive:
-		j.event(results.Event{Kind: results.KindFault, TaskManager: i32(tm), Reason: reason + " (freeze; TaskManager already down)"})
+		j.event(results.Event{Kind: results.KindFault, TaskManager: i32(tm), Reason: reason + " (" + what + "; TaskManager already down)"})
 		return nil
 	case t.hosts < 0 || j.state != StateRunning:
 		// no running task waits for it; it is only unavailable for slots
-		j.event(results.Event{Kind: results.KindFault, TaskManager: i32(tm), Reason: reason + fmt.Sprintf(" (freeze for %gs)", d)})
+		j.event(results.Event{Kind: results.KindFault, TaskManager: i32(tm), Reason: reason + " (" + what + ")"})
 		t.alive = false
 		j.tmDirty = true
-		j.env.After(d, func() { j.thaw(tm, false) })
+		j.env.After(stall, func() { j.thaw(tm, false, back) })
 		return nil
 	}
-	j.event(results.Event{Kind: results.KindFault, TaskManager: i32(tm), Reason: reason + fmt.Sprintf(" (freeze for %gs)", d)})
+	j.event(results.Event{Kind: results.KindFault, TaskManager: i32(tm), Reason: reason + " (" + what + ")"})
 	lag := math.Max(0, j.in.Arrived(now)-j.topic.Consumed)
 	j.pending = append(j.pending, pendingRecovery{start: now, preLag: lag, reason: reason})
-	j.freezeUntil = math.Max(j.freezeUntil, now+d)
+	j.freezeUntil = math.Max(j.freezeUntil, now+stall)
 	epoch := j.epoch
-	if _, lost := heartbeatLoss(now, j.hbPhases, j.cfg.Detection); lost < d {
+	if _, lost := heartbeatLoss(now, j.hbPhases, j.cfg.Detection); lost < silent {
 		j.env.After(lost, func() {
 			if epoch != j.epoch || !j.tms[tm].alive {
 				return
@@ -56,20 +77,21 @@ func (j *Job) Freeze(tm int, d float64, reason string) error {
 			j.tmDirty = true
 			j.failAt(now, lag, fmt.Sprintf("TaskManager %d unreachable (heartbeat timeout)", tm), 0)
 		})
-		j.env.After(d, func() { j.thaw(tm, true) })
+		j.env.After(stall, func() { j.thaw(tm, true, back) })
 		return nil
 	}
 	return nil
 }
 
-// thaw resumes a frozen TaskManager; lost: it was declared lost meanwhile
-// and registers again (its JVM, JIT and all, is the one that froze).
-func (j *Job) thaw(tm int, lost bool) {
+// thaw resumes a halted TaskManager (back says how: thawed, its traffic
+// flowing again); lost: it was declared lost meanwhile and registers again
+// (its JVM, JIT and all, is the one that halted).
+func (j *Job) thaw(tm int, lost bool, back string) {
 	if tm >= len(j.tms) || j.tms[tm].alive {
 		return
 	}
 	if lost {
-		j.event(results.Event{Kind: results.KindTaskManagerUp, TaskManager: i32(tm), Reason: "thawed; registers again"})
+		j.event(results.Event{Kind: results.KindTaskManagerUp, TaskManager: i32(tm), Reason: back + "; registers again"})
 	}
 	j.advance()
 	j.tms[tm].alive = true

@@ -73,22 +73,32 @@ const (
 	// Duration (live: a read-only bind mount): checkpoints fail, and more
 	// than job.checkpoint.tolerable_failures in a row fail the job.
 	FaultCheckpointStorage = "checkpoint_storage"
+	// FaultNetworkDelay delays every packet a TaskManager sends by Delay,
+	// for Duration (Demeter's Chaos Mesh fault, on egress). Its peers and
+	// the JobManager hear nothing from it for Delay, then everything late:
+	// a Delay beyond the heartbeat timeout fails the job over.
+	FaultNetworkDelay = "network_delay"
 )
 
 // FaultKinds lists the fault kinds in the order the docs give them.
-var FaultKinds = []string{FaultTaskManager, FaultFreeze, FaultCPUThrottle, FaultKafkaBroker, FaultJobManager, FaultCheckpointStorage}
+var FaultKinds = []string{FaultTaskManager, FaultFreeze, FaultCPUThrottle, FaultKafkaBroker, FaultJobManager, FaultCheckpointStorage, FaultNetworkDelay}
 
 // TargetsTaskManager reports whether faults of kind hit one TaskManager
 // (and take taskmanager or operator).
 func TargetsTaskManager(kind string) bool {
-	return kind == FaultTaskManager || kind == FaultFreeze || kind == FaultCPUThrottle
+	return kind == FaultTaskManager || kind == FaultFreeze || kind == FaultCPUThrottle || kind == FaultNetworkDelay
 }
 
 // HasDuration reports whether faults of kind last Duration and then undo
 // themselves.
 func HasDuration(kind string) bool {
-	return kind == FaultFreeze || kind == FaultCPUThrottle || kind == FaultKafkaBroker || kind == FaultCheckpointStorage
+	return kind == FaultFreeze || kind == FaultCPUThrottle || kind == FaultKafkaBroker || kind == FaultCheckpointStorage || kind == FaultNetworkDelay
 }
+
+// MaxNetworkDelay bounds a network_delay fault's Delay (10 min): Demeter's
+// is 60 s; far longer, TCP and Kafka's own timeouts, which the twin does not
+// model, end the connections.
+const MaxNetworkDelay = 600
 
 // MaxBrokerDown bounds a kafka_broker fault's Duration: a Kafka producer
 // gives up on a record after delivery.timeout.ms (2 min), failing the job's
@@ -106,6 +116,9 @@ type Fault struct {
 	// Share is the part of its CPU a cpu_throttle fault leaves the
 	// TaskManager, in (0, 1).
 	Share *float64 `yaml:"share,omitempty"`
+	// Delay is how late a network_delay fault delivers each packet the
+	// TaskManager sends, in (0, MaxNetworkDelay].
+	Delay *sim.Duration `yaml:"delay,omitempty"`
 	// At is when the fault fires, or, with BeforeCheckpoint, when it is armed.
 	At *sim.Duration `yaml:"at,omitempty"`
 	// BeforeCheckpoint aligns the fault as Khaos does: it fires this long
@@ -113,8 +126,8 @@ type Fault struct {
 	BeforeCheckpoint *sim.Duration `yaml:"before_checkpoint,omitempty"`
 	// Random draws faults with exponential inter-arrival times.
 	Random *RandomFaults `yaml:"random,omitempty"`
-	// TaskManager is the index of the TaskManager a taskmanager, freeze or
-	// cpu_throttle fault hits; Operator picks the one hosting subtask 0 of
+	// TaskManager is the index of the TaskManager a taskmanager, freeze,
+	// cpu_throttle or network_delay fault hits; Operator picks the one hosting subtask 0 of
 	// that operator (Khaos: the sink). Neither: 0, or a uniformly drawn one
 	// for random faults.
 	TaskManager *int   `yaml:"taskmanager,omitempty"`

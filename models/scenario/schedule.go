@@ -25,6 +25,7 @@ type ScheduledFault struct {
 	At       float64 // s; for an aligned fault, when it is armed
 	Duration float64 // s, for the kinds that last (HasDuration)
 	Share    float64 // cpu_throttle: the CPU share left
+	Delay    float64 // s, network_delay: how late each packet arrives
 	// BeforeCheckpoint ≥ 0 aligns the fault that long before the next
 	// checkpoint trigger after At; NaN fires at At.
 	BeforeCheckpoint float64
@@ -56,6 +57,9 @@ func (sc Scenario) Resolve() (*Schedule, error) {
 		}
 		if f.Share != nil {
 			base.Share = *f.Share
+		}
+		if f.Delay != nil {
+			base.Delay = float64(*f.Delay)
 		}
 		if f.TaskManager != nil {
 			base.TaskManager = *f.TaskManager

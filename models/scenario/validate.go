@@ -110,6 +110,14 @@ func validate(path string, file *ast.File, sc *Scenario, missing map[string]stri
 		case kind != FaultCPUThrottle && f.Share != nil:
 			e[at+".share"] = fmt.Sprintf("only a cpu_throttle fault has a share, not a %s fault", kind)
 		}
+		switch {
+		case kind == FaultNetworkDelay && f.Delay == nil:
+			e[at+".delay"] = "a network_delay fault needs the delay of each packet, e.g. delay: 60s"
+		case kind == FaultNetworkDelay && !(*f.Delay > 0 && float64(*f.Delay) <= MaxNetworkDelay):
+			e[at+".delay"] = fmt.Sprintf("must be in (0, %ds], got %v", MaxNetworkDelay, *f.Delay)
+		case kind != FaultNetworkDelay && f.Delay != nil:
+			e[at+".delay"] = fmt.Sprintf("only a network_delay fault has a delay, not a %s fault", kind)
+		}
 		if !TargetsTaskManager(kind) && slices.Contains(FaultKinds, kind) && (f.TaskManager != nil || f.Operator != "") {
 			e[at] = fmt.Sprintf("a %s fault hits no TaskManager; drop taskmanager and operator", kind)
 		}

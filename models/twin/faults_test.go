@@ -71,6 +71,46 @@ func TestFreezeAboveTheHeartbeatTimeout(t *testing.T) {
 	}
 }
 
+// TestNetworkDelayBelowTheHeartbeatTimeout: from 125 s every packet
+// TaskManager 0 sends arrives 4 s late, for 3 s. Nothing it sends is in
+// before 129 s, and the last delayed packet at 132 s: the job stalls for
+// 7 s (350k records wait) and catches up at 50k/s in 7 s more, back at
+// 139 s, 14 s after the fault. Its heartbeat answers are 4 s late, well
+// inside the 10 s timeout: no restart.
+func TestNetworkDelayBelowTheHeartbeatTimeout(t *testing.T) {
+	m, _ := faultRun(t, heartbeatJob, "  - {at: 125s, kind: network_delay, delay: 4s, duration: 3s, taskmanager: 0}\n")
+	if len(m.kind(results.KindRestart)) != 0 || len(m.kind(results.KindDetected)) != 0 {
+		t.Errorf("a 4 s delay below the 10 s timeout restarted the job: events %+v", m.events)
+	}
+	near(t, "model recovery", *one(t, m, results.KindModelRecovered).DurationS, 14, 1e-6)
+	near(t, "measured recovery", *one(t, m, results.KindRecovered).DurationS, 14, 1)
+	near(t, "lag when the last delayed packet is in", m.at(132).Lag, 350000, 1e-3)
+	near(t, "throughput while delayed", m.at(130).Throughput, 0, 1e-9)
+	near(t, "catch-up throughput", m.at(135).Throughput, 100000, 1e-6)
+}
+
+// TestNetworkDelayBeyondTheHeartbeatTimeout: Demeter's fault shape, a 30 s
+// delay for 10 s from 125 s. The heartbeat answers stop for 30 s, so the
+// timeout fires 8–10 s after the fault and the job fails over; the restart
+// waits for slots until the TaskManager's traffic flows again at 165 s
+// (10 s + 30 s) and it registers again; deploy 2 s and restore 1 s:
+// RUNNING at 168 s, down 43 s. The checkpoint due at 130 s waits for the
+// silent TaskManager and is aborted, so the job restores the one of 120 s:
+// backlog 50k × 48 s = 2.4M, drained at 50k/s in 48 s more.
+func TestNetworkDelayBeyondTheHeartbeatTimeout(t *testing.T) {
+	m, _ := faultRun(t, heartbeatJob, "  - {at: 125s, kind: network_delay, delay: 30s, duration: 10s, taskmanager: 0}\n")
+	det := one(t, m, results.KindDetected).TimeS - 125
+	if det <= 8-1e-9 || det > 10+1e-9 {
+		t.Errorf("detected %.3f s after the fault, want in (8, 10] s", det)
+	}
+	running := one(t, m, results.KindRunning)
+	near(t, "running at", running.TimeS, 168, 1e-9)
+	near(t, "downtime", *running.DurationS, 43, 1e-9)
+	near(t, "backlog", *running.Value, 50000*48, 1e-3)
+	near(t, "model recovery", *one(t, m, results.KindModelRecovered).DurationS, 43+48, 1e-6)
+	near(t, "registered again at", one(t, m, results.KindTaskManagerUp).TimeS, 165, 1e-9)
+}
+
 // TestCPUThrottle: a quarter of its core leaves the TaskManager 25k/s of
 // capacity for 20 s: the lag grows at 25k/s to 500k at 145 s and drains at
 // 50k/s by 155 s; the TaskManager reads 25 % busy meanwhile.

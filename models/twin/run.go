@@ -336,7 +336,7 @@ func (b *backend) TaskManagerOf(op string) (int, error)   { return b.job.TaskMan
 func (b *backend) Record(e results.Event)                 { b.rec.Event(e) }
 
 // Inject starts fault f in the model (models/flink: Crash, Freeze,
-// Throttle, BrokerDown, CrashJobManager, StorageDown).
+// Throttle, BrokerDown, CrashJobManager, StorageDown, NetworkDelay).
 func (b *backend) Inject(f scenario.ScheduledFault, tm int, reason string) error {
 	switch f.Kind {
 	case scenario.FaultTaskManager:
@@ -351,6 +351,8 @@ func (b *backend) Inject(f scenario.ScheduledFault, tm int, reason string) error
 		b.job.CrashJobManager(reason)
 	case scenario.FaultCheckpointStorage:
 		b.job.StorageDown(f.Duration, reason)
+	case scenario.FaultNetworkDelay:
+		return b.job.NetworkDelay(tm, f.Duration, f.Delay, reason)
 	default:
 		return fmt.Errorf("unknown fault kind %q", f.Kind)
 	}
