@@ -89,12 +89,11 @@ func meanSD(xs []float64) string {
 const gridTolS = 1e-3
 
 // withinRunSD formats the twin's mean of value over every fault of every
-// seed, with the standard deviation one run shows: the root mean square of
-// each seed's s.d. over its faults, and in brackets the 5–95 % range of
-// those s.d.s, where one live run's s.d. should fall. The live table's
-// spread is that of the faults of one run, so the twin's is too; the
-// spread between seeds (a run's heartbeat phases, say) would widen it.
-// NaN values are left out.
+// seed, with the standard deviation one run shows (runSpread over the
+// seeds; in brackets the range where one live run's s.d. should fall).
+// The live table's spread is that of the faults of one run, so the
+// twin's is too; the spread between seeds (a run's heartbeat phases, say)
+// would widen it. NaN values are left out.
 func withinRunSD(twin [][]faultOutcome, value func(faultOutcome) float64) string {
 	var all []float64
 	var bySeed [][]float64
@@ -111,9 +110,21 @@ func withinRunSD(twin [][]faultOutcome, value func(faultOutcome) float64) string
 	if len(all) == 0 {
 		return "–"
 	}
+	rms, lo, hi, n := runSpread(bySeed)
+	if n == 0 {
+		return seconds(stat.Mean(all, nil))
+	}
+	return fmt.Sprintf("%s ± %s (%s–%s)", seconds(stat.Mean(all, nil)), num(rms), num(lo), num(hi))
+}
+
+// runSpread is the spread one run shows, from each run's values: the root
+// mean square of the runs' standard deviations, and the 5–95 % range of
+// those, where one more run's should fall. Runs with fewer than two values
+// are left out; n counts the others.
+func runSpread(runs [][]float64) (rms, lo, hi float64, n int) {
 	var sds []float64
 	var ss float64
-	for _, xs := range bySeed {
+	for _, xs := range runs {
 		if len(xs) > 1 {
 			v := stat.Variance(xs, nil)
 			ss += v
@@ -121,10 +132,9 @@ func withinRunSD(twin [][]faultOutcome, value func(faultOutcome) float64) string
 		}
 	}
 	if len(sds) == 0 {
-		return seconds(stat.Mean(all, nil))
+		return 0, 0, 0, 0
 	}
-	return fmt.Sprintf("%s ± %s (%s–%s)", seconds(stat.Mean(all, nil)), num(math.Sqrt(ss/float64(len(sds)))),
-		num(results.Quantile(sds, 0.05)), num(results.Quantile(sds, 0.95)))
+	return math.Sqrt(ss / float64(len(sds))), results.Quantile(sds, 0.05), results.Quantile(sds, 0.95), len(sds)
 }
 
 // faultDeploys are the fitted deployments of the table: the restart's

@@ -198,8 +198,8 @@ func liveSoakSweepSpread(c *Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	var all, sds []float64
-	var ss float64
+	var all []float64
+	var perRun [][]float64
 	for _, r := range runs {
 		fs, err := faultOutcomes(filepath.Join(dir, r))
 		if err != nil {
@@ -209,17 +209,15 @@ func liveSoakSweepSpread(c *Context) (string, error) {
 		if len(xs) < 2 {
 			return "", fmt.Errorf("%s: %d faults ran again, want 2 or more", r, len(xs))
 		}
-		v := stat.Variance(xs, nil)
-		all, sds, ss = append(all, xs...), append(sds, math.Sqrt(v)), ss+v
+		all, perRun = append(all, xs...), append(perRun, xs)
 	}
-	rms := math.Sqrt(ss / float64(len(sds)))
+	rms, lo, hi, _ := runSpread(perRun)
 	lm, ls := stat.MeanStdDev(liveDown, nil)
 	tm, ts := stat.MeanStdDev(all, nil)
 	rows := [][]string{
 		{"downtime per kill (kill → every task running)", "live soak", fmt.Sprintf("twin, %d runs", len(runs)), "twin − live"},
 		{"mean", seconds(lm), seconds(tm), percent((tm - lm) / lm)},
-		{"s.d. over the kills of a run", seconds(ls), fmt.Sprintf("%s (5–95 %%: %s–%s)", seconds(rms),
-			seconds(results.Quantile(sds, 0.05)), seconds(results.Quantile(sds, 0.95))), percent((rms - ls) / ls)},
+		{"s.d. over the kills of a run", seconds(ls), fmt.Sprintf("%s (5–95 %%: %s–%s)", seconds(rms), seconds(lo), seconds(hi)), percent((rms - ls) / ls)},
 		{"s.d. over every kill of every run", "–", seconds(ts), "–"},
 	}
 	intro := fmt.Sprintf("`streamtwin sweep %s` (%d runs: five checkpoint intervals × 24 seeds of `%s`) against the %d kills of the "+

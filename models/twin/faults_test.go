@@ -45,29 +45,44 @@ func TestFreezeBelowTheHeartbeatTimeout(t *testing.T) {
 	near(t, "lag at the thaw", m.at(130).Lag, 250000, 1e-3)
 }
 
-// TestFreezeAboveTheHeartbeatTimeout: frozen at 125 s for 30 s, the
-// TaskManager misses its heartbeats; the timeout fires 10 s after the last
-// answered request, 8–10 s after the freeze, and the job fails over. The
-// restart (2 s later) waits for slots until the TaskManager thaws at 155 s
-// and registers again; deploy 2 s and restore 1 s: RUNNING at 158 s, down
-// 33 s from the freeze. The checkpoint due at 130 s waits for the frozen
+// TestBeyondTheHeartbeatTimeout: a TaskManager silent past the heartbeat
+// timeout, frozen or behind a network delay. Its heartbeat answers stop,
+// the timeout fires 10 s after the last answered request, 8–10 s after
+// the fault, and the job fails over. The restart (2 s later) waits for
+// slots until the TaskManager is back and registers again; deploy 2 s and
+// restore 1 s. The checkpoint due at 130 s waits for the silent
 // TaskManager and is aborted by the failover, so the job restores the one
-// of 120 s: backlog 50k × 38 s = 1.9M, drained at 50k/s in 38 s more.
-func TestFreezeAboveTheHeartbeatTimeout(t *testing.T) {
-	m, _ := faultRun(t, heartbeatJob, "  - {at: 125s, kind: freeze, duration: 30s, taskmanager: 0}\n")
-	det := one(t, m, results.KindDetected).TimeS - 125
-	if det <= 8-1e-9 || det > 10+1e-9 {
-		t.Errorf("detected %.3f s after the freeze, want in (8, 10] s", det)
-	}
-	running := one(t, m, results.KindRunning)
-	near(t, "running at", running.TimeS, 158, 1e-9)
-	near(t, "downtime", *running.DurationS, 33, 1e-9)
-	near(t, "backlog", *running.Value, 50000*38, 1e-3)
-	near(t, "model recovery", *one(t, m, results.KindModelRecovered).DurationS, 33+38, 1e-6)
-	up := one(t, m, results.KindTaskManagerUp)
-	near(t, "thawed at", up.TimeS, 155, 1e-9)
-	if len(m.kind(results.KindRestart)) != 1 {
-		t.Errorf("restarts = %d, want 1", len(m.kind(results.KindRestart)))
+// of 120 s, and the backlog since then drains at 50k/s.
+//   - freeze at 125 s for 30 s: thawed at 155 s, RUNNING at 158 s, down
+//     33 s; backlog 50k × 38 s = 1.9M, drained in 38 s more;
+//   - network_delay at 125 s, 30 s for 10 s (Demeter's fault shape): the
+//     answers stop for 30 s, the last delayed packet is in at 165 s
+//     (10 s + 30 s): RUNNING at 168 s, down 43 s; backlog 50k × 48 s =
+//     2.4M, drained in 48 s more.
+func TestBeyondTheHeartbeatTimeout(t *testing.T) {
+	for _, c := range []struct {
+		name, fault         string
+		back, down, backlog float64
+	}{
+		{"freeze", "{at: 125s, kind: freeze, duration: 30s, taskmanager: 0}", 155, 33, 38},
+		{"network_delay", "{at: 125s, kind: network_delay, delay: 30s, duration: 10s, taskmanager: 0}", 165, 43, 48},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m, _ := faultRun(t, heartbeatJob, "  - "+c.fault+"\n")
+			det := one(t, m, results.KindDetected).TimeS - 125
+			if det <= 8-1e-9 || det > 10+1e-9 {
+				t.Errorf("detected %.3f s after the fault, want in (8, 10] s", det)
+			}
+			running := one(t, m, results.KindRunning)
+			near(t, "running at", running.TimeS, 125+c.down, 1e-9)
+			near(t, "downtime", *running.DurationS, c.down, 1e-9)
+			near(t, "backlog", *running.Value, 50000*c.backlog, 1e-3)
+			near(t, "model recovery", *one(t, m, results.KindModelRecovered).DurationS, c.down+c.backlog, 1e-6)
+			near(t, "registered again at", one(t, m, results.KindTaskManagerUp).TimeS, c.back, 1e-9)
+			if len(m.kind(results.KindRestart)) != 1 {
+				t.Errorf("restarts = %d, want 1", len(m.kind(results.KindRestart)))
+			}
+		})
 	}
 }
 
@@ -87,28 +102,6 @@ func TestNetworkDelayBelowTheHeartbeatTimeout(t *testing.T) {
 	near(t, "lag when the last delayed packet is in", m.at(132).Lag, 350000, 1e-3)
 	near(t, "throughput while delayed", m.at(130).Throughput, 0, 1e-9)
 	near(t, "catch-up throughput", m.at(135).Throughput, 100000, 1e-6)
-}
-
-// TestNetworkDelayBeyondTheHeartbeatTimeout: Demeter's fault shape, a 30 s
-// delay for 10 s from 125 s. The heartbeat answers stop for 30 s, so the
-// timeout fires 8–10 s after the fault and the job fails over; the restart
-// waits for slots until the TaskManager's traffic flows again at 165 s
-// (10 s + 30 s) and it registers again; deploy 2 s and restore 1 s:
-// RUNNING at 168 s, down 43 s. The checkpoint due at 130 s waits for the
-// silent TaskManager and is aborted, so the job restores the one of 120 s:
-// backlog 50k × 48 s = 2.4M, drained at 50k/s in 48 s more.
-func TestNetworkDelayBeyondTheHeartbeatTimeout(t *testing.T) {
-	m, _ := faultRun(t, heartbeatJob, "  - {at: 125s, kind: network_delay, delay: 30s, duration: 10s, taskmanager: 0}\n")
-	det := one(t, m, results.KindDetected).TimeS - 125
-	if det <= 8-1e-9 || det > 10+1e-9 {
-		t.Errorf("detected %.3f s after the fault, want in (8, 10] s", det)
-	}
-	running := one(t, m, results.KindRunning)
-	near(t, "running at", running.TimeS, 168, 1e-9)
-	near(t, "downtime", *running.DurationS, 43, 1e-9)
-	near(t, "backlog", *running.Value, 50000*48, 1e-3)
-	near(t, "model recovery", *one(t, m, results.KindModelRecovered).DurationS, 43+48, 1e-6)
-	near(t, "registered again at", one(t, m, results.KindTaskManagerUp).TimeS, 165, 1e-9)
 }
 
 // TestCPUThrottle: a quarter of its core leaves the TaskManager 25k/s of
