@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strings"
 
 	"gonum.org/v1/gonum/stat"
 
@@ -148,8 +149,12 @@ func fitResubmit(c *Context) (resubmitFit, error) {
 	if len(liveRe) == 0 {
 		return fit, fmt.Errorf("%s: no stop-with-savepoint reconfiguration to fit cluster.submit on", liveTrafficRef)
 	}
-	out = c.Out("resubmit-fit-khaos")
-	if _, err := c.Streamtwin("run", c.Path(liveKhaosScenario), "--out", out); err != nil {
+	// the twin's deployment and restore at their mean (deploy_cv 0), not
+	// one seed's draw (its profile named from the scenario's folder) (its profile named from the scenario's folder)
+	nominal := deployCVRe.ReplaceAllString(string(khaosText), "")
+	nominal = strings.Replace(nominal, "profile: ", "profile: "+filepath.Dir(c.Path(liveKhaosScenario))+"/", 1)
+	out, err = c.RunText("resubmit-fit-khaos", filepath.Base(liveKhaosScenario), nominal)
+	if err != nil {
 		return fit, err
 	}
 	twinRe, err := resubmits(out)

@@ -143,12 +143,14 @@ type ClusterConfig struct {
 	Deploy sim.Duration `yaml:"deploy"`
 	// InPlaceShare is the share of a deployment's time (deploy plus the
 	// state restore) that a restart in place takes: one where every
-	// TaskManager the tasks go to has run them since its JVM started (a
-	// failure that killed no process: failed checkpoints, a freeze past
-	// the heartbeat timeout with slots to spare; a resubmission from a
-	// savepoint). Live, such a JVM has loaded and compiled the job's
-	// classes and its state files are in the page cache. 0: 1, as a
-	// fresh JVM (default).
+	// TaskManager the tasks go to still holds the job, having run its tasks
+	// with the job's slots kept there since (failed checkpoints; a
+	// resubmission from a savepoint on the same TaskManagers). Live, such
+	// a JVM has the job's classes loaded and compiled and its state files
+	// in the page cache. A TaskManager declared lost (a freeze past the
+	// heartbeat timeout) frees the job's slots and class loader, and a
+	// crashed one comes back as a fresh JVM: both take the whole time.
+	// 0: 1, as a fresh JVM (default).
 	InPlaceShare float64 `yaml:"in_place_share,omitempty"`
 	// DeployCV is the coefficient of variation of a deployment's duration
 	// (deploy, or a rescale's up_deploy or down_deploy, plus the state

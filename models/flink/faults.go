@@ -73,7 +73,9 @@ func (j *Job) halt(tm int, stall, silent float64, reason, what, back string) err
 			}
 			j.advance()
 			j.freezeUntil = 0
-			j.tms[tm].alive = false // released by the JobManager and the ResourceManager
+			// released by the JobManager and the ResourceManager: it frees
+			// the job's slots, and with them the job's class loader
+			j.tms[tm].alive, j.tms[tm].holdsJob = false, false
 			j.tmDirty = true
 			j.failAt(now, lag, fmt.Sprintf("TaskManager %d unreachable (heartbeat timeout)", tm), 0)
 		})

@@ -74,6 +74,13 @@ type taskManager struct {
 	jitSince float64
 	jitting  bool
 	jitDt    float64
+	// holdsJob: the job holds slots on it and it keeps the job's class
+	// loader, since the job last ran there; a restart onto it is in place
+	// (cluster.in_place_share). Flink's TaskExecutor closes the job
+	// (JobTable.Job.close releases the class-loader lease) once it has no
+	// slot of the job left: when the JobManager declares it lost or stops
+	// using it. Its JVM, JIT and all, may stay (jitting).
+	holdsJob bool
 	// share is the CPU share a cpu_throttle fault leaves it while
 	// throttled > 0 (the faults in force)
 	share     float64
@@ -325,7 +332,7 @@ func (j *Job) place() bool {
 		if h >= 0 && h < len(need) && j.tms[tm].alive && !need[h] {
 			need[h], taken[tm] = true, true
 		} else {
-			j.tms[tm].hosts = -1
+			j.tms[tm].hosts, j.tms[tm].holdsJob = -1, false
 		}
 	}
 	for g, placed := range need {
@@ -409,10 +416,15 @@ func (j *Job) setTaskManagers(n int) {
 }
 
 // startJIT starts the JIT of the fresh JVMs that host tasks as they run
-// from now on.
+// from now on; every TaskManager that hosts them holds the job.
 func (j *Job) startJIT(now float64) {
 	for i := range j.tms {
-		if tm := &j.tms[i]; tm.alive && tm.hosts >= 0 && !tm.jitting {
+		tm := &j.tms[i]
+		if !tm.alive || tm.hosts < 0 {
+			continue
+		}
+		tm.holdsJob = true
+		if !tm.jitting {
 			tm.jitting, tm.jitSince = true, now
 		}
 	}

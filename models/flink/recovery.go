@@ -28,7 +28,7 @@ func (j *Job) Crash(tm int, reason string) error {
 	}
 	j.event(results.Event{Kind: results.KindFault, TaskManager: i32(tm), Reason: reason})
 	j.tms[tm].alive = false
-	j.tms[tm].jitting = false // it comes back as a fresh JVM
+	j.tms[tm].jitting, j.tms[tm].holdsJob = false, false // it comes back as a fresh JVM
 	j.tmDirty = true
 	j.tms[tm].restart = j.env.After(float64(j.cfg.Cluster.RestartDelay)*gammaFactor(j.cfg.Cluster.RestartDelayCV, j.tmRng), func() { j.taskManagerUp(tm) })
 	if j.tms[tm].hosts < 0 {
@@ -202,7 +202,7 @@ func (j *Job) deployWhenSlots() {
 	// the restored state is the checkpoint's: its operators' at about
 	// today's rate, and what the lag held then (job.state_per_lag)
 	d := deploy + float64(c.RestoreBase) + (j.graph.StateSize(j.lambda)+j.restoreLag)/float64(c.RestoreBandwidth)
-	d *= share * j.deployFactor()
+	d *= share * j.deployFactor(share)
 	epoch := j.epoch
 	j.env.After(d, func() {
 		if epoch == j.epoch {
@@ -211,11 +211,11 @@ func (j *Job) deployWhenSlots() {
 	})
 }
 
-// inPlace reports whether every TaskManager the tasks are placed on has run
-// them since its JVM started (cluster.in_place_share).
+// inPlace reports whether every TaskManager the tasks are placed on still
+// holds the job (cluster.in_place_share).
 func (j *Job) inPlace() bool {
 	for _, tm := range j.tms {
-		if tm.alive && tm.hosts >= 0 && !tm.jitting {
+		if tm.alive && tm.hosts >= 0 && !tm.holdsJob {
 			return false
 		}
 	}
@@ -223,10 +223,16 @@ func (j *Job) inPlace() bool {
 }
 
 // deployFactor draws how much longer or shorter than nominal one
-// deployment takes: gamma-distributed with mean 1 and standard deviation
-// cluster.deploy_cv, which keeps it positive and skewed to the right as
-// live restarts are (1 when deploy_cv is 0).
-func (j *Job) deployFactor() float64 { return gammaFactor(j.cfg.Cluster.DeployCV, j.deployRng) }
+// deployment takes: gamma-distributed with mean 1, which keeps it positive
+// and skewed to the right as live restarts are (1 when deploy_cv is 0).
+// A whole deployment's standard deviation is cluster.deploy_cv; one that
+// takes share of the time (a restart in place) keeps the spread in
+// seconds, as the steps that vary (scheduling, RPCs, the restore's reads)
+// are the same and only the fixed cost of a fresh JVM is saved: live,
+// restarts in place and on fresh JVMs spread alike.
+func (j *Job) deployFactor(share float64) float64 {
+	return gammaFactor(j.cfg.Cluster.DeployCV/share, j.deployRng)
+}
 
 // gammaFactor draws a gamma variate of mean 1 and standard deviation cv
 // from rng (1 when cv is 0, without a draw).

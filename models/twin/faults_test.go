@@ -234,7 +234,11 @@ func TestRepeatingFaults(t *testing.T) {
 // 140 s on its own TaskManager: running at 140 + 2 (restart) + 0.5 × 3 =
 // 143.5 s, and the 50k × 23.5 s replayed since the checkpoint of 120 s
 // drain at 50k/s net by 167 s. A crash at 125 s deploys on the fresh JVM
-// of the restarted TaskManager (back at 135 s): 3 s, running at 138 s.
+// of the restarted TaskManager (back at 135 s): 3 s, running at 138 s. A
+// 20 s freeze from 125 s, past the 10 s heartbeat timeout, has the
+// TaskManager declared lost, which frees the job's slots and class loader
+// there: the job restarts (by about 137 s) and waits for slots until it
+// thaws at 145 s, then deploys whole on the same JVM: running at 148 s.
 func TestInPlaceShare(t *testing.T) {
 	job := strings.Replace(handJob, "deploy: 2s,", "deploy: 2s, in_place_share: 0.5,", 1)
 	storage := strings.Replace(job, "cpu_overhead: 0", "cpu_overhead: 0\n    tolerable_failures: 1", 1)
@@ -243,4 +247,7 @@ func TestInPlaceShare(t *testing.T) {
 	near(t, "model recovered at", one(t, m, results.KindModelRecovered).TimeS, 167, 1e-6)
 	m, _ = faultRun(t, job, "  - {at: 125s, taskmanager: 0}\n")
 	near(t, "running again after the crash", one(t, m, results.KindRunning).TimeS, 138, 1e-6)
+	frozen := strings.Replace(heartbeatJob, "deploy: 2s,", "deploy: 2s, in_place_share: 0.5,", 1)
+	m, _ = faultRun(t, frozen, "  - {at: 125s, kind: freeze, duration: 20s, taskmanager: 0}\n")
+	near(t, "running again after the freeze", one(t, m, results.KindRunning).TimeS, 148, 1e-6)
 }
