@@ -10,20 +10,29 @@ import (
 // The committed fits (make calibration, make calibration-live) as
 // docs/calibration.md reports them, read from their fit.json: nothing here
 // runs the twin.
-const ysbFit = "scenarios/khaos-ysb-calibrated-fit/fit.json"
+const (
+	ysbFit = "scenarios/khaos-ysb-calibrated-fit/fit.json"
+	// liveSpreadFit is make calibration-live's second step: the spread of
+	// the catch-ups on the calibrated scenario, its centre fixed
+	liveSpreadFit = "scenarios/live-traffic-calibrated-spread-fit/fit.json"
+)
 
 func calibrationBlocks() []Block {
 	return []Block{
-		{"khaos-ysb fit", func(c *Context) (string, error) { return fitTables(c, ysbFit, "make calibration") }},
-		{"live-traffic fit", func(c *Context) (string, error) { return fitTables(c, liveCalibratedFit, "make calibration-live") }},
+		{"khaos-ysb fit", func(c *Context) (string, error) { return fitTables(c, ysbFit, "`make calibration`") }},
+		{"live-traffic fit", func(c *Context) (string, error) { return fitTables(c, liveCalibratedFit, "`make calibration-live`") }},
+		{"live-traffic spread fit", func(c *Context) (string, error) {
+			return fitTables(c, liveSpreadFit, "the second step of `make calibration-live`, on the fit above")
+		}},
 	}
 }
 
 // fitReport is the part of calibrate's fit.json the block reads.
 type fitReport struct {
 	calibrationFit
-	Replications int `json:"replications"`
-	Intervals    []struct {
+	Replications         int `json:"replications"`
+	IntervalReplications int `json:"interval_replications"`
+	Intervals            []struct {
 		CI             float64 `json:"checkpoint_interval_s"`
 		HeldOut        bool    `json:"held_out"`
 		N              int     `json:"n"`
@@ -96,10 +105,14 @@ func fitTables(c *Context, path, target string) (string, error) {
 			fittedCIs = append(fittedCIs, num(iv.CI)+" s")
 		}
 	}
-	intro := fmt.Sprintf("Fitted on the %s points of CI %s (`%s`, %d seeds per point): %s; capacity %s records/s. "+
+	seeds := fmt.Sprintf("%d seeds per point", f.Replications)
+	if f.IntervalReplications > f.Replications {
+		seeds += fmt.Sprintf(", intervals from %d", f.IntervalReplications)
+	}
+	intro := fmt.Sprintf("Fitted on the %s points of CI %s (%s, %s): %s; capacity %s records/s. "+
 		"Recovery MAPE of the three models, all fitted on the same points, and the share of the measured recoveries "+
 		"inside the twin's 90 %% interval:",
-		num(f.Fit["n"]), andList(fittedCIs), target, f.Replications, andList(params), num(f.CapacityAfter))
+		num(f.Fit["n"]), andList(fittedCIs), target, seeds, andList(params), num(f.CapacityAfter))
 	rows := [][]string{
 		{"", "twin", fmt.Sprintf("closed form (D = %s s, μ = %s records/s)", num(f.Baselines.ClosedForm.Downtime), num(f.Baselines.ClosedForm.Capacity)), "Khaos OLS (refitted here)", "twin's 90 % interval coverage"},
 		{fmt.Sprintf("held out, %s points (CI %s)", num(f.HeldOut["n"]), andList(heldCIs)), pct(f.HeldOut["recovery_mape_pct"]),
@@ -107,17 +120,19 @@ func fitTables(c *Context, path, target string) (string, error) {
 		{fmt.Sprintf("fitted, %s points", num(f.Fit["n"])), pct(f.Fit["recovery_mape_pct"]),
 			pct(f.Fit["closed_form_recovery_mape_pct"]), pct(f.Fit["ols_recovery_mape_pct"]), pct(f.Fit["interval_coverage_pct"])},
 	}
-	cv := []string{"leave-one-CI-out, mean ± s.d. over the folds (range)"}
+	cv, folds := []string{"leave-one-CI-out, mean ± s.d. over the folds (range)"}, false
 	for _, name := range []string{"twin", "closed_form", "ols"} {
 		cell := "–"
 		for _, m := range f.Models {
 			if m.Model == name && m.CV != nil {
-				cell = fmt.Sprintf("%s ± %s (%s–%s)", num(m.CV.Mean), pct(m.CV.SD), num(m.CV.Min), pct(m.CV.Max))
+				cell, folds = fmt.Sprintf("%s ± %s (%s–%s)", num(m.CV.Mean), pct(m.CV.SD), num(m.CV.Min), pct(m.CV.Max)), true
 			}
 		}
 		cv = append(cv, cell)
 	}
-	rows = append(rows, append(cv, "–"))
+	if folds {
+		rows = append(rows, append(cv, "–"))
+	}
 	perCI := [][]string{{"CI", "set", "recovery MAPE twin / closed form / OLS", "median recovery measured", "twin", "90 % interval coverage", "pre-failure latency measured", "twin"}}
 	for _, iv := range f.Intervals {
 		set := "fitted"

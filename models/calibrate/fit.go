@@ -402,7 +402,14 @@ func (o Options) stages(fit []Point) []stage {
 func fitStage(base scenario.Scenario, fit []Point, st stage, o Options, done int) (Stage, []float64, error) {
 	x0 := make([]float64, len(st.Fit))
 	for i, p := range st.Fit {
-		x0[i] = p.toFree(p.Get(&base))
+		v := p.Get(&base)
+		if st.spread && v <= p.Lo {
+			// no spread is a flat start: near it the heartbeat phases'
+			// spread hides a small one, and the logistic transform takes
+			// tiny steps there; start in the middle of the typical range
+			v = (p.Typical[0] + p.Typical[1]) / 2
+		}
+		x0[i] = p.toFree(v)
 	}
 	apply := func(x []float64) scenario.Scenario {
 		sc := base

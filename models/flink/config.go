@@ -167,6 +167,17 @@ type ClusterConfig struct {
 	// scheduling, image and JVM start vary). 0: always restart_delay
 	// (default).
 	RestartDelayCV float64 `yaml:"restart_delay_cv,omitempty"`
+	// CatchupCV is the coefficient of variation of a restored job's
+	// catch-up: each restore (after a failure or a reconfiguration) takes a
+	// gamma variate of mean 1 and this standard deviation, from the seed
+	// stream "flink.catchup", times its nominal time to bring the backlog
+	// back to its pre-fault level (the headroom of capacity over the input
+	// rate at the restore is divided by it until then). Live, the same
+	// catch-up runs faster or slower from one restart to the next (cold
+	// caches, GC, what else runs on the hosts), so the recoveries of one
+	// load scatter the more the longer the catch-up. 0: every catch-up at
+	// the job's capacity (default).
+	CatchupCV float64 `yaml:"catchup_cv,omitempty"`
 	// RestoreBase + state/RestoreBandwidth is the state download on restore.
 	RestoreBase      sim.Duration  `yaml:"restore_base"`
 	RestoreBandwidth sim.Bandwidth `yaml:"restore_bandwidth"`
@@ -614,6 +625,9 @@ func (c JobConfig) Validate() map[string]string {
 	}
 	if v := c.Cluster.RestartDelayCV; !(v >= 0 && v <= 2) {
 		e["cluster.restart_delay_cv"] = fmt.Sprintf("must be in [0, 2] (the coefficient of variation of a TaskManager's restart, e.g. 0.2), got %g", v)
+	}
+	if v := c.Cluster.CatchupCV; !(v >= 0 && v <= 1) {
+		e["cluster.catchup_cv"] = fmt.Sprintf("must be in [0, 1] (the coefficient of variation of a restored job's catch-up time, e.g. 0.1), got %g", v)
 	}
 	if c.Cluster.JITCPU > 0 && !(c.Cluster.JITTime > 0) {
 		e["cluster.jit_time"] = fmt.Sprintf("must be > 0 with jit_cpu (the time constant the JIT's CPU decays with, e.g. 40s), got %v", c.Cluster.JITTime)

@@ -126,9 +126,11 @@ func (j *Job) Throttle(tm int, share, d float64, reason string) error {
 	j.tms[tm].share = share
 	j.tms[tm].throttled++
 	j.throttles++
+	j.tmDirty = true
 	j.env.After(d, func() {
 		j.advance()
 		j.throttles--
+		j.tmDirty = true
 		if tm >= len(j.tms) {
 			return
 		}

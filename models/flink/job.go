@@ -139,6 +139,11 @@ type Job struct {
 	deployRng *rand.Rand // each deployment's duration (cluster.deploy_cv)
 	tmRng     *rand.Rand // each killed TaskManager's restart (cluster.restart_delay_cv)
 	cpuRng    *rand.Rand // the CPU readings' noise (cluster.cpu_noise)
+	catchRng  *rand.Rand // each restore's catch-up time (cluster.catchup_cv)
+	cpu       cpuMemo    // the last sample's CPU readings
+	// catchup multiplies the capacity from a restore until the backlog is
+	// back (cluster.catchup_cv); 1 otherwise
+	catchup float64
 
 	graph *Graph
 	par   int
@@ -265,6 +270,8 @@ func NewJob(env *sim.Env, cfg JobConfig, topicCfg kafka.Config, in Arrivals, see
 	j.cpuRng = seeds.Stream("flink.cpu-noise")
 	j.deployRng = seeds.Stream("flink.deploy-time")
 	j.tmRng = seeds.Stream("flink.taskmanager-start")
+	j.catchRng = seeds.Stream("flink.catchup")
+	j.catchup = 1
 	return j, nil
 }
 
@@ -457,8 +464,12 @@ func (j *Job) capacity() float64 {
 	if !j.consuming() || now < j.stallEnd || now < j.haltEnd() {
 		return 0
 	}
-	return j.graph.Capacity(j.cpuShare()) * j.warm * j.drainShare(now)
+	return j.speed() * j.drainShare(now)
 }
+
+// speed is the rate the tasks can process at now: the capacity at their
+// CPU share, through the warm-up ramp and a restore's catch-up speed.
+func (j *Job) speed() float64 { return j.graph.Capacity(j.cpuShare()) * j.warm * j.catchup }
 
 // drainShare is the share of capacity left at t while in-flight buffers
 // drain ahead of a backpressured checkpoint's barriers.
@@ -502,14 +513,14 @@ func (j *Job) advance() {
 				if lag > 0 {
 					// backpressured: the sources wait, but the tasks stay
 					// busy with the in-flight records ahead of the barriers
-					stallBusy = j.graph.Capacity(j.cpuShare()) * j.warm
+					stallBusy = j.speed()
 				}
 			} else {
-				mu = j.graph.Capacity(j.cpuShare()) * j.warm * j.drainShare(t0)
+				mu = j.speed() * j.drainShare(t0)
 				if t0 < j.slowEnd {
 					end = math.Min(now, j.slowEnd)
 					if lag > 0 { // the blocked share drains in-flight records
-						stallBusy = j.graph.Capacity(j.cpuShare()) * j.warm * j.cfg.Checkpoint.InflightBlock
+						stallBusy = j.speed() * j.cfg.Checkpoint.InflightBlock
 					}
 				}
 			}
@@ -541,10 +552,14 @@ func (j *Job) advance() {
 		j.sBusyXdt += stallBusy * (end - t0)
 		j.sCPUXdt += stallBusy * (end - t0)
 		j.t0 = end
-		if len(j.pending) > 0 && j.consuming() {
+		if j.consuming() && (len(j.pending) > 0 || j.catchup != 1) {
 			arrivedEnd := j.in.Arrived(end)
-			if arrivedEnd-j.topic.Consumed <= j.pending[0].preLag+lagEpsilon(arrivedEnd) {
+			backlog := arrivedEnd - j.topic.Consumed - lagEpsilon(arrivedEnd)
+			if len(j.pending) > 0 && backlog <= j.pending[0].preLag {
 				j.recovered(end)
+				j.catchup = 1
+			} else if len(j.pending) == 0 && backlog <= 0 {
+				j.catchup = 1 // a reconfiguration's backlog is gone
 			}
 		}
 	}
@@ -639,11 +654,12 @@ func (j *Job) sample() {
 		Recovering:          len(j.pending) > 0,
 	}
 	s.LatencyMeanMs, s.LatencyP50Ms, s.LatencyP99Ms, s.LatencyMarkerP99Ms = j.latency()
-	if j.tmDirty {
+	tmsChanged := j.tmDirty
+	if tmsChanged {
 		j.refreshTaskManagers()
 	}
 	s.Workers = int32(j.tmAlive)
-	s.CPUBusyMean, s.CPUBusyMax = results.CPUAcross(j.cpuUtilisation(dt))
+	s.CPUBusyMean, s.CPUBusyMax = j.cpuAcross(dt, tmsChanged)
 	j.lastX, j.lastBusyX = j.sConsumed/dt, j.sBusyXdt/dt
 	j.sBusyXdt, j.sCPUXdt, j.sOverheadDt = 0, 0, 0
 	for i := range j.tms {
@@ -652,6 +668,30 @@ func (j *Job) sample() {
 	j.rec.Sample(s)
 	j.sStart, j.sArrived, j.sConsumed, j.sOutput, j.sBackpressure = now, arrived, 0, 0, 0
 	j.segs = j.segs[:0]
+}
+
+// cpuMemo is the last sample's CPU readings' mean and peak, and what they
+// were computed from.
+type cpuMemo struct {
+	dt, cpuXdt, overheadDt float64
+	mean, peak             float64
+	ok                     bool // no noise, no JIT: the same inputs give the same readings
+}
+
+// cpuAcross is results.CPUAcross of cpuUtilisation(dt). A sample whose
+// TaskManagers are as they were (no process, placement or throttle
+// changed) and whose work is the same as the last one's, as in a steady
+// state, has the same readings: they are kept (lastCPU too), which saves a
+// loop over every TaskManager per second of a long run.
+func (j *Job) cpuAcross(dt float64, tmsChanged bool) (mean, peak float64) {
+	m := &j.cpu
+	if m.ok && !tmsChanged && m.dt == dt && m.cpuXdt == j.sCPUXdt && m.overheadDt == j.sOverheadDt {
+		return m.mean, m.peak
+	}
+	mean, peak = results.CPUAcross(j.cpuUtilisation(dt))
+	*m = cpuMemo{dt: dt, cpuXdt: j.sCPUXdt, overheadDt: j.sOverheadDt, mean: mean, peak: peak,
+		ok: j.cfg.Cluster.CPUNoise == 0 && j.cfg.Cluster.JITCPU == 0}
+	return mean, peak
 }
 
 // cpuUtilisation is each TaskManager's CPU utilisation over the interval
@@ -666,7 +706,7 @@ func (j *Job) sample() {
 // seconds stop there. Each reading u then gets the sampler's noise, of
 // standard deviation cluster.cpu_noise·√(u(1 − u)), within [0, 1].
 func (j *Job) cpuUtilisation(dt float64) []float64 {
-	cores := j.cfg.withDefaults().Cluster.Cores
+	cores := cmp.Or(j.cfg.Cluster.Cores, float64(j.cfg.Cluster.Slots)) // withDefaults', without copying the config
 	j.lastCPU = j.lastCPU[:0]
 	for tm := range j.tms {
 		if !j.tms[tm].alive {

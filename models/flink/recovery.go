@@ -244,6 +244,26 @@ func gammaFactor(cv float64, rng *rand.Rand) float64 {
 	return distuv.Gamma{Alpha: k, Beta: k, Src: rng}.Rand()
 }
 
+// catchupFactor draws the capacity factor of a restore's catch-up: the
+// catch-up takes a gamma variate g (mean 1, standard deviation
+// cluster.catchup_cv) times its nominal time, so the headroom over the
+// input rate λ now is divided by g: capacity λ + (C − λ)/g of C. Scaling
+// the time rather than the speed keeps the mean recovery where the
+// nominal one is (a speed of mean 1 would lengthen it: the time is convex
+// in the speed). 1 without headroom or without catchup_cv (and then no
+// draw).
+func (j *Job) catchupFactor() float64 {
+	if j.cfg.Cluster.CatchupCV <= 0 {
+		return 1
+	}
+	g := gammaFactor(j.cfg.Cluster.CatchupCV, j.catchRng)
+	c := j.graph.Capacity(j.cpuShare())
+	if c <= j.lambda {
+		return 1
+	}
+	return (j.lambda + (c-j.lambda)/g) / c
+}
+
 func (j *Job) taskManagerUp(tm int) {
 	if tm >= len(j.tms) {
 		return
@@ -269,6 +289,7 @@ func (j *Job) resume() {
 	j.t0 = now
 	backlog := math.Max(0, j.in.Arrived(now)-j.topic.Consumed)
 	j.runningSince = now
+	j.catchup = j.catchupFactor()
 	if j.resumeKind == results.KindReconfigured {
 		j.event(results.Event{Kind: results.KindReconfigured, DurationS: f64(now - j.stopStart), Value: f64(backlog), Reason: j.resumeReason})
 	} else {

@@ -369,6 +369,41 @@ func TestDeployCV(t *testing.T) {
 	}
 }
 
+// TestCatchupCV: with cluster.catchup_cv each restore's catch-up takes a
+// gamma variate g of mean 1 and that standard deviation times its nominal
+// time. A crash every 60 s at 20k records/s on a job of capacity 100k/s:
+// the job runs again with backlog B (the running event's value), which
+// drains in B / 80k nominally, so g = T·80k / B for a measured catch-up T;
+// over 200 crashes g must have mean 1 and standard deviation 0.2, and the
+// steady state between catch-ups must run at the input rate.
+func TestCatchupCV(t *testing.T) {
+	var b strings.Builder
+	const n = 200
+	fmt.Fprintf(&b, "duration: %dm\nworkload: {shape: constant, rate: 20000/s}\n", n+1)
+	b.WriteString(strings.Replace(handJob, "submit: 2s}", "submit: 2s, catchup_cv: 0.2}", 1))
+	b.WriteString("faults:\n")
+	for k := 1; k <= n; k++ {
+		fmt.Fprintf(&b, "  - {at: %ds, taskmanager: 0}\n", 60*k-25)
+	}
+	m, _ := runYAML(t, b.String())
+	running, done := m.kind(results.KindRunning), m.kind(results.KindModelRecovered)
+	if len(running) != n || len(done) != n {
+		t.Fatalf("%d restores and %d catch-ups, want %d", len(running), len(done), n)
+	}
+	var factors []float64
+	for i, r := range running {
+		factors = append(factors, (done[i].TimeS-r.TimeS)*80000 / *r.Value)
+	}
+	mean, sd := stat.MeanStdDev(factors, nil)
+	near(t, "mean catch-up time factor", mean, 1, 3*0.2/math.Sqrt(n))
+	near(t, "its standard deviation", sd, 0.2, 0.2/6)
+	for _, s := range m.samples {
+		if k := math.Mod(s.TimeS, 60); k > 10 && k < 30 { // between a catch-up and the next crash
+			near(t, fmt.Sprintf("throughput at %g s", s.TimeS), s.Throughput, 20000, 1e-6)
+		}
+	}
+}
+
 func TestCheckpointIntervalChangeBySavepointAndResubmit(t *testing.T) {
 	m, sum := runYAML(t, "duration: 5m\nworkload: {shape: constant, rate: 50000/s}\n"+handJob+
 		"actions:\n  - {at: 100s, checkpoint_interval: 20s}\n")
