@@ -403,6 +403,14 @@ func (st *RecoveryStream) Sample(s Sample) error {
 	if err != nil {
 		return fmt.Errorf("results: %w", err)
 	}
+	if len(ended) == 0 && len(st.held) == 0 && s.TimeS <= st.det.undecidedAfter() {
+		// nothing waits before it and its flag is settled, as for most
+		// samples of a long run: straight through, without the queue
+		s.Recovering = st.recovering(s.TimeS)
+		err := st.out.WriteSample(s)
+		st.forget()
+		return err
+	}
 	st.hold(streamRow{isSample: true, s: s})
 	for _, r := range ended {
 		i := st.span(r.ID)
@@ -477,14 +485,21 @@ func (st *RecoveryStream) release(until float64) error {
 	rest := copy(st.held, st.held[n:])
 	clear(st.held[rest:])
 	st.held = st.held[:rest]
-	// a sample not written yet comes at or after the first held row, or
-	// after the latest sample
+	st.forget()
+	return first
+}
+
+// forget drops the recoveries no sample still to be written can lie in: it
+// comes at or after the first held row, or after the latest sample.
+func (st *RecoveryStream) forget() {
+	if len(st.spans) == 0 {
+		return
+	}
 	cutoff := st.det.lastT
 	if len(st.held) > 0 {
 		cutoff = math.Min(cutoff, st.held[0].time())
 	}
 	st.spans = slices.DeleteFunc(st.spans, func(sp recoverySpan) bool { return sp.endS < cutoff })
-	return first
 }
 
 func (st *RecoveryStream) recovering(t float64) bool {

@@ -141,6 +141,7 @@ type Job struct {
 	cpuRng    *rand.Rand // the CPU readings' noise (cluster.cpu_noise)
 	catchRng  *rand.Rand // each restore's catch-up time (cluster.catchup_cv)
 	cpu       cpuMemo    // the last sample's CPU readings
+	extras    extrasMemo // the last segment's latency extras
 	// catchup multiplies the capacity from a restore until the backlog is
 	// back (cluster.catchup_cv); 1 otherwise
 	catchup float64
@@ -599,10 +600,25 @@ func (j *Job) segment(a, b, x, mu float64, throttled bool) {
 	if x <= 0 {
 		return
 	}
-	s := latencySegment{w: x * dt}
+	s := j.latencyExtras(x, mu)
+	s.w = x * dt
 	if lagged := j.in.Arrived(a)-c0 > lagEpsilon(c0) || j.in.Arrived(b)-j.topic.Consumed > lagEpsilon(c0); lagged {
 		s.lo = math.Max(0, a-j.in.ArrivalTime(c0))
 		s.hi = math.Max(0, b-j.in.ArrivalTime(j.topic.Consumed))
+	}
+	j.segs = append(j.segs, s)
+}
+
+// ln100 is ln(100), the 99th percentile of an exponential wait in means.
+const ln100 = 4.605170185988092
+
+// latencyExtras is a segment's latency on top of its backlog's wait at
+// source throughput x against capacity mu: the fixed parts, the buffers'
+// fill, the watermark's and the queueing wait. The last one's are kept: a
+// steady state has the same x and mu second after second.
+func (j *Job) latencyExtras(x, mu float64) latencySegment {
+	if m := &j.extras; m.ok && m.x == x && m.mu == mu && m.graph == j.graph {
+		return m.seg
 	}
 	lc := j.cfg.Latency
 	fixed := float64(lc.Base + lc.Window)
@@ -616,11 +632,22 @@ func (j *Job) segment(a, b, x, mu float64, throttled bool) {
 	if lc.Window > 0 || len(lc.Staleness) > 0 {
 		wm = float64(lc.WatermarkInterval)
 	}
-	s.extraMean = fixed + (buf+wm)/2 + wait
-	s.extra50 = fixed + (buf+wm)/2 + wait*math.Ln2
-	s.extra99 = fixed + (buf+wm)*0.99 + wait*math.Log(100)
-	s.marker99 = float64(lc.Base) + buf*0.99 + wait*math.Log(100)
-	j.segs = append(j.segs, s)
+	s := latencySegment{
+		extraMean: fixed + (buf+wm)/2 + wait,
+		extra50:   fixed + (buf+wm)/2 + wait*math.Ln2,
+		extra99:   fixed + (buf+wm)*0.99 + wait*ln100,
+		marker99:  float64(lc.Base) + buf*0.99 + wait*ln100,
+	}
+	j.extras = extrasMemo{ok: true, x: x, mu: mu, graph: j.graph, seg: s}
+	return s
+}
+
+// extrasMemo is the last latencyExtras and what it was computed from.
+type extrasMemo struct {
+	ok    bool
+	x, mu float64
+	graph *Graph
+	seg   latencySegment
 }
 
 // tick applies the new second's input rate.
