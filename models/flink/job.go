@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/streamtwin/streamtwin/models/kafka"
 	"github.com/streamtwin/streamtwin/results"
@@ -142,6 +143,7 @@ type Job struct {
 	catchRng  *rand.Rand // each restore's catch-up time (cluster.catchup_cv)
 	cpu       cpuMemo    // the last sample's CPU readings
 	extras    extrasMemo // the last segment's latency extras
+	lat       latencyMemo
 	// catchup multiplies the capacity from a restore until the backlog is
 	// back (cluster.catchup_cv); 1 otherwise
 	catchup float64
@@ -689,8 +691,10 @@ func (j *Job) sample() {
 	s.CPUBusyMean, s.CPUBusyMax = j.cpuAcross(dt, tmsChanged)
 	j.lastX, j.lastBusyX = j.sConsumed/dt, j.sBusyXdt/dt
 	j.sBusyXdt, j.sCPUXdt, j.sOverheadDt = 0, 0, 0
-	for i := range j.tms {
-		j.tms[i].jitDt = 0
+	if j.cfg.Cluster.JITCPU > 0 { // only then does advance add to it
+		for i := range j.tms {
+			j.tms[i].jitDt = 0
+		}
 	}
 	j.rec.Sample(s)
 	j.sStart, j.sArrived, j.sConsumed, j.sOutput, j.sBackpressure = now, arrived, 0, 0, 0
@@ -767,6 +771,23 @@ func (j *Job) cpuUtilisation(dt float64) []float64 {
 // the p99 of the in-pipeline part alone, what Flink's latency markers
 // (emitted by the sources, not read from Kafka, skipping windows) measure.
 func (j *Job) latency() (mean, p50, p99, marker float64) {
+	if m := &j.lat; m.ok && slices.Equal(m.segs, j.segs) {
+		return m.mean, m.p50, m.p99, m.marker // a steady state: the same segments as the last sample's
+	}
+	mean, p50, p99, marker = j.latencyOf()
+	j.lat = latencyMemo{ok: true, segs: append(j.lat.segs[:0], j.segs...), mean: mean, p50: p50, p99: p99, marker: marker}
+	return mean, p50, p99, marker
+}
+
+// latencyMemo is the last sample's latency and the segments it came from.
+type latencyMemo struct {
+	ok                     bool
+	segs                   []latencySegment
+	mean, p50, p99, marker float64
+}
+
+// latencyOf is latency without the memo.
+func (j *Job) latencyOf() (mean, p50, p99, marker float64) {
 	stale := j.cfg.Latency.Staleness
 	var w, m, e50, e99, mk float64
 	queued := false
