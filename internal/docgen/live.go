@@ -487,7 +487,7 @@ func liveKhaosDecisions(c *Context) (string, error) {
 	}
 	return wrap(fmt.Sprintf("Both take the same decision at the same tick, from the same violation: live, the window's mean "+
 		"throughput was %s records/s and the latency-marker p99 %s ms (twin: %s records/s, %s ms). The live reconfiguration "+
-		"took %s (twin %s; \"Khaos live, kill by kill\" below sets three live runs' against the twin's seeds); the %s recoveries %s s live against %s s in the twin, so at CI %s %s, and %s.",
+		"took %s (twin %s; \"Khaos live, kill by kill\" below sets the repeated live runs' against the twin's seeds); the %s recoveries %s s live against %s s in the twin, so at CI %s %s, and %s.",
 		results.FormatCount(live.throughput), num(live.latencyMs), results.FormatCount(twin.throughput), num(twin.latencyMs),
 		seconds(liveReconf), seconds(twinReconf), liveSpelled(len(lx)), andList(ll), andList(tl), seconds(live.value),
 		met(lx, "live"), met(tx, "in the twin")), liveWidth), nil
