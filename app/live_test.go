@@ -370,8 +370,8 @@ func TestLiveKhaosReference(t *testing.T) {
 // rules.
 func TestLiveKhaosRepeatReference(t *testing.T) {
 	runs, err := filepath.Glob("../results/reference/live/live-khaos-repeat/run-*")
-	if err != nil || len(runs) != 3 {
-		t.Fatalf("%d runs of make live-khaos-repeat committed, want 3 (%v)", len(runs), err)
+	if err != nil || len(runs) < 3 {
+		t.Fatalf("%d runs of make live-khaos-repeat committed, want at least 3 (%v)", len(runs), err)
 	}
 	for _, r := range runs {
 		checkKhaosRun(t, r)
