@@ -150,7 +150,8 @@ func fitResubmit(c *Context) (resubmitFit, error) {
 		return fit, fmt.Errorf("%s: no stop-with-savepoint reconfiguration to fit cluster.submit on", liveTrafficRef)
 	}
 	// the twin's deployment and restore at their mean (deploy_cv 0), not
-	// one seed's draw (its profile named from the scenario's folder) (its profile named from the scenario's folder)
+	// one seed's draw; the copy runs from the work folder, so its policy's
+	// profile is named from the scenario's folder
 	nominal := deployCVRe.ReplaceAllString(string(khaosText), "")
 	nominal = strings.Replace(nominal, "profile: ", "profile: "+filepath.Dir(c.Path(liveKhaosScenario))+"/", 1)
 	out, err = c.RunText("resubmit-fit-khaos", filepath.Base(liveKhaosScenario), nominal)

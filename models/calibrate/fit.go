@@ -404,9 +404,10 @@ func fitStage(base scenario.Scenario, fit []Point, st stage, o Options, done int
 	for i, p := range st.Fit {
 		v := p.Get(&base)
 		if st.spread && v <= p.Lo {
-			// no spread is a flat start: near it the heartbeat phases'
-			// spread hides a small one, and the logistic transform takes
-			// tiny steps there; start in the middle of the typical range
+			// no spread is a flat start: near it the twin's other random
+			// streams (heartbeat phases, say) hide a small spread, and the
+			// logistic transform takes tiny steps there; start in the
+			// middle of the typical range
 			v = (p.Typical[0] + p.Typical[1]) / 2
 		}
 		x0[i] = p.toFree(v)
