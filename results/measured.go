@@ -26,7 +26,24 @@ type MeasuredFailure struct {
 	RecoveryS           float64 // s, Khaos's definition: fault until throughput and lag are back to pre-fault behaviour
 	LatencyMs           float64 // ms, mean latency over the 300 s before the fault; NaN when the table has none
 	FaultAtS            float64 // s since the start of the measured run; NaN when unknown
-	Line                int     // line (CSV) or row+1 (Parquet) it came from, for messages
+	// The configuration the failure was measured in, when the table says
+	// (0 or "" when not: the base scenario's then holds).
+	Parallelism float64 // subtasks per operator
+	TaskSlots   float64 // taskmanager.numberOfTaskSlots
+	CPUCores    float64 // cores per TaskManager
+	MemoryMiB   float64 // memory per TaskManager, MiB
+	// Fault is the fault injected: "kill" (the default, a TaskManager
+	// crash), or a kind of the scenario faults with its settings, e.g.
+	// network_delay:60s/30s (each packet 60 s late for 30 s).
+	Fault string
+	// Censored marks a recovery that was still running when the
+	// measurement stopped: RecoveryS is its cap, a lower bound (Demeter's
+	// 360 s), not a recovery time.
+	Censored bool
+	// Experiment names the measurement campaign (a repetition, a cluster):
+	// a protocol holds out or cross-validates by it.
+	Experiment string
+	Line       int // line (CSV) or row+1 (Parquet) it came from, for messages
 }
 
 // Column names of the measured table, in the order WriteMeasured writes them.
@@ -37,11 +54,23 @@ const (
 	colLatency    = "latency_ms"
 	colLabel      = "label"
 	colFaultAt    = "fault_at_s"
+	colPar        = "parallelism"
+	colSlots      = "task_slots"
+	colCPU        = "cpu_cores"
+	colMemory     = "memory_mib"
+	colFault      = "fault"
+	colCensored   = "censored"
+	colExperiment = "experiment"
 )
 
 var (
-	tableColumns    = []string{colThroughput, colCI, colRecovery, colLatency, colLabel, colFaultAt}
+	tableColumns    = []string{colThroughput, colCI, colRecovery, colLatency, colLabel, colFaultAt, colPar, colSlots, colCPU, colMemory, colFault, colCensored, colExperiment}
 	requiredColumns = tableColumns[:3]
+	// textColumns hold strings; colCensored is a boolean; the rest numbers
+	textColumns = []string{colLabel, colFault, colExperiment}
+	// configColumns are numbers whose absence is 0, not NaN: a Go caller's
+	// zero value means "the base scenario's"
+	configColumns = []string{colPar, colSlots, colCPU, colMemory}
 )
 
 // ReadMeasured reads a measured table, CSV (ParseMeasuredCSV) or Parquet by
@@ -71,19 +100,9 @@ func ReadMeasured(path string) ([]MeasuredFailure, error) {
 
 // duplicates refuses a row equal to an earlier one in every column.
 func duplicates(path string, pts []MeasuredFailure) error {
-	type key struct {
-		label                         string
-		thr, ci, rec, lat, at, latNaN float64
-	}
-	seen := map[key]int{}
+	seen := map[string]int{}
 	for _, p := range pts {
-		k := key{p.Label, p.Throughput, p.CheckpointIntervalS, p.RecoveryS, p.LatencyMs, p.FaultAtS, 0}
-		if math.IsNaN(k.lat) { // NaN never equals itself as a map key
-			k.lat, k.latNaN = 0, 1
-		}
-		if math.IsNaN(k.at) {
-			k.at = -1
-		}
+		k := strings.Join(p.cells(tableColumns), "\x00")
 		if first, ok := seen[k]; ok {
 			return fmt.Errorf("%s:%d: the row repeats line %d in every column; remove one (a duplicate weighs twice in a fit or an evaluation)", path, p.Line, first)
 		}
@@ -122,13 +141,27 @@ func csvPoint(cells map[string]string, line int) (MeasuredFailure, error) {
 		if !ok {
 			continue
 		}
-		if c == colLabel {
-			p.Label = cell
+		if slices.Contains(textColumns, c) {
+			*p.text(c) = cell
+			continue
+		}
+		if c == colCensored {
+			b, err := parseBool(cell)
+			if err != nil {
+				return p, err
+			}
+			p.Censored = b
 			continue
 		}
 		v, err := parseCell(c, cell)
 		if err != nil {
 			return p, err
+		}
+		if slices.Contains(configColumns, c) {
+			if v == 0 {
+				return p, &ValueError{c, "0 is no configuration; leave the cell empty for the base scenario's"}
+			}
+			v = zeroNaN(v)
 		}
 		*p.field(c) = v
 	}
@@ -150,6 +183,38 @@ func parseCell(col, cell string) (float64, error) {
 	return v, nil
 }
 
+// zeroNaN is v, or 0 for NaN (an absent configuration value).
+func zeroNaN(v float64) float64 {
+	if math.IsNaN(v) {
+		return 0
+	}
+	return v
+}
+
+// parseBool reads a censored cell: true/false, 1/0 or empty (false).
+func parseBool(cell string) (bool, error) {
+	switch strings.ToLower(cell) {
+	case "", "false", "0":
+		return false, nil
+	case "true", "1":
+		return true, nil
+	}
+	return false, &ValueError{colCensored, fmt.Sprintf("%q is not true, false, 1, 0 or empty", cell)}
+}
+
+// text maps a text column to its field.
+func (p *MeasuredFailure) text(col string) *string {
+	switch col {
+	case colLabel:
+		return &p.Label
+	case colFault:
+		return &p.Fault
+	case colExperiment:
+		return &p.Experiment
+	}
+	panic("results: no text column " + col)
+}
+
 // field maps a numeric column to its field.
 func (p *MeasuredFailure) field(col string) *float64 {
 	switch col {
@@ -163,6 +228,14 @@ func (p *MeasuredFailure) field(col string) *float64 {
 		return &p.LatencyMs
 	case colFaultAt:
 		return &p.FaultAtS
+	case colPar:
+		return &p.Parallelism
+	case colSlots:
+		return &p.TaskSlots
+	case colCPU:
+		return &p.CPUCores
+	case colMemory:
+		return &p.MemoryMiB
 	}
 	panic("results: no numeric column " + col)
 }
@@ -178,6 +251,7 @@ func (p MeasuredFailure) Check() error {
 	// physical ranges: a billion records/s, a day's CI, a week's recovery,
 	// a day's latency, a year's run
 	within := func(v, hi float64) bool { return v > 0 && v <= hi }
+	whole := func(v, hi float64) bool { return v == 0 || v >= 1 && v <= hi && v == math.Trunc(v) }
 	optional := func(v, hi float64) bool { return math.IsNaN(v) || v >= 0 && v <= hi }
 	bad := func(col, format string, v float64) error { return &ValueError{col, fmt.Sprintf(format, v)} }
 	switch {
@@ -191,6 +265,14 @@ func (p MeasuredFailure) Check() error {
 		return bad(colLatency, "must be in [0, 86400000] ms (a day), or empty, got %v", p.LatencyMs)
 	case !optional(p.FaultAtS, 366*86400):
 		return bad(colFaultAt, "must be in [0, 31622400] seconds since the run start (a year), or empty, got %v", p.FaultAtS)
+	case !whole(p.Parallelism, 1<<15):
+		return bad(colPar, "must be a whole number in [1, 32768] (Flink's largest max parallelism), or empty, got %v", p.Parallelism)
+	case !whole(p.TaskSlots, 1024):
+		return bad(colSlots, "must be a whole number in [1, 1024] slots per TaskManager, or empty, got %v", p.TaskSlots)
+	case !(p.CPUCores == 0 || within(p.CPUCores, 1024)):
+		return bad(colCPU, "must be in (0, 1024] cores per TaskManager, or empty, got %v", p.CPUCores)
+	case !(p.MemoryMiB == 0 || within(p.MemoryMiB, 1<<24)):
+		return bad(colMemory, "must be in (0, 16777216] MiB per TaskManager (16 TiB), or empty, got %v", p.MemoryMiB)
 	}
 	return nil
 }
@@ -263,9 +345,11 @@ func parquetColumns(path string, schema *parquet.Schema) (map[int]string, error)
 		text := kind == parquet.ByteArray || kind == parquet.FixedLenByteArray
 		numeric := kind == parquet.Int32 || kind == parquet.Int64 || kind == parquet.Float || kind == parquet.Double
 		switch {
-		case name == colLabel && !text:
-			return nil, fmt.Errorf("%s: column label is %v; it must be a string column", path, kind)
-		case name != colLabel && slices.Contains(tableColumns, name) && !numeric:
+		case slices.Contains(textColumns, name) && !text:
+			return nil, fmt.Errorf("%s: column %s is %v; it must be a string column", path, name, kind)
+		case name == colCensored && kind != parquet.Boolean && !numeric:
+			return nil, fmt.Errorf("%s: column censored is %v; it must be boolean (or 0/1)", path, kind)
+		case !slices.Contains(textColumns, name) && name != colCensored && slices.Contains(tableColumns, name) && !numeric:
 			return nil, fmt.Errorf("%s: column %s is %v; it must be numeric (int or float)", path, name, kind)
 		}
 	}
@@ -273,12 +357,31 @@ func parquetColumns(path string, schema *parquet.Schema) (map[int]string, error)
 }
 
 func setParquetValue(p *MeasuredFailure, col string, v parquet.Value) {
-	if col == colLabel {
+	if slices.Contains(textColumns, col) {
 		if !v.IsNull() {
-			p.Label = string(v.ByteArray())
+			*p.text(col) = string(v.ByteArray())
 		}
 		return
 	}
+	if col == colCensored {
+		switch {
+		case v.IsNull():
+		case v.Kind() == parquet.Boolean:
+			p.Censored = v.Boolean()
+		default:
+			p.Censored = setNumber(v) == 1
+		}
+		return
+	}
+	x := setNumber(v)
+	if slices.Contains(configColumns, col) {
+		x = zeroNaN(x)
+	}
+	*p.field(col) = x
+}
+
+// setNumber is a numeric Parquet value as a float64; null is NaN.
+func setNumber(v parquet.Value) float64 {
 	x := math.NaN()
 	switch {
 	case v.IsNull():
@@ -291,7 +394,7 @@ func setParquetValue(p *MeasuredFailure, col string, v parquet.Value) {
 	case v.Kind() == parquet.Int64:
 		x = float64(v.Int64())
 	}
-	*p.field(col) = x
+	return x
 }
 
 // tableRow is the Parquet layout WriteMeasured writes.
@@ -302,6 +405,13 @@ type tableRow struct {
 	LatencyMs           float64 `parquet:"latency_ms"`
 	Label               string  `parquet:"label"`
 	FaultAtS            float64 `parquet:"fault_at_s"`
+	Parallelism         float64 `parquet:"parallelism"`
+	TaskSlots           float64 `parquet:"task_slots"`
+	CPUCores            float64 `parquet:"cpu_cores"`
+	MemoryMiB           float64 `parquet:"memory_mib"`
+	Fault               string  `parquet:"fault"`
+	Censored            bool    `parquet:"censored"`
+	Experiment          string  `parquet:"experiment"`
 }
 
 // WriteMeasured writes pts as a measured table, CSV or Parquet by
@@ -322,7 +432,8 @@ func WriteMeasured(path string, pts []MeasuredFailure) error {
 	case ".parquet":
 		rows := make([]tableRow, len(pts))
 		for i, p := range pts {
-			rows[i] = tableRow{p.Throughput, p.CheckpointIntervalS, p.RecoveryS, p.LatencyMs, p.Label, p.FaultAtS}
+			rows[i] = tableRow{p.Throughput, p.CheckpointIntervalS, p.RecoveryS, p.LatencyMs, p.Label, p.FaultAtS,
+				p.Parallelism, p.TaskSlots, p.CPUCores, p.MemoryMiB, p.Fault, p.Censored, p.Experiment}
 		}
 		return WriteParquetFile(path, rows, colLatency, colFaultAt)
 	}
@@ -339,24 +450,39 @@ func formatMeasuredCSV(pts []MeasuredFailure) []byte {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
 	w.Write(cols) // errors surface at Flush
-	rec := make([]string, len(cols))
 	for _, p := range pts {
-		for i, c := range cols {
-			if c == colLabel {
-				rec[i] = p.Label
-				continue
-			}
-			rec[i] = formatNumber(*p.field(c))
-		}
-		w.Write(rec)
+		w.Write(p.cells(cols))
 	}
 	w.Flush() // a bytes.Buffer does not fail
 	return buf.Bytes()
 }
 
+// cells are p's values of cols as CSV text.
+func (p MeasuredFailure) cells(cols []string) []string {
+	out := make([]string, len(cols))
+	for i, c := range cols {
+		switch {
+		case slices.Contains(textColumns, c):
+			out[i] = *p.text(c)
+		case c == colCensored:
+			out[i] = strconv.FormatBool(p.Censored)
+		case slices.Contains(configColumns, c) && *p.field(c) == 0:
+			out[i] = ""
+		default:
+			out[i] = formatNumber(*p.field(c))
+		}
+	}
+	return out
+}
+
 func (p MeasuredFailure) empty(col string) bool {
-	if col == colLabel {
-		return p.Label == ""
+	switch {
+	case slices.Contains(textColumns, col):
+		return *p.text(col) == ""
+	case col == colCensored:
+		return !p.Censored
+	case slices.Contains(configColumns, col):
+		return *p.field(col) == 0
 	}
 	return math.IsNaN(*p.field(col))
 }

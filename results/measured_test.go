@@ -22,8 +22,11 @@ func assertPoints(t *testing.T, got, want []MeasuredFailure) {
 	eq := func(a, b float64) bool { return a == b || math.IsNaN(a) && math.IsNaN(b) }
 	for i, g := range got {
 		w := want[i]
+		g.Line, w.Line = 0, 0
 		if g.Label != w.Label || !eq(g.Throughput, w.Throughput) || !eq(g.CheckpointIntervalS, w.CheckpointIntervalS) ||
-			!eq(g.RecoveryS, w.RecoveryS) || !eq(g.LatencyMs, w.LatencyMs) || !eq(g.FaultAtS, w.FaultAtS) {
+			!eq(g.RecoveryS, w.RecoveryS) || !eq(g.LatencyMs, w.LatencyMs) || !eq(g.FaultAtS, w.FaultAtS) ||
+			g.Parallelism != w.Parallelism || g.TaskSlots != w.TaskSlots || g.CPUCores != w.CPUCores || g.MemoryMiB != w.MemoryMiB ||
+			g.Fault != w.Fault || g.Censored != w.Censored || g.Experiment != w.Experiment {
 			t.Errorf("point %d: got %+v, want %+v", i, g, w)
 		}
 	}
@@ -34,6 +37,14 @@ func TestMeasuredRoundTrip(t *testing.T) {
 		{Label: "profile_10000", Throughput: 57116.571653, CheckpointIntervalS: 10, RecoveryS: 122, LatencyMs: 561.625116, FaultAtS: 3445},
 		{Label: `with "quotes", and a comma`, Throughput: 0.1 + 0.2, CheckpointIntervalS: 25.714, RecoveryS: 1e-3, LatencyMs: testNaN, FaultAtS: 0},
 		{Label: "", Throughput: 91498.737585, CheckpointIntervalS: 120, RecoveryS: 357, LatencyMs: 0, FaultAtS: testNaN},
+	}
+	// Demeter's profiles: the configuration, the fault and a censored cap
+	configured := []MeasuredFailure{
+		{Throughput: 34121.4, CheckpointIntervalS: 90, RecoveryS: 159, LatencyMs: testNaN, FaultAtS: testNaN,
+			Parallelism: 16, TaskSlots: 2, CPUCores: 1, MemoryMiB: 3072, Fault: "network_delay:60s/30s", Experiment: "1"},
+		{Throughput: 9801.97, CheckpointIntervalS: 90, RecoveryS: 360, LatencyMs: testNaN, FaultAtS: testNaN,
+			Parallelism: 8, TaskSlots: 4, CPUCores: 1.5, MemoryMiB: 1024, Fault: "network_delay:60s/30s", Censored: true, Experiment: "2"},
+		{Throughput: 9000, CheckpointIntervalS: 10, RecoveryS: 100, LatencyMs: testNaN, FaultAtS: testNaN, Experiment: "2"},
 	}
 	bare := []MeasuredFailure{
 		{Throughput: 57000, CheckpointIntervalS: 10, RecoveryS: 122, LatencyMs: testNaN, FaultAtS: testNaN},
@@ -49,6 +60,8 @@ func TestMeasuredRoundTrip(t *testing.T) {
 		{"csv, NaN and empty columns left out", bare, "m.csv", "throughput,checkpoint_interval_s,recovery_s"},
 		{"parquet, every column", full, "m.parquet", ""},
 		{"parquet, NaN columns", bare, "m.parquet", ""},
+		{"csv, configuration", configured, "m.csv", "throughput,checkpoint_interval_s,recovery_s,parallelism,task_slots,cpu_cores,memory_mib,fault,censored,experiment"},
+		{"parquet, configuration", configured, "m.parquet", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -147,7 +160,7 @@ func TestParseMeasuredCSVErrors(t *testing.T) {
 	const h = "throughput,checkpoint_interval_s,recovery_s\n"
 	cases := []struct{ name, src, want string }{
 		{"missing column", "throughput,checkpoint_interval_s\n1,1\n",
-			"m.csv:1: missing column recovery_s (the table needs throughput, checkpoint_interval_s, recovery_s; optional latency_ms, label, fault_at_s)"},
+			"m.csv:1: missing column recovery_s (the table needs throughput, checkpoint_interval_s, recovery_s; optional latency_ms, label, fault_at_s, parallelism, task_slots, cpu_cores, memory_mib, fault, censored, experiment)"},
 		{"unknown column", h[:len(h)-1] + ",latency\n", `m.csv:1: unknown column "latency" (known: throughput, checkpoint_interval_s, recovery_s, latency_ms, label, fault_at_s`},
 		{"upper case", "Throughput,checkpoint_interval_s,recovery_s\n", `m.csv:1: unknown column "Throughput"`},
 		{"duplicate column", "throughput,checkpoint_interval_s,recovery_s,throughput\n", "m.csv:1: column throughput appears twice"},
@@ -163,6 +176,10 @@ func TestParseMeasuredCSVErrors(t *testing.T) {
 		{"empty required cell", h + "1,,1\n", "m.csv:2: checkpoint_interval_s: empty cell; the column is required"},
 		{"negative latency", "throughput,checkpoint_interval_s,recovery_s,latency_ms\n1,1,1,-5\n", "m.csv:2: latency_ms: must be in [0, 86400000] ms (a day), or empty, got -5"},
 		{"negative fault time", "throughput,checkpoint_interval_s,recovery_s,fault_at_s\n1,1,1,-5\n", "m.csv:2: fault_at_s: must be in [0, 31622400] seconds"},
+		{"zero parallelism", "throughput,checkpoint_interval_s,recovery_s,parallelism\n1,1,1,0\n", "m.csv:2: parallelism: 0 is no configuration; leave the cell empty for the base scenario's"},
+		{"fractional slots", "throughput,checkpoint_interval_s,recovery_s,task_slots\n1,1,1,1.5\n", "m.csv:2: task_slots: must be a whole number in [1, 1024] slots per TaskManager, or empty, got 1.5"},
+		{"negative cores", "throughput,checkpoint_interval_s,recovery_s,cpu_cores\n1,1,1,-1\n", "m.csv:2: cpu_cores: must be in (0, 1024] cores per TaskManager, or empty, got -1"},
+		{"censored yes", "throughput,checkpoint_interval_s,recovery_s,censored\n1,1,1,yes\n", `m.csv:2: censored: "yes" is not true, false, 1, 0 or empty`},
 		{"too few fields", h + "1,1\n", "m.csv:2: 2 fields, but the header has 3 (throughput,checkpoint_interval_s,recovery_s)"},
 		{"too many fields", h + "1,1,1,1\n", "m.csv:2: 4 fields, but the header has 3"},
 		{"bad quoting", "label," + h + "\"a,1,1,1\n", "m.csv:2:10: extraneous or missing \" in quoted-field"},
@@ -234,7 +251,7 @@ func TestReadMeasuredErrors(t *testing.T) {
 		{"label not text", write("l.parquet", []wrongLabel{{1, 1, 1, 3}}), "column label is INT64; it must be a string column"},
 		{"number as text", write("n.parquet", []textNumber{{"1", 1, 1}}), "column throughput is BYTE_ARRAY; it must be numeric"},
 		{"typo", write("t.parquet", []typo{{1, 1, 1}}), `t.parquet: unknown column "checkpoint_interval"`},
-		{"bad value", write("v.parquet", []tableRow{{1, 1, 1, testNaN, "", testNaN}, {1, 1, -3, testNaN, "", testNaN}}), "v.parquet: row 2: recovery_s: must be in (0, 604800] seconds (a week), got -3"},
+		{"bad value", write("v.parquet", []tableRow{{Throughput: 1, CheckpointIntervalS: 1, RecoveryS: 1, LatencyMs: testNaN, FaultAtS: testNaN}, {Throughput: 1, CheckpointIntervalS: 1, RecoveryS: -3, LatencyMs: testNaN, FaultAtS: testNaN}}), "v.parquet: row 2: recovery_s: must be in (0, 604800] seconds (a week), got -3"},
 		{"no rows", write("e.parquet", []tableRow{}), "e.parquet: no rows"},
 	}
 	for _, c := range cases {

@@ -2,40 +2,60 @@ package calibrate
 
 import (
 	"math"
+	"slices"
 
 	"github.com/streamtwin/streamtwin/models/policy/khaos"
+	"github.com/streamtwin/streamtwin/results"
 )
 
-// Baselines are the two models a twin must beat to be worth its cost,
-// fitted on the same fitted points as the twin and evaluated on the same
-// held-out ones:
+// Baselines are the models a twin must beat to be worth its cost, fitted
+// on the same fitted points as the twin and evaluated on the same held-out
+// ones:
 //
 //   - the closed-form recovery model rec = D + λ·(CI_eff + D)/(μ − λ), D the
 //     downtime and μ the capacity fitted (least squares on the relative
 //     error, Nelder–Mead), λ the point's throughput and CI_eff = CI −
 //     BeforeCheckpoint the progress an aligned kill loses (khaos.Physics);
-//   - Khaos's own OLS, recovery ~ throughput + CI (khaos.FitLinear,
-//     reference/khaos.md §6), when the points allow it (at least 4, not all
-//     at one CI).
+//   - OLS of recovery on throughput, CI and every configuration column
+//     (parallelism, task slots, cores, memory) that the fitted points have
+//     and vary: Khaos's own OLS (reference/khaos.md §6) on a table without
+//     configuration columns;
+//   - the median of the fitted recoveries, a constant: on noisy profiling
+//     data it is hard to beat;
+//   - Daedalus's recovery model (reference/autoscaling.md §1.6): capacity
+//     linear in parallelism, C = c·p, and rec = 2d + λ·(CI + d)/(C − λ)
+//     (its backlog of one CI and the downtime, drained at C − λ, the
+//     downtime counted twice as its code does), d and c fitted like the
+//     closed form.
 //
+// A censored recovery is a lower bound, not a recovery time: the baselines
+// are fitted on the uncensored fitted points (as a researcher fitting a
+// formula would), and scored on every point with the censored error (ape).
 // Khaos drops recoveries under 55 s from its OLS as detector misses; the
 // baselines here use every fitted point, as the twin does.
 type Baselines struct {
 	ClosedForm *khaos.Physics // nil when it could not be fitted
-	OLS        *khaos.Linear  // nil when it could not be fitted
-	// ClosedFormNote and OLSNote say why one is missing.
-	ClosedFormNote, OLSNote string
+	OLS        *Linear        // nil when it could not be fitted
+	Median     *float64       // nil without an uncensored fitted point
+	Daedalus   *DaedalusModel // nil when it could not be fitted
+	// the notes say why one is missing
+	ClosedFormNote, OLSNote, MedianNote, DaedalusNote string
 }
 
-// fitBaselines fits both baselines on the points not held out and sets
-// every point's ClosedFormS and OLSS. A closed form whose capacity a point
-// reaches never recovers: it predicts o.Horizon, as the twin does.
+// fitBaselines fits the baselines on the uncensored points not held out
+// and sets every point's predictions. A closed form (or Daedalus model)
+// whose capacity a point reaches never recovers: it predicts o.Horizon, as
+// the twin does.
 func fitBaselines(pts []PointResult, o Options) Baselines {
-	var thr, ci, rec []float64
+	var fit []Point
 	for _, p := range pts {
-		if !p.HeldOut {
-			thr, ci, rec = append(thr, p.Throughput), append(ci, p.CheckpointIntervalS), append(rec, p.Point.RecoveryS)
+		if !p.HeldOut && !p.Point.Censored {
+			fit = append(fit, p.Point)
 		}
+	}
+	var thr, ci, rec []float64
+	for _, p := range fit {
+		thr, ci, rec = append(thr, p.Throughput), append(ci, p.CheckpointIntervalS), append(rec, p.RecoveryS)
 	}
 	var b Baselines
 	if cf, err := khaos.FitPhysics(thr, ci, rec, o.BeforeCheckpoint); err != nil {
@@ -43,25 +63,57 @@ func fitBaselines(pts []PointResult, o Options) Baselines {
 	} else {
 		b.ClosedForm = &cf
 	}
-	if ols, err := khaos.FitLinear(thr, ci, rec); err != nil {
+	if ols, err := FitLinear(fit); err != nil {
 		b.OLSNote = err.Error()
 	} else {
 		b.OLS = &ols
 	}
+	if len(rec) == 0 {
+		b.MedianNote = "no uncensored fitted point"
+	} else {
+		m := results.Quantile(slices.Clone(rec), 0.5)
+		b.Median = &m
+	}
+	if d, err := FitDaedalus(fit); err != nil {
+		b.DaedalusNote = err.Error()
+	} else {
+		b.Daedalus = &d
+	}
 	for i := range pts {
-		pts[i].ClosedFormS, pts[i].OLSS = b.predict(pts[i].Point, o.Horizon)
+		b.predict(&pts[i], o.Horizon)
 	}
 	return b
 }
 
-// predict is both baselines' recovery time for p (NaN for a missing one).
-func (b Baselines) predict(p Point, horizon float64) (closedForm, ols float64) {
-	closedForm, ols = math.NaN(), math.NaN()
+// predict sets every baseline's recovery time for p (NaN for a missing
+// baseline).
+func (b Baselines) predict(p *PointResult, horizon float64) {
+	nan := math.NaN()
+	p.ClosedFormS, p.OLSS, p.MedianS, p.DaedalusS = nan, nan, nan, nan
 	if b.ClosedForm != nil {
-		closedForm = math.Min(b.ClosedForm.Predict(p.Throughput, p.CheckpointIntervalS), horizon)
+		p.ClosedFormS = math.Min(b.ClosedForm.Predict(p.Throughput, p.CheckpointIntervalS), horizon)
 	}
 	if b.OLS != nil {
-		ols = b.OLS.Predict(p.Throughput, p.CheckpointIntervalS)
+		p.OLSS = b.OLS.Predict(p.Point)
 	}
-	return closedForm, ols
+	if b.Median != nil {
+		p.MedianS = *b.Median
+	}
+	if b.Daedalus != nil {
+		p.DaedalusS = math.Min(b.Daedalus.Predict(p.Point), horizon)
+	}
 }
+
+// ape is the absolute percentage error (as a fraction) of a predicted
+// recovery for p. A censored recovery is a lower bound: a prediction at or
+// above it is right, one below it is off by its shortfall.
+func ape(p Point, pred float64) float64 {
+	if p.Censored {
+		return math.Max(0, p.RecoveryS-pred) / p.RecoveryS
+	}
+	return math.Abs(pred-p.RecoveryS) / p.RecoveryS
+}
+
+// parallelismOf is a point's parallelism, 1 when the table does not say
+// (Daedalus's capacity is then the job's).
+func parallelismOf(p Point) float64 { return max(p.Parallelism, 1) }

@@ -2,6 +2,7 @@ package calibrate
 
 import (
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -63,10 +64,17 @@ func TestOLSBaseline(t *testing.T) {
 		t.Errorf("held-out OLS MAPE %.4f %%, want %.4f %%", m.OLSMAPE, 100*12.5/230)
 	}
 
+	// at one CI, the CI is no regressor: rec = −25 + 0.003·λ fits the
+	// four points (100, 120, 150, 190 s at 40–70 k/s) best
 	oneCI := []PointResult{heldPoint(40000, 30, 100, false), heldPoint(50000, 30, 120, false), heldPoint(60000, 30, 150, false),
 		heldPoint(70000, 30, 190, false), heldPoint(80000, 60, 300, true)}
-	if b := fitBaselines(oneCI, Options{BeforeCheckpoint: 3, Horizon: 1800}); b.OLS != nil || b.OLSNote == "" {
-		t.Errorf("OLS on a single CI: %+v (note %q); want none", b.OLS, b.OLSNote)
+	b = fitBaselines(oneCI, Options{BeforeCheckpoint: 3, Horizon: 1800})
+	if b.OLS == nil || !slices.Equal(b.OLS.Columns, []string{"throughput"}) || math.Abs(b.OLS.Intercept+25) > 1e-6 || math.Abs(b.OLS.Coef[0]-0.003) > 1e-9 {
+		t.Errorf("OLS on a single CI: %+v (note %q); want rec = −25 + 0.003·throughput", b.OLS, b.OLSNote)
+	}
+	// three points cannot fit an intercept and two slopes with a residual
+	if b := fitBaselines(oneCI[:2], Options{BeforeCheckpoint: 3, Horizon: 1800}); b.OLS != nil || b.OLSNote == "" {
+		t.Errorf("OLS on 2 points: %+v (note %q); want none", b.OLS, b.OLSNote)
 	}
 }
 

@@ -96,10 +96,10 @@ func Folds(pts []Point, spec CVSpec, seed uint64) ([]int, []string, error) {
 // Fold is the held-out errors of one cross-validation fold: recovery MAPE
 // of the twin and the baselines (%), and the twin's interval coverage.
 type Fold struct {
-	Label                 string
-	N                     int
-	Twin, ClosedForm, OLS float64
-	Coverage              float64 // share; NaN without replications
+	Label                                   string
+	N                                       int
+	Twin, ClosedForm, OLS, Median, Daedalus float64
+	Coverage                                float64 // share; NaN without replications
 }
 
 // Spread is a statistic over folds: mean, sample standard deviation, range
@@ -131,10 +131,10 @@ func spreadOf(vals []float64) Spread {
 // each model's held-out error, and the errors pooled over all
 // out-of-fold predictions.
 type CVResult struct {
-	Scheme                          string
-	Folds                           []Fold
-	Twin, ClosedForm, OLS, Coverage Spread
-	Pooled                          Metrics
+	Scheme                                            string
+	Folds                                             []Fold
+	Twin, ClosedForm, OLS, Median, Daedalus, Coverage Spread
+	Pooled                                            Metrics
 }
 
 // crossValidate fits the twin and the baselines once per fold on the other
@@ -159,7 +159,8 @@ func crossValidate(base scenario.Scenario, pts []Point, o Options) (*CVResult, e
 			return nil, fmt.Errorf("cross-validation, %s held out: %w", label, err)
 		}
 		m := r.Held
-		cv.Folds = append(cv.Folds, Fold{Label: label, N: m.N, Twin: m.RecoveryMAPE, ClosedForm: m.ClosedFormMAPE, OLS: m.OLSMAPE, Coverage: m.Coverage})
+		cv.Folds = append(cv.Folds, Fold{Label: label, N: m.N, Twin: m.RecoveryMAPE, ClosedForm: m.ClosedFormMAPE, OLS: m.OLSMAPE,
+			Median: m.MedianMAPE, Daedalus: m.DaedalusMAPE, Coverage: m.Coverage})
 		for _, p := range r.Points {
 			if p.HeldOut {
 				outOfFold = append(outOfFold, p)
@@ -179,6 +180,8 @@ func crossValidate(base scenario.Scenario, pts []Point, o Options) (*CVResult, e
 	cv.Twin = column(func(f Fold) float64 { return f.Twin })
 	cv.ClosedForm = column(func(f Fold) float64 { return f.ClosedForm })
 	cv.OLS = column(func(f Fold) float64 { return f.OLS })
+	cv.Median = column(func(f Fold) float64 { return f.Median })
+	cv.Daedalus = column(func(f Fold) float64 { return f.Daedalus })
 	cv.Coverage = column(func(f Fold) float64 { return f.Coverage })
 	cv.Pooled = metricsOfSet(outOfFold)
 	return cv, nil

@@ -139,9 +139,9 @@ type PointResult struct {
 	// RecoveryLo and RecoveryHi bound the central 90 % of the seeds'
 	// predictions (NaN with fewer than two replications).
 	RecoveryLo, RecoveryHi float64
-	// ClosedFormS and OLSS are the baselines' predictions (NaN when the
-	// baseline could not be fitted).
-	ClosedFormS, OLSS float64
+	// ClosedFormS, OLSS, MedianS and DaedalusS are the baselines'
+	// predictions (NaN when the baseline could not be fitted).
+	ClosedFormS, OLSS, MedianS, DaedalusS float64
 }
 
 // Value is one fitted parameter.
@@ -238,6 +238,11 @@ func (o Options) Check(pts []Point) error {
 	for _, p := range o.Fit {
 		if p.Spread && o.Replications < 2 {
 			return fmt.Errorf("%s sets the spread of the twin's runs: fitting it needs prediction intervals, from --replications ≥ 2 (10 or more for a stable fit)", p.Name)
+		}
+	}
+	for _, p := range pts {
+		if _, err := ParseFault(p.Fault); err != nil {
+			return fmt.Errorf("line %d: %w", p.Line, err)
 		}
 	}
 	if o.fitsLatency() {
@@ -488,7 +493,7 @@ func valuesOf(ps []Param, x []float64) []float64 {
 func lossOf(pts []Point, preds []Prediction, useLat bool, recW, latW float64) float64 {
 	var rec, lat float64
 	for i, p := range pts {
-		rec += math.Abs(preds[i].RecoveryS-p.RecoveryS) / p.RecoveryS
+		rec += ape(p, preds[i].RecoveryS)
 		if useLat {
 			d := math.Abs(preds[i].LatencyMs-p.LatencyMs) / p.LatencyMs
 			if math.IsNaN(d) {
@@ -513,7 +518,11 @@ func intervalScore(pts []Point, spans []Span) float64 {
 	sum := 0.0
 	for i, p := range pts {
 		y, lo, hi := p.RecoveryS, spans[i].Lo, spans[i].Hi
-		sum += ((hi - lo) + 2/alpha*math.Max(0, lo-y) + 2/alpha*math.Max(0, y-hi)) / y
+		below := math.Max(0, lo-y)
+		if p.Censored { // y is a lower bound: an interval above it is right
+			below = 0
+		}
+		sum += ((hi - lo) + 2/alpha*below + 2/alpha*math.Max(0, y-hi)) / y
 	}
 	return sum / float64(len(pts))
 }
@@ -540,9 +549,12 @@ type Metrics struct {
 	LatencyMAPE    float64
 	LatencyR2      float64
 	NotRecoveredIn int // predictions that hit the horizon
-	// ClosedFormMAPE and OLSMAPE are the baselines' recovery MAPE on the
-	// same points (NaN when not fitted).
-	ClosedFormMAPE, OLSMAPE float64
+	// Censored counts the points whose measured recovery is a lower bound
+	// (their error is the shortfall below it: ape).
+	Censored int
+	// ClosedFormMAPE, OLSMAPE, MedianMAPE and DaedalusMAPE are the
+	// baselines' recovery MAPE on the same points (NaN when not fitted).
+	ClosedFormMAPE, OLSMAPE, MedianMAPE, DaedalusMAPE float64
 	// Coverage is the share of measured recoveries inside the twin's 90 %
 	// interval (NaN with fewer than two replications).
 	Coverage float64
@@ -561,24 +573,53 @@ func metricsOf(pts []PointResult, held bool) Metrics {
 // metricsOfSet are the errors of the twin and the baselines on pts.
 func metricsOfSet(pts []PointResult) Metrics {
 	var m Metrics
-	var rm, rp, lm, lp, cf, ols []float64
+	var rm, rp, lm, lp []float64
+	var measured []Point
 	for _, p := range pts {
 		m.N++
+		measured = append(measured, p.Point)
 		rm, rp = append(rm, p.Point.RecoveryS), append(rp, p.Prediction.RecoveryS)
-		cf, ols = append(cf, p.ClosedFormS), append(ols, p.OLSS)
 		if !p.Recovered {
 			m.NotRecoveredIn++
+		}
+		if p.Point.Censored {
+			m.Censored++
 		}
 		if !math.IsNaN(p.Point.LatencyMs) && !math.IsNaN(p.Prediction.LatencyMs) {
 			lm, lp = append(lm, p.Point.LatencyMs), append(lp, p.Prediction.LatencyMs)
 		}
 	}
-	m.RecoveryMAPE, m.RecoveryR2 = MAPE(rm, rp), R2(rm, rp)
+	of := func(pred func(PointResult) float64) float64 {
+		var xs []float64
+		for _, p := range pts {
+			xs = append(xs, pred(p))
+		}
+		return CensoredMAPE(measured, xs)
+	}
+	m.RecoveryMAPE, m.RecoveryR2 = of(func(p PointResult) float64 { return p.Prediction.RecoveryS }), R2(rm, rp)
 	m.LatencyN = len(lm)
 	m.LatencyMAPE, m.LatencyR2 = MAPE(lm, lp), R2(lm, lp)
-	m.ClosedFormMAPE, m.OLSMAPE = MAPE(rm, cf), MAPE(rm, ols)
+	m.ClosedFormMAPE = of(func(p PointResult) float64 { return p.ClosedFormS })
+	m.OLSMAPE = of(func(p PointResult) float64 { return p.OLSS })
+	m.MedianMAPE = of(func(p PointResult) float64 { return p.MedianS })
+	m.DaedalusMAPE = of(func(p PointResult) float64 { return p.DaedalusS })
 	m.Coverage = Coverage(pts)
 	return m
+}
+
+// CensoredMAPE is the mean absolute percentage error of predicted recovery
+// times against the measured points, a censored point's error its
+// shortfall below the cap (ape); NaN for no points or a missing (NaN)
+// prediction.
+func CensoredMAPE(measured []Point, predicted []float64) float64 {
+	if len(measured) == 0 {
+		return math.NaN()
+	}
+	s := 0.0
+	for i, p := range measured {
+		s += ape(p, predicted[i])
+	}
+	return 100 * s / float64(len(measured))
 }
 
 // MAPE is the mean absolute percentage error of predicted against measured
@@ -626,7 +667,7 @@ type IntervalMetrics struct {
 	PredictedLatencyMs  float64
 	// the baselines' recovery MAPE and the twin's interval coverage, as in
 	// Metrics
-	ClosedFormMAPE, OLSMAPE, Coverage float64
+	ClosedFormMAPE, OLSMAPE, MedianMAPE, DaedalusMAPE, Coverage float64
 }
 
 func intervals(pts []PointResult) []IntervalMetrics {
@@ -658,7 +699,7 @@ func intervals(pts []PointResult) []IntervalMetrics {
 		out = append(out, IntervalMetrics{CheckpointIntervalS: k.ci, HeldOut: k.held, N: len(g), RecoveryMAPE: m.RecoveryMAPE,
 			MeasuredMedianS: results.Quantile(slices.Clone(rm), 0.5), PredictedMedianS: results.Quantile(slices.Clone(rp), 0.5),
 			MeasuredLatencyMs: results.FiniteMean(lm), PredictedLatencyMs: results.FiniteMean(lp),
-			ClosedFormMAPE: m.ClosedFormMAPE, OLSMAPE: m.OLSMAPE, Coverage: m.Coverage})
+			ClosedFormMAPE: m.ClosedFormMAPE, OLSMAPE: m.OLSMAPE, MedianMAPE: m.MedianMAPE, DaedalusMAPE: m.DaedalusMAPE, Coverage: m.Coverage})
 	}
 	return out
 }

@@ -331,15 +331,16 @@ func TestPriorPenalty(t *testing.T) {
 func TestResultWarnings(t *testing.T) {
 	p := params(t, "cpu_overhead")[0]
 	r := &Result{Values: []Value{{Param: p, Fitted: 0.2, Flags: p.Flags(0.2)}}}
-	r.Held = Metrics{N: 3, RecoveryMAPE: 8, ClosedFormMAPE: 7, OLSMAPE: 9}
+	r.Held = Metrics{N: 3, RecoveryMAPE: 8, ClosedFormMAPE: 7, OLSMAPE: 9, MedianMAPE: 20, DaedalusMAPE: math.NaN()}
 	want := []string{"cpu_overhead = 0.2 is outside the typical range 0–0.15",
 		"the twin's held-out recovery MAPE 8.0 % is not below the closed-form recovery model's 7.0 %"}
 	if got := r.Warnings(); !slices.Equal(got, want) {
 		t.Errorf("warnings %q\nwant %q", got, want)
 	}
 	r.Values, r.Held = nil, Metrics{}
-	r.CV = &CVResult{Twin: Spread{Mean: 9}, ClosedForm: Spread{Mean: 10}, OLS: Spread{Mean: 9}}
-	if got := r.Warnings(); !slices.Equal(got, []string{"the twin's cross-validated recovery MAPE 9.0 % is not below Khaos's OLS's 9.0 %"}) {
+	r.CV = &CVResult{Twin: Spread{Mean: 9}, ClosedForm: Spread{Mean: 10}, OLS: Spread{Mean: 9}, Median: Spread{Mean: 30}, Daedalus: Spread{Mean: 8.5}}
+	if got := r.Warnings(); !slices.Equal(got, []string{"the twin's cross-validated recovery MAPE 9.0 % is not below the OLS's 9.0 %",
+		"the twin's cross-validated recovery MAPE 9.0 % is not below Daedalus's model's 8.5 %"}) {
 		t.Errorf("cross-validated: %q", got)
 	}
 }

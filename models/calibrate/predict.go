@@ -15,9 +15,10 @@ import (
 )
 
 // Predict simulates one measured point on sc: constant input at the
-// point's throughput and CI, one crash of the sink's TaskManager aligned
-// BeforeCheckpoint before a checkpoint, as Khaos injects them; the mean
-// over o.Replications seeds.
+// point's throughput and CI, in the point's configuration where the table
+// gives one (configure), and its fault (a crash by default) on the sink's
+// TaskManager aligned BeforeCheckpoint before a checkpoint, as Khaos and
+// Demeter inject them; the mean over o.Replications seeds.
 func Predict(sc scenario.Scenario, p Point, o Options) (Prediction, error) {
 	o = o.withDefaults()
 	mean := Prediction{Recovered: true}
@@ -49,6 +50,11 @@ func predictOnce(sc scenario.Scenario, p Point, o Options) (Prediction, error) {
 // the crash armed after o.Settle, until o.Horizon after the CI, or until
 // the sink stops the run (pointSink does once the recovery is in).
 func simulatePoint(sc scenario.Scenario, p Point, o Options, sink twin.Sink) error {
+	fault, err := ParseFault(p.Fault)
+	if err != nil {
+		return err
+	}
+	configure(&sc, p)
 	sc.Job.Checkpoint.Interval = durationOf(p.CheckpointIntervalS)
 	sc.Policy = scenario.PolicySpec{Name: "static"}
 	sc.Faults, sc.Actions, sc.Variants = nil, nil, nil
@@ -58,9 +64,9 @@ func simulatePoint(sc scenario.Scenario, p Point, o Options, sink twin.Sink) err
 	for i := range rates {
 		rates[i] = p.Throughput
 	}
-	fault := scenario.ScheduledFault{At: o.Settle, BeforeCheckpoint: o.BeforeCheckpoint, TaskManager: -1, Pick: -1,
-		Operator: sc.Job.Operators[len(sc.Job.Operators)-1].Name, Source: "calibration point"}
-	_, err := twin.Run(sc, &scenario.Schedule{Rates: workloads.NewSchedule(rates), Faults: []scenario.ScheduledFault{fault}}, sink)
+	fault.At, fault.BeforeCheckpoint, fault.TaskManager, fault.Pick = o.Settle, o.BeforeCheckpoint, -1, -1
+	fault.Operator, fault.Source = sc.Job.Operators[len(sc.Job.Operators)-1].Name, "calibration point"
+	_, err = twin.Run(sc, &scenario.Schedule{Rates: workloads.NewSchedule(rates), Faults: []scenario.ScheduledFault{fault}}, sink)
 	return err
 }
 

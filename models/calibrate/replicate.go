@@ -96,7 +96,8 @@ func Coverage(pts []PointResult) float64 {
 			continue
 		}
 		n++
-		if p.Point.RecoveryS >= p.RecoveryLo && p.Point.RecoveryS <= p.RecoveryHi {
+		// a censored recovery lies anywhere above its cap
+		if (p.Point.Censored || p.Point.RecoveryS >= p.RecoveryLo) && p.Point.RecoveryS <= p.RecoveryHi {
 			in++
 		}
 	}

@@ -183,8 +183,9 @@ func finite(v float64) any {
 func metricsJSON(m Metrics) map[string]any {
 	return map[string]any{"n": m.N, "recovery_mape_pct": finite(m.RecoveryMAPE), "recovery_r2": finite(m.RecoveryR2),
 		"latency_n": m.LatencyN, "latency_mape_pct": finite(m.LatencyMAPE), "latency_r2": finite(m.LatencyR2),
-		"not_recovered": m.NotRecoveredIn, "closed_form_recovery_mape_pct": finite(m.ClosedFormMAPE),
-		"ols_recovery_mape_pct": finite(m.OLSMAPE), "interval_coverage_pct": finite(100 * m.Coverage)}
+		"not_recovered": m.NotRecoveredIn, "censored": m.Censored, "closed_form_recovery_mape_pct": finite(m.ClosedFormMAPE),
+		"ols_recovery_mape_pct": finite(m.OLSMAPE), "median_recovery_mape_pct": finite(m.MedianMAPE),
+		"daedalus_recovery_mape_pct": finite(m.DaedalusMAPE), "interval_coverage_pct": finite(100 * m.Coverage)}
 }
 
 func intervalJSON(iv IntervalMetrics) map[string]any {
@@ -192,7 +193,8 @@ func intervalJSON(iv IntervalMetrics) map[string]any {
 		"recovery_mape_pct": finite(iv.RecoveryMAPE), "measured_median_recovery_s": finite(iv.MeasuredMedianS),
 		"predicted_median_recovery_s": finite(iv.PredictedMedianS), "measured_mean_latency_ms": finite(iv.MeasuredLatencyMs),
 		"predicted_mean_latency_ms": finite(iv.PredictedLatencyMs), "closed_form_recovery_mape_pct": finite(iv.ClosedFormMAPE),
-		"ols_recovery_mape_pct": finite(iv.OLSMAPE), "interval_coverage_pct": finite(100 * iv.Coverage)}
+		"ols_recovery_mape_pct": finite(iv.OLSMAPE), "median_recovery_mape_pct": finite(iv.MedianMAPE),
+		"daedalus_recovery_mape_pct": finite(iv.DaedalusMAPE), "interval_coverage_pct": finite(100 * iv.Coverage)}
 }
 
 // stageOf names the fit stage a parameter was fitted in.
@@ -219,6 +221,8 @@ func modelsJSON(r *Result) []map[string]any {
 		{"twin", r.Fit.RecoveryMAPE, r.Held.RecoveryMAPE, func(c *CVResult) Spread { return c.Twin }, true},
 		{"closed_form", r.Fit.ClosedFormMAPE, r.Held.ClosedFormMAPE, func(c *CVResult) Spread { return c.ClosedForm }, r.Baselines.ClosedForm != nil},
 		{"ols", r.Fit.OLSMAPE, r.Held.OLSMAPE, func(c *CVResult) Spread { return c.OLS }, r.Baselines.OLS != nil},
+		{"median", r.Fit.MedianMAPE, r.Held.MedianMAPE, func(c *CVResult) Spread { return c.Median }, r.Baselines.Median != nil},
+		{"daedalus", r.Fit.DaedalusMAPE, r.Held.DaedalusMAPE, func(c *CVResult) Spread { return c.Daedalus }, r.Baselines.Daedalus != nil},
 	}
 	var out []map[string]any
 	for _, m := range models {
@@ -236,16 +240,31 @@ func modelsJSON(r *Result) []map[string]any {
 
 func baselinesJSON(b Baselines) map[string]any {
 	out := map[string]any{"closed_form_formula": "rec = D + λ·(CI − before_checkpoint + D)/(μ − λ)",
-		"ols_formula": "rec = intercept + throughput·λ + ci_ms·CI(ms)"}
+		"ols_formula": "rec = intercept + Σ coefficient·column",
+		"daedalus_formula": "rec = 2d + λ·(CI + d)/(c·parallelism − λ)"}
 	if cf := b.ClosedForm; cf != nil {
 		out["closed_form"] = map[string]any{"downtime_s": cf.DowntimeS, "capacity_records_per_s": cf.Capacity, "before_checkpoint_s": cf.BeforeS, "n": cf.N}
 	} else {
 		out["closed_form_note"] = b.ClosedFormNote
 	}
 	if l := b.OLS; l != nil {
-		out["ols"] = map[string]any{"intercept": l.Intercept, "throughput": l.Throughput, "ci_ms": l.CIms, "r2": finite(l.R2), "adj_r2": finite(l.AdjR2), "n": l.N}
+		coef := map[string]any{}
+		for k, c := range l.Columns {
+			coef[c] = l.Coef[k]
+		}
+		out["ols"] = map[string]any{"intercept": l.Intercept, "coefficients": coef, "r2": finite(l.R2), "n": l.N}
 	} else {
 		out["ols_note"] = b.OLSNote
+	}
+	if b.Median != nil {
+		out["median_s"] = *b.Median
+	} else {
+		out["median_note"] = b.MedianNote
+	}
+	if d := b.Daedalus; d != nil {
+		out["daedalus"] = map[string]any{"downtime_s": d.DowntimeS, "capacity_per_subtask": d.CapacityPerSubtask, "n": d.N}
+	} else {
+		out["daedalus_note"] = b.DaedalusNote
 	}
 	return out
 }
@@ -259,6 +278,7 @@ func cvJSON(cv *CVResult) map[string]any {
 	for _, f := range cv.Folds {
 		folds = append(folds, map[string]any{"fold": f.Label, "n": f.N, "twin_recovery_mape_pct": finite(f.Twin),
 			"closed_form_recovery_mape_pct": finite(f.ClosedForm), "ols_recovery_mape_pct": finite(f.OLS),
+			"median_recovery_mape_pct": finite(f.Median), "daedalus_recovery_mape_pct": finite(f.Daedalus),
 			"interval_coverage_pct": finite(100 * f.Coverage)})
 	}
 	cov := cv.Coverage
@@ -267,17 +287,18 @@ func cvJSON(cv *CVResult) map[string]any {
 	}
 	return map[string]any{"scheme": cv.Scheme, "folds": folds, "twin_recovery_mape_pct": spreadJSON(cv.Twin),
 		"closed_form_recovery_mape_pct": spreadJSON(cv.ClosedForm), "ols_recovery_mape_pct": spreadJSON(cv.OLS),
+		"median_recovery_mape_pct": spreadJSON(cv.Median), "daedalus_recovery_mape_pct": spreadJSON(cv.Daedalus),
 		"interval_coverage_pct": spreadJSON(cov), "pooled": metricsJSON(cv.Pooled)}
 }
 
 func pointsCSV(pts []PointResult) []byte {
 	var b strings.Builder
-	b.WriteString("label,throughput,checkpoint_interval_s,held_out,measured_recovery_s,predicted_recovery_s,recovered,measured_latency_ms,predicted_latency_ms," +
-		"predicted_recovery_lo_s,predicted_recovery_hi_s,closed_form_recovery_s,ols_recovery_s\n")
+	b.WriteString("label,throughput,checkpoint_interval_s,held_out,measured_recovery_s,censored,predicted_recovery_s,recovered,measured_latency_ms,predicted_latency_ms," +
+		"predicted_recovery_lo_s,predicted_recovery_hi_s,closed_form_recovery_s,ols_recovery_s,median_recovery_s,daedalus_recovery_s\n")
 	for _, p := range pts {
-		fmt.Fprintf(&b, "%s,%s,%s,%t,%s,%s,%t,%s,%s,%s,%s,%s,%s\n", csvText(p.Label), num(p.Throughput), num(p.CheckpointIntervalS), p.HeldOut,
-			num(p.Point.RecoveryS), num(p.Prediction.RecoveryS), p.Recovered, num(p.Point.LatencyMs), num(p.Prediction.LatencyMs),
-			num(p.RecoveryLo), num(p.RecoveryHi), num(p.ClosedFormS), num(p.OLSS))
+		fmt.Fprintf(&b, "%s,%s,%s,%t,%s,%t,%s,%t,%s,%s,%s,%s,%s,%s,%s,%s\n", csvText(p.Label), num(p.Throughput), num(p.CheckpointIntervalS), p.HeldOut,
+			num(p.Point.RecoveryS), p.Point.Censored, num(p.Prediction.RecoveryS), p.Recovered, num(p.Point.LatencyMs), num(p.Prediction.LatencyMs),
+			num(p.RecoveryLo), num(p.RecoveryHi), num(p.ClosedFormS), num(p.OLSS), num(p.MedianS), num(p.DaedalusS))
 	}
 	return []byte(b.String())
 }
@@ -346,10 +367,10 @@ func writeParameters(b *strings.Builder, r *Result, rep jsonReport) {
 // writeModels is the twin beside the baselines, fitted on the same points.
 func writeModels(b *strings.Builder, r *Result) {
 	b.WriteString("## Errors: the twin and the baselines\n\n")
-	b.WriteString("| set | points | twin recovery MAPE | closed form | Khaos OLS | twin R² | 90 % interval coverage | latency MAPE | latency R² |\n|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| set | points | censored | twin recovery MAPE | closed form | OLS | median | Daedalus | twin R² | 90 % interval coverage | latency MAPE | latency R² |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	row := func(name string, m Metrics) {
-		fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s | %s | %s | %s |\n", name, m.N, pct(m.RecoveryMAPE), pct(m.ClosedFormMAPE), pct(m.OLSMAPE),
-			fixed(m.RecoveryR2), share(m.Coverage), pct(m.LatencyMAPE), fixed(m.LatencyR2))
+		fmt.Fprintf(b, "| %s | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", name, m.N, m.Censored, pct(m.RecoveryMAPE), pct(m.ClosedFormMAPE), pct(m.OLSMAPE),
+			pct(m.MedianMAPE), pct(m.DaedalusMAPE), fixed(m.RecoveryR2), share(m.Coverage), pct(m.LatencyMAPE), fixed(m.LatencyR2))
 	}
 	row("fitted", r.Fit)
 	if r.Held.N > 0 {
@@ -362,9 +383,22 @@ func writeModels(b *strings.Builder, r *Result) {
 		fmt.Fprintf(b, "- closed form: not fitted (%s)\n", r.Baselines.ClosedFormNote)
 	}
 	if l := r.Baselines.OLS; l != nil {
-		fmt.Fprintf(b, "- Khaos's OLS rec = %.4g + %.4g·λ + %.4g·CI(ms) (R² %.3f)\n", l.Intercept, l.Throughput, l.CIms, l.R2)
+		fmt.Fprintf(b, "- OLS %s (R² %.3f)\n", l, l.R2)
 	} else {
-		fmt.Fprintf(b, "- Khaos's OLS: not fitted (%s)\n", r.Baselines.OLSNote)
+		fmt.Fprintf(b, "- OLS: not fitted (%s)\n", r.Baselines.OLSNote)
+	}
+	if m := r.Baselines.Median; m != nil {
+		fmt.Fprintf(b, "- median of the fitted recoveries: %.1f s\n", *m)
+	} else {
+		fmt.Fprintf(b, "- median: not fitted (%s)\n", r.Baselines.MedianNote)
+	}
+	if d := r.Baselines.Daedalus; d != nil {
+		fmt.Fprintf(b, "- Daedalus rec = 2d + λ·(CI + d)/(c·p − λ): d = %.1f s, c = %.0f records/s per subtask\n", d.DowntimeS, d.CapacityPerSubtask)
+	} else {
+		fmt.Fprintf(b, "- Daedalus: not fitted (%s)\n", r.Baselines.DaedalusNote)
+	}
+	if r.Fit.Censored+r.Held.Censored > 0 {
+		b.WriteString("\nA censored recovery is a lower bound (the measurement's cap): the baselines are fitted on the uncensored points, and a prediction at or above a censored point's cap counts as exact, one below it as off by its shortfall.\n")
 	}
 }
 
@@ -387,15 +421,16 @@ func writeCV(b *strings.Builder, cv *CVResult) {
 		name   string
 		s      Spread
 		pooled float64
-	}{{"twin", cv.Twin, cv.Pooled.RecoveryMAPE}, {"closed form", cv.ClosedForm, cv.Pooled.ClosedFormMAPE}, {"Khaos OLS", cv.OLS, cv.Pooled.OLSMAPE}} {
+	}{{"twin", cv.Twin, cv.Pooled.RecoveryMAPE}, {"closed form", cv.ClosedForm, cv.Pooled.ClosedFormMAPE}, {"OLS", cv.OLS, cv.Pooled.OLSMAPE},
+		{"median", cv.Median, cv.Pooled.MedianMAPE}, {"Daedalus", cv.Daedalus, cv.Pooled.DaedalusMAPE}} {
 		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", m.name, spreadText(m.s, 1), rangeText(m.s, 1), pct(m.pooled))
 	}
 	if !math.IsNaN(cv.Coverage.Mean) {
 		fmt.Fprintf(b, "| twin 90 %% interval coverage | %s | %s | %s |\n", spreadText(cv.Coverage, 100), rangeText(cv.Coverage, 100), share(cv.Pooled.Coverage))
 	}
-	b.WriteString("\n| fold | points | twin | closed form | OLS | coverage |\n|---|---|---|---|---|---|\n")
+	b.WriteString("\n| fold | points | twin | closed form | OLS | median | Daedalus | coverage |\n|---|---|---|---|---|---|---|---|\n")
 	for _, f := range cv.Folds {
-		fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s |\n", f.Label, f.N, pct(f.Twin), pct(f.ClosedForm), pct(f.OLS), share(f.Coverage))
+		fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s | %s | %s |\n", f.Label, f.N, pct(f.Twin), pct(f.ClosedForm), pct(f.OLS), pct(f.Median), pct(f.Daedalus), share(f.Coverage))
 	}
 }
 
@@ -421,8 +456,8 @@ func share(v float64) string { return pct(100 * v) }
 
 // Warnings are what a reader of the fit must know: a parameter at a bound
 // or outside its typical range, and a twin whose held-out recovery error
-// (or, without held-out points, cross-validated mean) is not below both
-// baselines'.
+// (or, without held-out points, cross-validated mean) is not below every
+// baseline's.
 func (r *Result) Warnings() []string {
 	var out []string
 	for _, v := range r.Values {
@@ -430,17 +465,19 @@ func (r *Result) Warnings() []string {
 			out = append(out, fmt.Sprintf("%s = %s is %s", v.Name, v.Text(v.Fitted), f))
 		}
 	}
-	twin, cf, ols, set := r.Held.RecoveryMAPE, r.Held.ClosedFormMAPE, r.Held.OLSMAPE, "held-out"
+	m, set := r.Held, "held-out"
+	twin, cf, ols, med, dae := m.RecoveryMAPE, m.ClosedFormMAPE, m.OLSMAPE, m.MedianMAPE, m.DaedalusMAPE
 	if r.Held.N == 0 {
 		if r.CV == nil {
 			return out
 		}
-		twin, cf, ols, set = r.CV.Twin.Mean, r.CV.ClosedForm.Mean, r.CV.OLS.Mean, "cross-validated"
+		cv := r.CV
+		twin, cf, ols, med, dae, set = cv.Twin.Mean, cv.ClosedForm.Mean, cv.OLS.Mean, cv.Median.Mean, cv.Daedalus.Mean, "cross-validated"
 	}
 	for _, b := range []struct {
 		name string
 		mape float64
-	}{{"the closed-form recovery model", cf}, {"Khaos's OLS", ols}} {
+	}{{"the closed-form recovery model", cf}, {"the OLS", ols}, {"the median", med}, {"Daedalus's model", dae}} {
 		if !math.IsNaN(b.mape) && !(twin < b.mape) {
 			out = append(out, fmt.Sprintf("the twin's %s recovery MAPE %.1f %% is not below %s's %.1f %%", set, twin, b.name, b.mape))
 		}
