@@ -240,7 +240,7 @@ func modelsJSON(r *Result) []map[string]any {
 
 func baselinesJSON(b Baselines) map[string]any {
 	out := map[string]any{"closed_form_formula": "rec = D + λ·(CI − before_checkpoint + D)/(μ − λ)",
-		"ols_formula": "rec = intercept + Σ coefficient·column",
+		"ols_formula":      "rec = intercept + Σ coefficient·column",
 		"daedalus_formula": "rec = 2d + λ·(CI + d)/(c·parallelism − λ)"}
 	if cf := b.ClosedForm; cf != nil {
 		out["closed_form"] = map[string]any{"downtime_s": cf.DowntimeS, "capacity_records_per_s": cf.Capacity, "before_checkpoint_s": cf.BeforeS, "n": cf.N}

@@ -1,6 +1,7 @@
 package flink
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 
@@ -200,6 +201,17 @@ type ClusterConfig struct {
 	// in [0, 1) (default 0). A killed TaskManager comes back as a cold JVM
 	// while the others stay warm, so a job restarts well above zero.
 	WarmupStart float64 `yaml:"warmup_start"`
+	// ReservedCores is the cores of each TaskManager that its tasks cannot
+	// use at capacity: the JVM's own work beside them (garbage collection,
+	// RocksDB compaction and flushes, network and metric threads), which
+	// grows with theirs and takes all of ReservedCores when they saturate.
+	// Capacity is then (cores − ReservedCores)/cost per TaskManager, not
+	// cores/cost: a one-core TaskManager gives far less than half of what
+	// a two-core one does, as Demeter's profiles of the same job show
+	// (docs/validation.md). With one configuration, cost_scale absorbs it;
+	// across TaskManager sizes it is its own parameter. 0 (default): the
+	// tasks get every core.
+	ReservedCores float64 `yaml:"reserved_cores,omitempty"`
 	// IdleCPU is the cores a TaskManager's JVM uses with no record to
 	// process (GC, JIT, heartbeats, metric reporting, Kafka fetch polls): it
 	// is part of the CPU utilisation the twin reports (cpu_busy_mean,
@@ -670,6 +682,9 @@ func (c JobConfig) Validate() map[string]string {
 	}
 	if c.Cluster.Cores < 0 {
 		e["cluster.cores"] = "must be ≥ 0 (0 = one per slot)"
+	}
+	if r, cores := c.Cluster.ReservedCores, cmp.Or(c.Cluster.Cores, float64(c.Cluster.Slots)); !(r >= 0 && r < cores) {
+		e["cluster.reserved_cores"] = fmt.Sprintf("must be in [0, %g) (below the cores of a TaskManager, cluster.cores), got %g", cores, r)
 	}
 	return e
 }

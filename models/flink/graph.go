@@ -25,22 +25,25 @@ type Graph struct {
 	TaskManagers int
 	// Hosting is how many of the TaskManagers offer the job's slots (slots
 	// fill TaskManagers in order); the others are spares a restart can use.
-	Hosting     int
-	opIndex     map[string]int
-	ops         []Operator
-	par         []int       // parallelism per operator
-	gain        []float64   // input records of the operator per source record
-	share       [][]float64 // share of the operator's input per subtask
-	chainOf     []int       // chain index per operator
-	chains      [][]int     // operator indices per chain, head first
-	tasks       []task
-	tmCost      []float64 // Σ task cost per TaskManager
-	tmCores     []float64
-	cores       float64 // Σ tmCores
-	outGain     float64 // sink output records per source record
-	capacity    float64 // max source records/s at full CPU
-	hops        []hop   // network edges, for buffer-timeout latency
-	distributed bool    // some network edge crosses TaskManagers
+	Hosting int
+	opIndex map[string]int
+	ops     []Operator
+	par     []int       // parallelism per operator
+	gain    []float64   // input records of the operator per source record
+	share   [][]float64 // share of the operator's input per subtask
+	chainOf []int       // chain index per operator
+	chains  [][]int     // operator indices per chain, head first
+	tasks   []task
+	tmCost  []float64 // Σ task cost per TaskManager
+	tmCores []float64 // the cores a TaskManager's tasks can use (cluster.cores − reserved_cores)
+	cores   float64   // Σ tmCores
+	// reservedFactor is cluster.cores over tmCores: the CPU a TaskManager
+	// spends per CPU second of its tasks, its reserved cores included
+	reservedFactor float64
+	outGain        float64 // sink output records per source record
+	capacity       float64 // max source records/s at full CPU
+	hops           []hop   // network edges, for buffer-timeout latency
+	distributed    bool    // some network edge crosses TaskManagers
 	// For Detail: each task's TaskManager, and each TaskManager's share of
 	// the source throughput.
 	taskTM         []int
@@ -168,7 +171,9 @@ func BuildGraph(cfg JobConfig, p int, sourceShares func(int) []float64) (*Graph,
 	g.TaskManagers = cfg.Cluster.TaskManagers
 	g.Hosting = (maxPar + slots - 1) / slots
 	g.TaskManagers = max(g.TaskManagers, g.Hosting)
-	cores := cfg.Cluster.Cores
+	// the tasks' share of a TaskManager's cores; the reserved rest grows
+	// with their work (cpuUtilisation counts it)
+	cores := cfg.Cluster.Cores - cfg.Cluster.ReservedCores
 	g.tmCost = make([]float64, g.TaskManagers)
 	g.tmCores = make([]float64, g.TaskManagers)
 	for i := range g.tmCores {

@@ -731,8 +731,9 @@ func (j *Job) cpuAcross(dt float64, tmsChanged bool) (mean, peak float64) {
 // tasks' work (∫x dt × its CPU seconds per source record, times
 // cluster.part_load_cpu while the job keeps up with its input), its JIT
 // compiler's cluster.jit_cpu from its JVM's first deployment, the async
-// checkpoint phase's share of its cores while it hosts tasks, and the
-// JVM's idle CPU (cluster.idle_cpu). Its allotment is cluster.cores; its
+// checkpoint phase's share of its cores while it hosts tasks, the JVM's
+// own work beside the tasks' (cluster.reserved_cores at capacity, in
+// proportion below), and the JVM's idle CPU (cluster.idle_cpu). Its allotment is cluster.cores; its
 // threads cannot use more (the live cluster's --tm-cpu limit), so the CPU
 // seconds stop there. Each reading u then gets the sampler's noise, of
 // standard deviation cluster.cpu_noise·√(u(1 − u)), within [0, 1].
@@ -746,7 +747,7 @@ func (j *Job) cpuUtilisation(dt float64) []float64 {
 		}
 		cpu := j.cfg.Cluster.IdleCPU * dt
 		if g := j.tms[tm].hosts; g >= 0 && j.graph != nil {
-			cpu += j.sCPUXdt*j.graph.tmCost[g] + j.sOverheadDt*j.graph.tmCores[g]
+			cpu += j.sCPUXdt*j.graph.tmCost[g]*(1+j.cfg.Cluster.ReservedCores/j.graph.tmCores[g]) + j.sOverheadDt*j.graph.tmCores[g]
 		}
 		if j.tms[tm].jitting {
 			cpu += j.tms[tm].jitDt * cores
