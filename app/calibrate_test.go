@@ -368,7 +368,8 @@ func TestCalibrateValidation(t *testing.T) {
 		Fit map[string]any `json:"fit"`
 	}
 	readJSON(t, filepath.Join(dir, "cal-fit", "fit.json"), &rep)
-	if len(rep.Models) != 3 || rep.Models[0]["model"] != "twin" || rep.Models[1]["model"] != "closed_form" || rep.Models[2]["model"] != "ols" {
+	if len(rep.Models) != 5 || rep.Models[0]["model"] != "twin" || rep.Models[1]["model"] != "closed_form" || rep.Models[2]["model"] != "ols" ||
+		rep.Models[3]["model"] != "median" || rep.Models[4]["model"] != "daedalus" {
 		t.Errorf("models %v", rep.Models)
 	}
 	for _, m := range rep.Models {

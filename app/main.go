@@ -86,6 +86,7 @@ func newApp() *cli.App {
 			checkCommand(),
 			evaluateCommand(),
 			calibrateCommand(),
+			validateCommand(),
 			profileCommand(),
 			liveCommand(),
 		},

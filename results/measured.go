@@ -457,6 +457,19 @@ func formatMeasuredCSV(pts []MeasuredFailure) []byte {
 	return buf.Bytes()
 }
 
+// MeasuredColumns are the columns of a measured table, in the order
+// WriteMeasured writes them.
+func MeasuredColumns() []string { return slices.Clone(tableColumns) }
+
+// Cell is p's value of the measured-table column col as the table's text
+// ("" for an empty cell), and false for no such column.
+func (p MeasuredFailure) Cell(col string) (string, bool) {
+	if !slices.Contains(tableColumns, col) {
+		return "", false
+	}
+	return p.cells([]string{col})[0], true
+}
+
 // cells are p's values of cols as CSV text.
 func (p MeasuredFailure) cells(cols []string) []string {
 	out := make([]string, len(cols))

@@ -220,3 +220,34 @@ func (l *folderLock) release() {
 	os.Remove(l.path)
 	l.f.Close()
 }
+
+// ClaimFolder makes the caller dir's only writer for a command whose
+// output folder is marked by the file mark (a validation's summary, say):
+// dir must be new, empty, or hold mark from an earlier run of the command;
+// anything else is a *RefusedError (the user's files are not ours to
+// overwrite). A flock on dir+".lock" refuses a second concurrent writer.
+// release gives the folder up.
+func ClaimFolder(dir, mark string) (release func(), err error) {
+	dir = filepath.Clean(dir)
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return nil, err
+	}
+	lock, err := lockFolder(dir)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := os.ReadDir(dir)
+	switch {
+	case os.IsNotExist(err):
+		err = os.Mkdir(dir, 0o755)
+	case err == nil && len(entries) > 0:
+		if _, statErr := os.Stat(filepath.Join(dir, mark)); statErr != nil {
+			err = &RefusedError{dir, fmt.Sprintf("it holds files that streamtwin did not write here (no %s); choose another --out or empty it", mark)}
+		}
+	}
+	if err != nil {
+		lock.release()
+		return nil, err
+	}
+	return lock.release, nil
+}

@@ -4,7 +4,7 @@ import "slices"
 
 // Blocks are every generated block, document by document.
 func Blocks() []Block {
-	return slices.Concat(readmeBlocks(), figuresBlocks(), khaosBlocks(), calibrationBlocks(), autoscalingBlocks(), monitoringBlocks(), liveBlocks())
+	return slices.Concat(readmeBlocks(), figuresBlocks(), khaosBlocks(), calibrationBlocks(), autoscalingBlocks(), monitoringBlocks(), liveBlocks(), validationBlocks())
 }
 
 // Figures are every file of docs/figures, with the command that makes it.
@@ -27,7 +27,7 @@ func Figures() []Figure {
 	for _, f := range []string{"rescalings", "worker-seconds", "lag"} {
 		figs = append(figs, Figure{"docs/figures/autoscaler-tuning-" + f + ".png", file(autoscalerTuning, "tuning-"+f+".png")})
 	}
-	return figs
+	return append(figs, validationFigures()...)
 }
 
 // monitoringRun is `make monitoring`: the compressed IoT week's samplers.

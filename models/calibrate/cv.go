@@ -21,10 +21,13 @@ import (
 type CVSpec struct {
 	ByCI bool
 	K    int
+	// Column, when set, leaves one value of this measured-table column
+	// out per fold (e.g. experiment: one measurement campaign).
+	Column string
 }
 
 // Active reports whether a scheme is set.
-func (c CVSpec) Active() bool { return c.ByCI || c.K > 1 }
+func (c CVSpec) Active() bool { return c.ByCI || c.K > 1 || c.Column != "" }
 
 func (c CVSpec) String() string {
 	switch {
@@ -32,12 +35,15 @@ func (c CVSpec) String() string {
 		return "ci"
 	case c.K > 1:
 		return "k=" + strconv.Itoa(c.K)
+	case c.Column != "":
+		return c.Column
 	}
 	return ""
 }
 
-// ParseCV reads --cv: "ci" (leave one CI out) or "k=N" (N random folds,
-// N ≥ 2).
+// ParseCV reads --cv: "ci" (leave one CI out), "k=N" (N random folds,
+// N ≥ 2), or a column of the measured table (leave one of its values out,
+// e.g. experiment).
 func ParseCV(s string) (CVSpec, error) {
 	s = strings.TrimSpace(s)
 	if s == "ci" {
@@ -48,7 +54,10 @@ func ParseCV(s string) (CVSpec, error) {
 			return CVSpec{K: k}, nil
 		}
 	}
-	return CVSpec{}, fmt.Errorf("--cv: want ci (leave one checkpoint interval out) or k=N with N ≥ 2 folds, got %q", s)
+	if _, ok := (Point{}).Cell(s); ok && s != "recovery_s" {
+		return CVSpec{Column: s}, nil
+	}
+	return CVSpec{}, fmt.Errorf("--cv: want ci (leave one checkpoint interval out), k=N with N ≥ 2 folds, or a column of the measured table to leave one value of out (e.g. experiment), got %q", s)
 }
 
 // Folds assigns every point to a fold: by CI in ascending order, or, for
@@ -75,6 +84,25 @@ func Folds(pts []Point, spec CVSpec, seed uint64) ([]int, []string, error) {
 		}
 		for _, c := range cis {
 			labels = append(labels, fmt.Sprintf("CI %g s", c))
+		}
+	case spec.Column != "":
+		var values []string
+		for i, p := range pts {
+			v, _ := p.Cell(spec.Column)
+			k := slices.Index(values, v)
+			if k < 0 {
+				k, values = len(values), append(values, v)
+			}
+			fold[i] = k
+		}
+		if len(values) < 2 {
+			return nil, nil, fmt.Errorf("--cv %s needs points with two or more values of %s, got %d", spec.Column, spec.Column, len(values))
+		}
+		for _, v := range values {
+			if v == "" {
+				v = "(empty)"
+			}
+			labels = append(labels, spec.Column+" "+v)
 		}
 	case spec.K > 1:
 		if spec.K > len(pts) {
@@ -135,6 +163,20 @@ type CVResult struct {
 	Folds                                             []Fold
 	Twin, ClosedForm, OLS, Median, Daedalus, Coverage Spread
 	Pooled                                            Metrics
+}
+
+// CrossValidate is Calibrate's cross-validation alone (o.CV, without the
+// fit on every point): what choosing between candidate fits needs. Options
+// left zero take their defaults, as in Calibrate.
+func CrossValidate(base scenario.Scenario, pts []Point, o Options) (*CVResult, error) {
+	o = o.WithDefaults(pts)
+	if err := o.Check(pts); err != nil {
+		return nil, err
+	}
+	if !o.CV.Active() {
+		return nil, fmt.Errorf("no cross-validation scheme")
+	}
+	return crossValidate(base, pts, o)
 }
 
 // crossValidate fits the twin and the baselines once per fold on the other

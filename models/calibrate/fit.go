@@ -168,6 +168,25 @@ type Result struct {
 	Options     Options
 }
 
+// HoldoutValues is an Options.Holdout that holds out the points whose
+// column col (of the measured table) has one of values, as the table
+// writes them (e.g. experiment 3). Each value must match some point, so
+// that a typo does not silently hold out nothing.
+func HoldoutValues(col string, values []string, pts []Point) (func(Point) bool, error) {
+	if _, ok := (Point{}).Cell(col); !ok {
+		return nil, fmt.Errorf("holdout: %q is no column of a measured table (%s)", col, strings.Join(results.MeasuredColumns(), ", "))
+	}
+	for _, v := range values {
+		if !slices.ContainsFunc(pts, func(p Point) bool { c, _ := p.Cell(col); return c == v }) {
+			return nil, fmt.Errorf("holdout: no measured point has %s %s", col, v)
+		}
+	}
+	return func(p Point) bool {
+		c, _ := p.Cell(col)
+		return slices.Contains(values, c)
+	}, nil
+}
+
 // HoldoutIntervals is an Options.Holdout from --holdout: the points measured
 // at the checkpoint intervals of list (comma-separated durations, e.g.
 // 10s,60s,120s) are held out. Each must match some point, so that a typo

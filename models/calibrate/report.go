@@ -512,7 +512,8 @@ func plotFit(dir string, r *Result) ([]string, error) {
 	var rec, lat []figures.FitPoint
 	for _, p := range r.Points {
 		g := fmt.Sprintf("CI %g s", p.CheckpointIntervalS)
-		rec = append(rec, figures.FitPoint{Group: g, X: p.Throughput, Measured: p.Point.RecoveryS, Predicted: p.Prediction.RecoveryS, HeldOut: p.HeldOut})
+		rec = append(rec, figures.FitPoint{Group: g, X: p.Throughput, Measured: p.Point.RecoveryS, Predicted: p.Prediction.RecoveryS,
+			HeldOut: p.HeldOut, Censored: p.Point.Censored})
 		if !math.IsNaN(p.Point.LatencyMs) && !math.IsNaN(p.Prediction.LatencyMs) {
 			lat = append(lat, figures.FitPoint{Group: g, X: p.Throughput, Measured: p.Point.LatencyMs, Predicted: p.Prediction.LatencyMs, HeldOut: p.HeldOut})
 		}
@@ -528,11 +529,11 @@ func plotFit(dir string, r *Result) ([]string, error) {
 // modelErrors are the recovery MAPE of the twin and the baselines per CI
 // (held-out CIs starred) and over the fitted and held-out sets.
 func modelErrors(r *Result) figures.FitErrors {
-	e := figures.FitErrors{Title: "recovery MAPE per CI (* held out)", Models: []string{"twin", "closed form", "Khaos OLS"}, MAPE: make([][]float64, 3)}
-	add := func(group string, twin, cf, ols float64) {
+	e := figures.FitErrors{Title: "recovery MAPE per CI (* held out)", Models: []string{"twin", "closed form", "OLS", "median", "Daedalus"}, MAPE: make([][]float64, 5)}
+	add := func(group string, m Metrics) {
 		e.Groups = append(e.Groups, group)
-		for m, v := range []float64{twin, cf, ols} {
-			e.MAPE[m] = append(e.MAPE[m], v)
+		for k, v := range []float64{m.RecoveryMAPE, m.ClosedFormMAPE, m.OLSMAPE, m.MedianMAPE, m.DaedalusMAPE} {
+			e.MAPE[k] = append(e.MAPE[k], v)
 		}
 	}
 	for _, iv := range r.Intervals {
@@ -540,11 +541,11 @@ func modelErrors(r *Result) figures.FitErrors {
 		if iv.HeldOut {
 			g += "*"
 		}
-		add(g, iv.RecoveryMAPE, iv.ClosedFormMAPE, iv.OLSMAPE)
+		add(g, Metrics{RecoveryMAPE: iv.RecoveryMAPE, ClosedFormMAPE: iv.ClosedFormMAPE, OLSMAPE: iv.OLSMAPE, MedianMAPE: iv.MedianMAPE, DaedalusMAPE: iv.DaedalusMAPE})
 	}
-	add("fitted", r.Fit.RecoveryMAPE, r.Fit.ClosedFormMAPE, r.Fit.OLSMAPE)
+	add("fitted", r.Fit)
 	if r.Held.N > 0 {
-		add("held out", r.Held.RecoveryMAPE, r.Held.ClosedFormMAPE, r.Held.OLSMAPE)
+		add("held out", r.Held)
 	}
 	return e
 }

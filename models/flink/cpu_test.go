@@ -46,3 +46,38 @@ func TestCPUUtilisationPerTaskManager(t *testing.T) {
 		})
 	}
 }
+
+// TestReservedCores: two TaskManagers of one slot each, every record
+// costing 40 µs (a 4-operator chain of 10 µs). With 1 core each the job
+// drains 2 × 1/40 µs = 50,000 records/s; with 0.6 of each core reserved
+// for the JVM's own work, 2 × 0.4/40 µs = 20,000 records/s, and a
+// TaskManager at that capacity reads 0.4 (its tasks) + 0.6 (the reserved
+// share, in proportion to their work): 1.
+func TestReservedCores(t *testing.T) {
+	cfg := DefaultJob()
+	cfg.Parallelism, cfg.Chaining, cfg.Operators = 2, true, nil
+	for _, name := range []string{"a", "b", "c", "d"} {
+		cfg.Operators = append(cfg.Operators, Operator{Name: name, Cost: 10e-6, Selectivity: 1, Partitioning: Forward})
+	}
+	cfg.Cluster.Slots, cfg.Cluster.Cores = 1, 1
+	for _, c := range []struct {
+		reserved, capacity float64
+	}{{0, 50000}, {0.6, 20000}} {
+		cfg.Cluster.ReservedCores = c.reserved
+		g, err := BuildGraph(cfg, 2, even)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := g.Capacity(1); math.Abs(got-c.capacity) > 1e-6 {
+			t.Errorf("reserved %g: capacity %g records/s, want %g", c.reserved, got, c.capacity)
+		}
+		j := &Job{cfg: cfg, graph: g, tms: []taskManager{{alive: true, hosts: 0}, {alive: true, hosts: 1}}, sCPUXdt: c.capacity}
+		if u := j.cpuUtilisation(1); math.Abs(u[0]-1) > 1e-9 || math.Abs(u[1]-1) > 1e-9 {
+			t.Errorf("reserved %g: utilisation at capacity %v, want 1 and 1", c.reserved, u)
+		}
+	}
+	cfg.Cluster.ReservedCores = 1
+	if errs := cfg.Validate(); errs["cluster.reserved_cores"] == "" {
+		t.Errorf("reserved_cores 1 of 1 core: no error, want one (%v)", errs)
+	}
+}

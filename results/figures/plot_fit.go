@@ -37,6 +37,10 @@ type FitPoint struct {
 	Measured  float64
 	Predicted float64
 	HeldOut   bool // held out of the fit: drawn hollow; fitted points are filled
+	// Censored marks a measurement that is a lower bound (the recovery
+	// outlasted the measurement's cap): crossed out, and its residual is
+	// the prediction's shortfall below the cap (0 at or above it).
+	Censored bool
 }
 
 // PlotFit draws a calibration's fit as two side-by-side panels and writes
@@ -162,6 +166,7 @@ func fitPanels(quantity, xlabel string, pts []FitPoint) (left, right *plot.Plot,
 	ser := make([]series, len(groups))
 	drawn := make([]bool, len(groups))
 	n, heldOut := 0, false
+	var censL, censR plotter.XYs
 	lo, hi := math.Inf(1), math.Inf(-1)
 	xlo, xhi := math.Inf(1), math.Inf(-1)
 	rmax := 0.0
@@ -178,10 +183,17 @@ func fitPanels(quantity, xlabel string, pts []FitPoint) (left, right *plot.Plot,
 		ser[g].fit[h] = append(ser[g].fit[h], plotter.XY{X: p.Measured, Y: p.Predicted})
 		lo, hi = min(lo, p.Measured, p.Predicted), max(hi, p.Measured, p.Predicted)
 		r := (p.Predicted - p.Measured) / p.Measured * 100
+		if p.Censored {
+			r = min(0, r)
+			censL = append(censL, plotter.XY{X: p.Measured, Y: p.Predicted})
+		}
 		if !finite(p.X) || !finite(r) {
 			continue
 		}
 		ser[g].res[h] = append(ser[g].res[h], plotter.XY{X: p.X, Y: r})
+		if p.Censored {
+			censR = append(censR, plotter.XY{X: p.X, Y: r})
+		}
 		xlo, xhi = min(xlo, p.X), max(xhi, p.X)
 		rmax = max(rmax, math.Abs(r))
 	}
@@ -217,10 +229,22 @@ func fitPanels(quantity, xlabel string, pts []FitPoint) (left, right *plot.Plot,
 			}
 		}
 	}
+	cross := draw.GlyphStyle{Color: color.Black, Radius: vg.Points(3), Shape: draw.CrossGlyph{}}
+	for _, c := range []struct {
+		p   *plot.Plot
+		xys plotter.XYs
+	}{{left, censL}, {right, censR}} {
+		if len(c.xys) > 0 {
+			c.p.Add(&plotter.Scatter{XYs: c.xys, GlyphStyle: cross})
+		}
+	}
 	for g, name := range groups {
 		if drawn[g] && name != "" {
 			left.Legend.Add(name, &plotter.Scatter{GlyphStyle: fitGlyphStyle(g, false)})
 		}
+	}
+	if len(censL) > 0 {
+		left.Legend.Add("censored (a lower bound)", &plotter.Scatter{GlyphStyle: cross})
 	}
 	if heldOut {
 		sty := fitGlyphStyle(0, true)

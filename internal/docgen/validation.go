@@ -1,0 +1,67 @@
+package docgen
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/streamtwin/streamtwin/models/validate"
+)
+
+// validationDatasets are the dataset folders of `make validation`, in the
+// order docs/validation.md lists them.
+var validationDatasets = []string{"khaos-ysb", "live-traffic", "demeter-cars-profiles"}
+
+// validationBlocks are the generated blocks of docs/validation.md: the
+// fidelity table and each dataset's protocol and fit, read from the result
+// folders `make validation` commits (validation/NAME/result).
+func validationBlocks() []Block {
+	return []Block{
+		{"validation table", validationTable},
+		{"validation details", validationDetails},
+	}
+}
+
+// validationFigures are each dataset's measured-against-predicted
+// recovery figure, copied from its result folder.
+func validationFigures() []Figure {
+	var figs []Figure
+	for _, name := range validationDatasets {
+		figs = append(figs, Figure{"docs/figures/validation-" + name + ".png", func(c *Context) (string, error) {
+			return c.Path(filepath.Join("validation", name, "result", "recovery.png")), nil
+		}})
+	}
+	return figs
+}
+
+func validationSummaries(c *Context) ([]validate.Summary, error) {
+	var sums []validate.Summary
+	for _, name := range validationDatasets {
+		s, err := validate.ReadSummary(c.Path(filepath.Join("validation", name, "result")))
+		if err != nil {
+			return nil, fmt.Errorf("%w (run make validation)", err)
+		}
+		sums = append(sums, s)
+	}
+	return sums, nil
+}
+
+func validationTable(c *Context) (string, error) {
+	sums, err := validationSummaries(c)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSuffix(validate.Table(sums), "\n"), nil
+}
+
+func validationDetails(c *Context) (string, error) {
+	sums, err := validationSummaries(c)
+	if err != nil {
+		return "", err
+	}
+	var parts []string
+	for _, s := range sums {
+		parts = append(parts, validate.Details(s)+fmt.Sprintf("\n![%s: measured against predicted recovery, fitted and held-out points](figures/validation-%s.png)\n", s.Title, s.Name))
+	}
+	return strings.TrimSuffix(strings.Join(parts, "\n"), "\n"), nil
+}

@@ -1,0 +1,68 @@
+package validate
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// dataset writes a dataset folder: a protocol, and a scenario and a table
+// for it to name.
+func dataset(t *testing.T, protocol string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "ds")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{
+		ProtocolFile:    protocol,
+		"scenario.yaml": "name: s\nduration: 10m\nworkload: {shape: constant, rate: 1000/s}\n",
+		"measured.csv":  "throughput,checkpoint_interval_s,recovery_s,experiment\n1000,10,20,1\n1000,30,25,2\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+const goodProtocol = "title: t\nscenario: scenario.yaml\nmeasured: measured.csv\nfit: [cost_scale]\n"
+
+func TestLoad(t *testing.T) {
+	p, err := Load(dataset(t, goodProtocol+"mechanisms: [warmup]\nholdout: {column: experiment, values: [\"2\"]}\ncv: experiment\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Name != "ds" || p.Holdout.Column != "experiment" || p.CV != "experiment" || p.intervals() != 10 || p.replications() != 3 {
+		t.Errorf("loaded %+v", p)
+	}
+}
+
+// TestLoadErrors: every refusal names the protocol file, the line and the
+// field.
+func TestLoadErrors(t *testing.T) {
+	cases := []struct{ name, text, want string }{
+		{"no scenario", "title: t\nmeasured: measured.csv\nfit: [cost_scale]\n", "protocol.yaml:1: scenario: missing"},
+		{"missing file", "title: t\nscenario: nope.yaml\nmeasured: measured.csv\nfit: [cost_scale]\n", "protocol.yaml:2: scenario: "},
+		{"unknown parameter", goodProtocol + "mechanisms: [warmpu]\n", `protocol.yaml:4: fit: unknown parameter "warmpu"`},
+		{"no fit", "title: t\nscenario: scenario.yaml\nmeasured: measured.csv\n", "protocol.yaml:1: fit: missing"},
+		{"holdout column", goodProtocol + "holdout: {column: experment, values: [\"1\"]}\n", `protocol.yaml:5: holdout.column: "experment" is no column of a measured table`},
+		{"holdout values", goodProtocol + "holdout: {column: experiment}\n", "protocol.yaml:5: holdout.values: missing"},
+		{"cv", goodProtocol + "cv: leave-one-out\n", `protocol.yaml:5: cv: want ci`},
+		{"intervals", goodProtocol + "intervals: 1\n", "protocol.yaml:5: intervals: must be 0 (default 10) or at least 2"},
+		{"unknown key", goodProtocol + "holdot: {column: experiment}\n", "protocol.yaml:5"},
+		{"not yaml", "title: [\n", "protocol.yaml:"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Load(dataset(t, c.text))
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %v\nwant one containing %q", err, c.want)
+			}
+		})
+	}
+	if _, err := Load(t.TempDir()); err == nil || !strings.Contains(err.Error(), "no protocol.yaml") {
+		t.Errorf("a folder without a protocol: %v", err)
+	}
+}
