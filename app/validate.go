@@ -90,6 +90,9 @@ func runValidate(c *cli.Context) error {
 		sums = append(sums, r.Summarize())
 	}
 	fmt.Print(validate.Table(sums))
+	if t := validate.AutoscalerTable(sums); strings.Count(t, "\n") > 2 {
+		fmt.Print("\n" + t)
+	}
 	fmt.Fprintf(os.Stderr, "validated %d dataset(s) in %.0f s\n", len(sums), time.Since(start).Seconds())
 	return nil
 }

@@ -10,7 +10,7 @@ import (
 
 // validationDatasets are the dataset folders of `make validation`, in the
 // order docs/validation.md lists them.
-var validationDatasets = []string{"khaos-ysb", "live-traffic", "demeter-cars-profiles"}
+var validationDatasets = []string{"khaos-ysb", "live-traffic", "demeter-cars-profiles", "demeter-cars-operator"}
 
 // validationBlocks are the generated blocks of docs/validation.md: the
 // fidelity table and each dataset's protocol and fit, read from the result
@@ -19,6 +19,7 @@ func validationBlocks() []Block {
 	return []Block{
 		{"validation table", validationTable},
 		{"validation details", validationDetails},
+		{"validation autoscaler table", validationAutoscalerTable},
 	}
 }
 
@@ -26,7 +27,7 @@ func validationBlocks() []Block {
 // recovery figure, copied from its result folder.
 func validationFigures() []Figure {
 	var figs []Figure
-	for _, name := range validationDatasets {
+	for _, name := range validationDatasets[:3] { // the recovery datasets
 		figs = append(figs, Figure{"docs/figures/validation-" + name + ".png", func(c *Context) (string, error) {
 			return c.Path(filepath.Join("validation", name, "result", "recovery.png")), nil
 		}})
@@ -61,7 +62,18 @@ func validationDetails(c *Context) (string, error) {
 	}
 	var parts []string
 	for _, s := range sums {
+		if s.Autoscaler != nil {
+			continue // validationAutoscalerTable
+		}
 		parts = append(parts, validate.Details(s)+fmt.Sprintf("\n![%s: measured against predicted recovery, fitted and held-out points](figures/validation-%s.png)\n", s.Title, s.Name))
 	}
 	return strings.TrimSuffix(strings.Join(parts, "\n"), "\n"), nil
+}
+
+func validationAutoscalerTable(c *Context) (string, error) {
+	sums, err := validationSummaries(c)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSuffix(validate.AutoscalerTable(sums), "\n"), nil
 }

@@ -10,12 +10,17 @@
 // if it lowers the cross-validated error of the fitted points: Select),
 // which rows are held out (by a column of the table, e.g. experiment 3)
 // and how the whole table is cross-validated (leave one value of a column
-// out). Run does one dataset; the report (Report) is what `streamtwin
-// validate` writes and docs/validation.md shows.
+// out). A dataset of kind autoscaler holds long autoscaled runs instead:
+// the job's cost is calibrated on a static run's CPU, and the twin's
+// autoscaled run is scored against the measured ones' TaskManager-seconds,
+// rescales and time at each count (results.WorkersOf). Run does one
+// dataset; its Summary is what `streamtwin validate` writes and
+// docs/validation.md shows.
 //
 // Nothing here is tuned to a dataset: the protocol file is the only place
 // a dataset's choices live, and the code treats every dataset alike.
 //
 // Of streamtwin it imports models/calibrate (the fits and the baselines),
-// models/scenario, results and sim; not the CLI or the live backend.
+// models/scenario, models/twin (the autoscaled runs), results and sim;
+// not the CLI or the live backend.
 package validate

@@ -25,6 +25,11 @@ type Protocol struct {
 	Dir   string `yaml:"-"` // the dataset folder
 	Name  string `yaml:"-"` // the folder's name
 	Title string `yaml:"title"`
+	// Kind is recovery (the default: a measured table of failures) or
+	// autoscaler (long autoscaled runs: AutoscalerProtocol).
+	Kind string `yaml:"kind"`
+	// Autoscaler is an autoscaler dataset's calibration and prediction.
+	Autoscaler AutoscalerProtocol `yaml:"autoscaler"`
 	// Source says where the measurements come from and under which licence.
 	Source string `yaml:"source"`
 	// Scenario is the base scenario (its job, Kafka and detection
@@ -98,7 +103,26 @@ func Load(dir string) (*Protocol, error) {
 // check validates the protocol's fields (field → message).
 func (p *Protocol) check() map[string]string {
 	e := map[string]string{}
-	for field, rel := range map[string]string{"scenario": p.Scenario, "measured": p.Measured} {
+	files := map[string]string{"scenario": p.Scenario, "measured": p.Measured}
+	autoscaler := p.Kind == KindAutoscaler
+	switch p.Kind {
+	case "", "recovery":
+	case KindAutoscaler:
+		delete(files, "measured")
+		files["autoscaler.calibrate.cpu"] = p.Autoscaler.Calibrate.CPU
+		for i, r := range p.Autoscaler.Predict.Runs {
+			files[fmt.Sprintf("autoscaler.predict.runs[%d]", i)] = r
+		}
+		if len(p.Autoscaler.Predict.Runs) == 0 {
+			e["autoscaler.predict.runs"] = "missing; the measured runs' TaskManager series (timestamp,value)"
+		}
+		if p.Autoscaler.Hold < 0 {
+			e["autoscaler.hold_s"] = "must be ≥ 0 s (0: 120 s)"
+		}
+	default:
+		e["kind"] = fmt.Sprintf("must be recovery or autoscaler, got %q", p.Kind)
+	}
+	for field, rel := range files {
 		switch {
 		case rel == "":
 			e[field] = "missing; a path relative to the protocol's folder"
@@ -107,6 +131,9 @@ func (p *Protocol) check() map[string]string {
 				e[field] = fmt.Sprintf("%s: no such file", p.Path(rel))
 			}
 		}
+	}
+	if autoscaler {
+		return e
 	}
 	if len(p.Fit) == 0 {
 		e["fit"] = "missing; the parameters every fit has, e.g. [cost_scale, restart_delay]; choose from " + strings.Join(calibrate.ParamNames(), ", ")

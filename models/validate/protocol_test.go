@@ -66,3 +66,40 @@ func TestLoadErrors(t *testing.T) {
 		t.Errorf("a folder without a protocol: %v", err)
 	}
 }
+
+func TestLoadAutoscaler(t *testing.T) {
+	dir := dataset(t, "title: t\nkind: autoscaler\nscenario: scenario.yaml\nautoscaler:\n  calibrate: {variant: a, cpu: cpu.csv}\n  predict: {variant: b, runs: [tm.csv]}\n")
+	if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), "protocol.yaml:5: autoscaler.calibrate.cpu: ") {
+		t.Errorf("missing CPU series: %v", err)
+	}
+	os.WriteFile(filepath.Join(dir, "cpu.csv"), []byte("timestamp,value\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "tm.csv"), []byte("timestamp,value\n"), 0o644)
+	if p, err := Load(dir); err != nil || p.Kind != KindAutoscaler || p.Autoscaler.Predict.Runs[0] != "tm.csv" {
+		t.Errorf("%+v, %v", p, err)
+	}
+	bad := dataset(t, "title: t\nkind: scaling\nscenario: scenario.yaml\nmeasured: measured.csv\nfit: [cost_scale]\n")
+	if _, err := Load(bad); err == nil || !strings.Contains(err.Error(), "protocol.yaml:2: kind: must be recovery or autoscaler") {
+		t.Errorf("unknown kind: %v", err)
+	}
+}
+
+// TestReadSeries: a measured export with a duplicated boundary second,
+// segments out of order and a NaN: sorted, deduplicated, NaN dropped,
+// times from the first.
+func TestReadSeries(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.csv")
+	os.WriteFile(path, []byte("timestamp,value\n1000,24\n1001,24\n1001,24\n998,23\n999,NaN\n"), 0o644)
+	pts, err := readSeries(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []point{{0, 23}, {2, 24}, {3, 24}}
+	if len(pts) != len(want) {
+		t.Fatalf("%v, want %v", pts, want)
+	}
+	for i := range want {
+		if pts[i] != want[i] {
+			t.Errorf("%v, want %v", pts, want)
+		}
+	}
+}

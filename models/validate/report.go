@@ -59,6 +59,8 @@ type Summary struct {
 	CVFolds    int               `json:"cv_folds"`
 	CV         map[string]Spread `json:"cv"` // model → spread over folds
 	Warnings   []string          `json:"warnings"`
+	// Autoscaler is an autoscaler dataset's result (the rest empty).
+	Autoscaler *AutoscalerResult `json:"autoscaler,omitempty"`
 }
 
 // SelectionJSON is a Step as the summary writes it.
@@ -71,6 +73,11 @@ type SelectionJSON struct {
 // Summarize is r's Summary.
 func (r *Result) Summarize() Summary {
 	p, f := r.Protocol, r.Fit
+	if r.Autoscaler != nil {
+		return Summary{Name: p.Name, Title: p.Title, Source: p.Source, Fit: []string{}, Mechanisms: []string{}, Chosen: []string{},
+			Selection: []SelectionJSON{}, Values: map[string]string{}, Warnings: []string{}, Autoscaler: r.Autoscaler,
+			Held: Errors{math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN()}}
+	}
 	s := Summary{Name: p.Name, Title: p.Title, Source: p.Source, Points: len(r.Points), Fitted: f.Fit.N, HeldOut: f.Held.N,
 		Censored: f.Held.Censored, Fit: p.Fit, Mechanisms: orEmpty(p.Mechanisms), Chosen: orEmpty(r.Chosen),
 		Values: map[string]string{}, Warnings: orEmpty(f.Warnings())}
@@ -169,10 +176,12 @@ func (r *Result) Write(dir string) ([]string, error) {
 	}
 	defer release()
 	p := r.Protocol
-	info := calibrate.ReportInfo{Scenario: p.Path(p.Scenario), Measured: p.Path(p.Measured), Holdout: r.Summarize().Holdout, Base: r.Base}
-	files, err := calibrate.WriteReport(dir, r.Fit, info)
-	if err != nil {
-		return nil, err
+	var files []string
+	if r.Fit != nil {
+		info := calibrate.ReportInfo{Scenario: p.Path(p.Scenario), Measured: p.Path(p.Measured), Holdout: r.Summarize().Holdout, Base: r.Base}
+		if files, err = calibrate.WriteReport(dir, r.Fit, info); err != nil {
+			return nil, err
+		}
 	}
 	js, err := json.MarshalIndent(r.Summarize(), "", "  ")
 	if err != nil {
@@ -207,6 +216,9 @@ func Table(sums []Summary) string {
 	b.WriteString("| dataset | points (fitted / held out, censored) | held out: twin | closed form | OLS | median | Daedalus | 90 % coverage | cross-validated twin | best baseline | twin best held out |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, s := range sums {
+		if s.Autoscaler != nil {
+			continue // AutoscalerTable
+		}
 		cv, bestCV := "–", "–"
 		if s.CV != nil {
 			cv = fmt.Sprintf("%s ± %s %% (%s, %d folds)", num(s.CV["twin"].Mean), num(s.CV["twin"].SD), s.CVScheme, s.CVFolds)
@@ -330,4 +342,64 @@ func yesNo(b bool) string {
 		return "yes"
 	}
 	return "**no**"
+}
+
+// AutoscalerTable is the autoscaler datasets' table of docs/validation.md:
+// per dataset, the twin's TaskManager-seconds, rescales and time-at-count
+// distribution against the measured runs' mean, and the calibration.
+func AutoscalerTable(sums []Summary) string {
+	var b strings.Builder
+	b.WriteString("| dataset | cost_scale (static run's CPU: measured / twin) | TaskManager-seconds: twin / measured (error) | rescales: twin / measured (error) | time-at-count TV distance | twin's most frequent counts | measured |\n")
+	b.WriteString("|---|---|---|---|---|---|---|\n")
+	for _, s := range sums {
+		a := s.Autoscaler
+		if a == nil {
+			continue
+		}
+		var tm, resc []string
+		mean := map[int]float64{}
+		for _, m := range a.Measured {
+			tm, resc = append(tm, fmt.Sprintf("%.3g", m.TMSecs)), append(resc, fmt.Sprint(m.Rescales))
+			for k, v := range m.TimeAt {
+				mean[k] += v / float64(len(a.Measured))
+			}
+		}
+		fmt.Fprintf(&b, "| %s | %.3g (%.3f / %.3f) | %.3g / %s (%+.1f %%) | %d / %s (%+.0f %%) | %.2f | %s | %s |\n", s.Title, a.CostScale, a.MeasuredCPU, a.TwinCPU,
+			a.Twin.TMSecs, strings.Join(tm, ", "), 100*a.TMSecsError, a.Twin.Rescales, strings.Join(resc, ", "), 100*a.RescalesError, a.TVDistance,
+			topCounts(a.Twin.TimeAt), topCounts(mean))
+	}
+	return b.String()
+}
+
+// topCounts are the three counts with the most time, with their shares.
+func topCounts(at map[int]float64) string {
+	type kv struct {
+		n int
+		v float64
+	}
+	var all []kv
+	for n, v := range at {
+		all = append(all, kv{n, v})
+	}
+	slices.SortFunc(all, func(a, b kv) int {
+		if a.v != b.v {
+			return cmpFloat(b.v, a.v)
+		}
+		return a.n - b.n
+	})
+	var parts []string
+	for _, x := range all[:min(3, len(all))] {
+		parts = append(parts, fmt.Sprintf("%d: %.0f %%", x.n, 100*x.v))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }

@@ -53,7 +53,9 @@ type Result struct {
 	Selection []Step   // empty without candidate mechanisms
 	Chosen    []string // the mechanisms the final fit added
 	Fit       *calibrate.Result
-	WallS     float64
+	// Autoscaler is an autoscaler dataset's result (Fit and the rest nil).
+	Autoscaler *AutoscalerResult
+	WallS      float64
 }
 
 // Run validates one dataset under its protocol: it selects the
@@ -62,6 +64,13 @@ type Result struct {
 // held-out points, and cross-validates the whole table as declared.
 func Run(p *Protocol, o Options) (*Result, error) {
 	start := time.Now()
+	if p.Kind == KindAutoscaler {
+		a, err := runAutoscaler(p, o)
+		if err != nil {
+			return nil, err
+		}
+		return &Result{Protocol: p, Autoscaler: a, WallS: time.Since(start).Seconds()}, nil
+	}
 	data, err := os.ReadFile(p.Path(p.Scenario))
 	if err != nil {
 		return nil, &InputError{err}

@@ -1,0 +1,233 @@
+package validate
+
+import (
+	"compress/gzip"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/streamtwin/streamtwin/models/scenario"
+	"github.com/streamtwin/streamtwin/models/twin"
+	"github.com/streamtwin/streamtwin/results"
+)
+
+// KindAutoscaler is the protocol kind of a dataset of long autoscaled runs:
+// the job's capacity is calibrated on a static run of the same schedule,
+// then the twin runs the autoscaler and predicts the measured runs'
+// TaskManager-seconds, rescales and time at each TaskManager count.
+const KindAutoscaler = "autoscaler"
+
+// AutoscalerProtocol is an autoscaler dataset's part of the protocol.
+type AutoscalerProtocol struct {
+	// Calibrate: the scenario variant of the static run, and its measured
+	// CPU series (timestamp,value: the mean JVM CPU load over the
+	// TaskManagers, 0–1, one row per second; .csv or .csv.gz).
+	Calibrate struct {
+		Variant string `yaml:"variant"`
+		CPU     string `yaml:"cpu"`
+	} `yaml:"calibrate"`
+	// Predict: the scenario variant of the autoscaled runs, and each
+	// measured run's registered-TaskManager series (timestamp,value).
+	Predict struct {
+		Variant string   `yaml:"variant"`
+		Runs    []string `yaml:"runs"`
+	} `yaml:"predict"`
+	// Hold is how long a TaskManager count must hold to count as settled
+	// (results.WorkersOf; default 120 s).
+	Hold float64 `yaml:"hold_s"`
+}
+
+// RunStats are one run's workers, measured or predicted.
+type RunStats struct {
+	Name     string          `json:"name"`
+	TMSecs   float64         `json:"taskmanager_seconds"`
+	Rescales int             `json:"rescales"`
+	TimeAt   map[int]float64 `json:"time_at_count"`
+}
+
+// AutoscalerResult is an autoscaler dataset's validation: the calibrated
+// cost, the twin's run and the measured ones.
+type AutoscalerResult struct {
+	CostScale   float64    `json:"cost_scale"`
+	MeasuredCPU float64    `json:"measured_cpu_mean"`
+	TwinCPU     float64    `json:"twin_cpu_mean"`
+	Twin        RunStats   `json:"twin"`
+	Measured    []RunStats `json:"measured"`
+	// errors of the twin against the measured runs' mean: relative
+	// TaskManager-seconds and rescales, and the total-variation distance of
+	// the time-at-count distributions (against their mean distribution)
+	TMSecsError   float64 `json:"taskmanager_seconds_error"`
+	RescalesError float64 `json:"rescales_error"`
+	TVDistance    float64 `json:"time_at_count_tv_distance"`
+}
+
+// runAutoscaler calibrates cost_scale so that the twin's static run uses
+// the measured static run's mean CPU (secant on the logarithm), runs the
+// autoscaled variant with it, and measures both sides with
+// results.WorkersOf.
+func runAutoscaler(p *Protocol, o Options) (*AutoscalerResult, error) {
+	a := p.Autoscaler
+	data, err := os.ReadFile(p.Path(p.Scenario))
+	if err != nil {
+		return nil, &InputError{err}
+	}
+	load := func(variant string) (scenario.Scenario, error) {
+		sc, err := scenario.ParseRun(p.Path(p.Scenario), data, variant, nil)
+		if err != nil {
+			return sc, &InputError{err}
+		}
+		return sc, nil
+	}
+	static, err := load(a.Calibrate.Variant)
+	if err != nil {
+		return nil, err
+	}
+	scaled, err := load(a.Predict.Variant)
+	if err != nil {
+		return nil, err
+	}
+	cpu, err := readSeries(p.Path(a.Calibrate.CPU))
+	if err != nil {
+		return nil, &InputError{err}
+	}
+	r := &AutoscalerResult{}
+	for _, s := range cpu {
+		r.MeasuredCPU += s.value / float64(len(cpu))
+	}
+	twinCPU := func(scale float64) (float64, error) {
+		sc := static
+		sc.Job.CostScale = scale
+		sum, _, err := runTwin(sc)
+		return sum.CPUBusyMean, err
+	}
+	// CPU grows with cost_scale, nearly in proportion: a few secant steps
+	// on the logarithms find it
+	x0, x1 := 0.0, math.Log(2)
+	f0, err := twinCPU(1)
+	if err != nil {
+		return nil, err
+	}
+	f1, err := twinCPU(2)
+	if err != nil {
+		return nil, err
+	}
+	g := func(f float64) float64 { return math.Log(f / r.MeasuredCPU) }
+	for range 8 {
+		if math.Abs(g(f1)) < 1e-4 || g(f1) == g(f0) {
+			break
+		}
+		x0, x1, f0 = x1, x1-g(f1)*(x1-x0)/(g(f1)-g(f0)), f1
+		if f1, err = twinCPU(math.Exp(x1)); err != nil {
+			return nil, err
+		}
+	}
+	r.CostScale, r.TwinCPU = math.Exp(x1), f1
+	o.log("%s: cost_scale %.4g from the static run's CPU (measured %.3f, twin %.3f)", p.Name, r.CostScale, r.MeasuredCPU, r.TwinCPU)
+	hold := a.Hold
+	if hold == 0 {
+		hold = 120
+	}
+	scaled.Job.CostScale = r.CostScale
+	_, samples, err := runTwin(scaled)
+	if err != nil {
+		return nil, err
+	}
+	w := results.WorkersOf(samples, hold)
+	r.Twin = RunStats{Name: "twin", TMSecs: w.Seconds, Rescales: w.Rescales, TimeAt: w.TimeAt}
+	mean := map[int]float64{}
+	var tm, resc float64
+	for _, path := range a.Predict.Runs {
+		series, err := readSeries(p.Path(path))
+		if err != nil {
+			return nil, &InputError{err}
+		}
+		var ss []results.Sample
+		for _, s := range series {
+			ss = append(ss, results.Sample{TimeS: s.t, Workers: int32(math.Round(s.value))})
+		}
+		w := results.WorkersOf(ss, hold)
+		r.Measured = append(r.Measured, RunStats{Name: path, TMSecs: w.Seconds, Rescales: w.Rescales, TimeAt: w.TimeAt})
+		n := float64(len(a.Predict.Runs))
+		tm, resc = tm+w.Seconds/n, resc+float64(w.Rescales)/n
+		for k, v := range w.TimeAt {
+			mean[k] += v / n
+		}
+	}
+	r.TMSecsError = (r.Twin.TMSecs - tm) / tm
+	r.RescalesError = (float64(r.Twin.Rescales) - resc) / resc
+	r.TVDistance = results.TotalVariation(r.Twin.TimeAt, mean)
+	return r, nil
+}
+
+// runTwin runs sc in memory and keeps its samples.
+func runTwin(sc scenario.Scenario) (results.Summary, []results.Sample, error) {
+	sched, err := sc.Resolve()
+	if err != nil {
+		return results.Summary{}, nil, err
+	}
+	var keep sampleKeeper
+	sum, err := twin.Run(sc, sched, &keep)
+	return sum, keep.samples, err
+}
+
+type sampleKeeper struct{ samples []results.Sample }
+
+func (k *sampleKeeper) WriteSample(s results.Sample) error {
+	k.samples = append(k.samples, s)
+	return nil
+}
+func (k *sampleKeeper) WriteEvent(results.Event) error { return nil }
+
+type point struct{ t, value float64 }
+
+// readSeries reads a measured series of rows timestamp,value (unix
+// seconds; .csv or .csv.gz): duplicate timestamps dropped (the first
+// kept), sorted by time (an export of several segments runs backwards
+// between them), NaN values dropped, times in seconds since the first.
+func readSeries(path string) ([]point, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var r io.Reader = f
+	if strings.HasSuffix(path, ".gz") {
+		gz, err := gzip.NewReader(f)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		defer gz.Close()
+		r = gz
+	}
+	var pts []point
+	seen := map[float64]bool{}
+	err = results.ReadCSVTable(filepath.Base(path), r, []string{"timestamp", "value"}, []string{"timestamp", "value"}, func(line int, cells map[string]string) error {
+		t, err1 := strconv.ParseFloat(cells["timestamp"], 64)
+		v, err2 := strconv.ParseFloat(cells["value"], 64)
+		if err1 != nil || err2 != nil {
+			return fmt.Errorf("want numbers, got %q,%q", cells["timestamp"], cells["value"])
+		}
+		if !seen[t] && !math.IsNaN(v) {
+			seen[t] = true
+			pts = append(pts, point{t, v})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(pts) == 0 {
+		return nil, fmt.Errorf("%s: no rows", path)
+	}
+	slices.SortFunc(pts, func(a, b point) int { return int(math.Copysign(1, a.t-b.t)) })
+	t0 := pts[0].t
+	for i := range pts {
+		pts[i].t -= t0
+	}
+	return pts, nil
+}
