@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -383,7 +384,7 @@ func topCounts(at map[int]float64) string {
 	}
 	slices.SortFunc(all, func(a, b kv) int {
 		if a.v != b.v {
-			return cmpFloat(b.v, a.v)
+			return cmp.Compare(b.v, a.v)
 		}
 		return a.n - b.n
 	})
@@ -392,14 +393,4 @@ func topCounts(at map[int]float64) string {
 		parts = append(parts, fmt.Sprintf("%d: %.0f %%", x.n, 100*x.v))
 	}
 	return strings.Join(parts, ", ")
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
