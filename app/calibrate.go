@@ -26,17 +26,20 @@ func calibrateCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "calibrate",
 		Usage: "fit scenario parameters to measured failures and report how well the twin predicts them",
-		Description: "Simulates every row of --measured (its throughput and checkpoint interval, one crash of the\n" +
-			"sink's TaskManager 3 s before a checkpoint, as Khaos injects them) and fits --fit by Nelder–Mead\n" +
-			"(gonum/optimize) to the measured recovery times and, if present, pre-failure latencies.\n" +
-			"Recovery parameters are fitted first, on recovery error; latency parameters and checkpoint costs then,\n" +
-			"on latency error, with the recovery ones fixed. The closed-form recovery model and Khaos's OLS are\n" +
-			"fitted on the same points as baselines; --cv cross-validates all three, --replications N gives\n" +
+		Description: "Simulates every row of --measured (its throughput, checkpoint interval and configuration, one\n" +
+			"fault, by default a crash, on the sink's TaskManager 3 s before a checkpoint, as Khaos injects them)\n" +
+			"and fits --fit by Nelder–Mead (gonum/optimize) to the measured recovery times and, if present,\n" +
+			"pre-failure latencies. Recovery parameters are fitted first, on recovery error; latency parameters\n" +
+			"and checkpoint costs then, on latency error, with the recovery ones fixed. The closed-form recovery\n" +
+			"model, an OLS on throughput, CI and the configuration, the median and Daedalus's recovery model are\n" +
+			"fitted on the same points as baselines; --cv cross-validates them all, --replications N gives\n" +
 			"90 % prediction intervals. A parameter at a bound or outside its typical range is flagged.\n" +
 			"Writes the calibrated scenario (--out) and a fit report folder (--report): fit.json, points.csv,\n" +
 			"report.md and recovery/latency residual figures. The measured table is CSV or Parquet with the\n" +
 			"columns throughput (records/s), checkpoint_interval_s, recovery_s and optionally latency_ms,\n" +
-			"label, fault_at_s; `calibrate convert` makes one from Khaos's failures.txt or a measured series.\n" +
+			"label, fault_at_s, the configuration (parallelism, task_slots, cpu_cores, memory_mib), fault\n" +
+			"(kill, network_delay:60s/30s, …), censored (recovery_s is a lower bound) and experiment;\n" +
+			"`calibrate convert` makes one from Khaos's failures.txt or a measured series.\n" +
 			"Parameters: " + strings.Join(calibrate.ParamNames(), ", "),
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "scenario", Usage: "base scenario file (its job, Kafka and QoS settings)"},
@@ -50,7 +53,7 @@ func calibrateCommand() *cli.Command {
 			&cli.IntFlag{Name: "max-evaluations", Usage: "bound on loss evaluations (default 150 per fitted parameter)"},
 			&cli.IntFlag{Name: "replications", Value: 1, Usage: "simulate each point with this many seeds and fit their mean (the twin's random checkpoint and heartbeat phases); with 2 or more, the seeds' spread is a 90 % prediction interval"},
 			&cli.IntFlag{Name: "interval-replications", Usage: "draw the final 90 % prediction intervals from this many seeds per point (the fit keeps --replications; default: as --replications), e.g. 50 for steady interval bounds"},
-			&cli.StringFlag{Name: "cv", Usage: "cross-validate the twin and the baselines after the fit: ci (leave one checkpoint interval out) or k=N (N random folds from the scenario's seed); refits once per fold"},
+			&cli.StringFlag{Name: "cv", Usage: "cross-validate the twin and the baselines after the fit: ci (leave one checkpoint interval out), k=N (N random folds from the scenario's seed) or a column of the table (leave one of its values out, e.g. experiment); refits once per fold"},
 			&cli.StringFlag{Name: "latency", Value: "marker", Usage: "simulated latency compared with latency_ms: marker (Flink latency-marker p99, what Khaos recorded), or the event-time p99, p50 or mean"},
 			&cli.StringFlag{Name: "before-checkpoint", Value: "3s", Usage: "how long before the next checkpoint each crash fires"},
 		},
@@ -189,8 +192,11 @@ func printCalibration(r *calibrate.Result, out string, files []string) {
 		fmt.Printf("  %-18s %10s → %-10s %s\n", v.Name, n(v.Initial), n(v.Fitted), v.Unit)
 	}
 	line := func(name string, m calibrate.Metrics) {
-		fmt.Printf("  %-9s %s: recovery MAPE %5s %% (closed form %s %%, OLS %s %%), R² %s", name, results.Plural(m.N, "point"),
-			n(m.RecoveryMAPE), n(m.ClosedFormMAPE), n(m.OLSMAPE), n(m.RecoveryR2))
+		fmt.Printf("  %-9s %s: recovery MAPE %5s %% (closed form %s %%, OLS %s %%, median %s %%, Daedalus %s %%), R² %s", name, results.Plural(m.N, "point"),
+			n(m.RecoveryMAPE), n(m.ClosedFormMAPE), n(m.OLSMAPE), n(m.MedianMAPE), n(m.DaedalusMAPE), n(m.RecoveryR2))
+		if m.Censored > 0 {
+			fmt.Printf(", %s censored", results.FormatCount(float64(m.Censored)))
+		}
 		if !math.IsNaN(m.Coverage) {
 			fmt.Printf(", 90 %% interval coverage %s %%", n(100*m.Coverage))
 		}
