@@ -136,6 +136,14 @@ func alive(pid int, mark string) bool {
 		return true
 	}
 	cmdline, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	// A process still in execve has no command line yet: the parent of a
+	// vfork'd child (os.StartProcess) resumes once the child's new memory
+	// is in place, before the kernel sets the new arguments up. Read again
+	// for a moment before calling it gone.
+	for tries := 0; err == nil && len(cmdline) == 0 && tries < 20; tries++ {
+		time.Sleep(10 * time.Millisecond)
+		cmdline, err = os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	}
 	if err != nil {
 		return false
 	}
