@@ -10,7 +10,7 @@ import (
 
 // validationDatasets are the dataset folders of `make validation`, in the
 // order docs/validation.md lists them.
-var validationDatasets = []string{"khaos-ysb", "live-traffic", "demeter-cars-profiles", "demeter-cars-operator"}
+var validationDatasets = []string{"khaos-ysb", "live-traffic", "demeter-cars-profiles", "demeter-cars-operator", "demeter-cars-reactive"}
 
 // validationBlocks are the generated blocks of docs/validation.md: the
 // fidelity table and each dataset's protocol and fit, read from the result

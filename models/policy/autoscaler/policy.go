@@ -30,21 +30,28 @@ type Settings struct {
 	TargetUtilization         float64      `yaml:"target_utilization"`          // 0.7
 	TargetUtilizationBoundary float64      `yaml:"target_utilization_boundary"` // 0.3
 	ScaleDownInterval         sim.Duration `yaml:"scale_down_interval"`         // 1 h
-	ScaleDownMaxFactor        float64      `yaml:"scale_down_max_factor"`       // 0.6
-	ScaleUpMaxFactor          float64      `yaml:"scale_up_max_factor"`         // 100000
-	VertexMinParallelism      int          `yaml:"vertex_min_parallelism"`      // 1
-	VertexMaxParallelism      int          `yaml:"vertex_max_parallelism"`      // 200
-	CatchUpDuration           sim.Duration `yaml:"catch_up_duration"`           // 30 min (0: no backlog-based scaling)
-	RestartTime               sim.Duration `yaml:"restart_time"`                // 5 min
-	RestartTimeTracking       bool         `yaml:"restart_time_tracking"`       // false: restart.time-tracking.enabled
-	RestartTimeTrackingLimit  sim.Duration `yaml:"restart_time_tracking_limit"` // 15 min
-	BacklogLagThreshold       sim.Duration `yaml:"backlog_lag_threshold"`       // 5 min: backlog-processing.lag-threshold
+	// ScaleUpGracePeriod is the operator's scale-up.grace-period (≤ 1.9,
+	// 1 h there): no scale-down within it after a scale-up. Today's
+	// operator has scale_down_interval instead, so it is 0 (off) by
+	// default; Demeter's operator 1.6 ran with 1 h and no interval.
+	ScaleUpGracePeriod       sim.Duration `yaml:"scale_up_grace_period"`
+	ScaleDownMaxFactor       float64      `yaml:"scale_down_max_factor"`       // 0.6
+	ScaleUpMaxFactor         float64      `yaml:"scale_up_max_factor"`         // 100000
+	VertexMinParallelism     int          `yaml:"vertex_min_parallelism"`      // 1
+	VertexMaxParallelism     int          `yaml:"vertex_max_parallelism"`      // 200
+	CatchUpDuration          sim.Duration `yaml:"catch_up_duration"`           // 30 min (0: no backlog-based scaling)
+	RestartTime              sim.Duration `yaml:"restart_time"`                // 5 min
+	RestartTimeTracking      bool         `yaml:"restart_time_tracking"`       // false: restart.time-tracking.enabled
+	RestartTimeTrackingLimit sim.Duration `yaml:"restart_time_tracking_limit"` // 15 min
+	BacklogLagThreshold      sim.Duration `yaml:"backlog_lag_threshold"`       // 5 min: backlog-processing.lag-threshold
 	// observed-true-processing-rate.lag-threshold, .switch-threshold and
 	// .min-observations: 30 s, 0.15, 2.
 	ObservedTPRLagThreshold    sim.Duration `yaml:"observed_tpr_lag_threshold"`
 	ObservedTPRSwitchThreshold float64      `yaml:"observed_tpr_switch_threshold"`
 	ObservedTPRMinObservations int          `yaml:"observed_tpr_min_observations"`
-	Alignment                  string       `yaml:"alignment"` // evenly_spread (1.11–1.12) or off
+	// Alignment: evenly_spread (1.11–1.12), key_groups (≤ 1.10: every
+	// vertex to a divisor of its max parallelism up to half of it) or off
+	Alignment string `yaml:"alignment"`
 }
 
 // DefaultSettings are the operator's defaults (main, 1.12).
@@ -67,6 +74,7 @@ type Policy struct {
 	s         Settings
 	downs     map[string]*ScaleDowns // per vertex, by name
 	rescaleAt float64                // s, the last rescale; NaN when none waits for its restart to be measured
+	scaledUp  float64                // s, the last scale-up (-Inf before one)
 	restart   float64                // s, the longest restart measured (restart-time tracking)
 }
 
@@ -95,12 +103,12 @@ func New(s Settings) (*Policy, error) {
 		return nil, fmt.Errorf("policy.scale_down_max_factor must be in [0, 1] and scale_up_max_factor ≥ 0")
 	case s.VertexMinParallelism < 1 || s.VertexMaxParallelism < s.VertexMinParallelism:
 		return nil, fmt.Errorf("policy.vertex_min_parallelism must be ≥ 1 and vertex_max_parallelism ≥ it, got %d and %d", s.VertexMinParallelism, s.VertexMaxParallelism)
-	case s.CatchUpDuration < 0 || s.RestartTime < 0 || s.ScaleDownInterval < 0 || s.BacklogLagThreshold < 0:
+	case s.CatchUpDuration < 0 || s.RestartTime < 0 || s.ScaleDownInterval < 0 || s.ScaleUpGracePeriod < 0 || s.BacklogLagThreshold < 0:
 		return nil, fmt.Errorf("policy durations must be ≥ 0s")
-	case s.Alignment != "evenly_spread" && s.Alignment != "off":
-		return nil, fmt.Errorf("policy.alignment must be evenly_spread or off, got %q", s.Alignment)
+	case s.Alignment != "evenly_spread" && s.Alignment != "key_groups" && s.Alignment != "off":
+		return nil, fmt.Errorf("policy.alignment must be evenly_spread, key_groups or off, got %q", s.Alignment)
 	}
-	return &Policy{s: s, downs: map[string]*ScaleDowns{}, rescaleAt: math.NaN()}, nil
+	return &Policy{s: s, downs: map[string]*ScaleDowns{}, rescaleAt: math.NaN(), scaledUp: math.Inf(-1)}, nil
 }
 
 func (p *Policy) Name() string            { return Name }
@@ -159,7 +167,10 @@ func (p *Policy) Step(now time.Duration, obs policy.Observation) []policy.Action
 	want, act, why, whyP := 0, false, "", 0
 	for _, v := range rates {
 		np := cfg.Parallelism(v.Rates, cur, v.MaxParallelism)
-		if p.s.Alignment == "evenly_spread" {
+		switch p.s.Alignment {
+		case "key_groups":
+			np = AlignKeyGroups(np, v.MaxParallelism, min(v.MaxParallelism, max(cur, p.s.VertexMaxParallelism)))
+		case "evenly_spread":
 			n := v.MaxParallelism
 			if v.Partitions > 0 {
 				n = v.Partitions
@@ -167,6 +178,11 @@ func (p *Policy) Step(now time.Duration, obs policy.Observation) []policy.Action
 			if v.Partitions > 0 || v.Keyed {
 				np, _ = Align(np, n, min(cur, p.s.VertexMinParallelism), min(v.MaxParallelism, max(cur, p.s.VertexMaxParallelism)))
 			}
+		}
+		if np < cur && t-p.scaledUp < float64(p.s.ScaleUpGracePeriod) {
+			// JobVertexScaler.detectImmediateScaleDownAfterScaleUp (≤ 1.9):
+			// the vertex keeps its parallelism
+			np = cur
 		}
 		sd := p.downs[v.Name]
 		if sd == nil {
@@ -189,6 +205,9 @@ func (p *Policy) Step(now time.Duration, obs policy.Observation) []policy.Action
 		sd.Clear() // the job restarts at the new parallelism: its recommendations are void
 	}
 	p.rescaleAt = t
+	if want > cur {
+		p.scaledUp = t
+	}
 	return []policy.Action{{Kind: policy.Rescale, Parallelism: want,
 		Reason: fmt.Sprintf("flink-autoscaler: %d → %d (%s; restart time %.0f s)", cur, want, why, cfg.RestartTime.Seconds())}}
 }

@@ -163,3 +163,42 @@ func steps(p *Policy, ss []step) []string {
 	}
 	return got
 }
+
+// TestScaleUpGracePeriod is the operator before 1.10 (Demeter's 1.6): no
+// scale-down interval, but no scale-down within scale_up_grace_period of a
+// scale-up. At 5 h the source of TestScaleUpByHand (alignment off) asks for
+// ⌈1.994 · 4⌉ = 8; at 5 h 30 the job at 8 reads 10k/s at busy 0.1 (TPR
+// 100k, above the scale-down bound 26,667) and recommends ⌈0.4 · 8⌉ = 4:
+// within the hour it keeps 8, after it (6 h 1) it goes to 4. Without the
+// grace period it goes to 4 at 5 h 30.
+func TestScaleUpGracePeriod(t *testing.T) {
+	for _, k := range []struct {
+		grace time.Duration
+		want  string
+	}{{time.Hour, "[8 - 4]"}, {0, "[8 4 4]"}} {
+		s := DefaultSettings()
+		s.Alignment, s.ScaleDownInterval, s.ScaleUpGracePeriod = "off", 0, sec(k.grace)
+		p, err := New(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, o := range []struct {
+			at  time.Duration
+			obs policy.Observation
+		}{
+			{5 * time.Hour, load(5*time.Hour, 4, 50000, 40000, 1, 20000, 0.5)},
+			{5*time.Hour + 30*time.Minute, load(5*time.Hour+30*time.Minute, 8, 10000, 10000, 0.1, 5000, 0.1)},
+			{6*time.Hour + time.Minute, load(6*time.Hour+time.Minute, 8, 10000, 10000, 0.1, 5000, 0.1)},
+		} {
+			r := "-"
+			if a := p.Step(o.at, o.obs); len(a) == 1 {
+				r = fmt.Sprint(a[0].Parallelism)
+			}
+			got = append(got, r)
+		}
+		if fmt.Sprint(got) != k.want {
+			t.Errorf("grace %v: got %v, want %s", k.grace, got, k.want)
+		}
+	}
+}

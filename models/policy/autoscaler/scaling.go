@@ -115,6 +115,19 @@ func Align(newP, n, lower, upper int) (p int, limited bool) {
 	return max(p, lower), true
 }
 
+// AlignKeyGroups is the operator's alignment before 1.11
+// (JobVertexScaler.scale, every vertex): the first p ≥ newP that divides
+// the vertex's key groups n, searched up to n/2 and upper; failing that,
+// newP itself.
+func AlignKeyGroups(newP, n, upper int) int {
+	for p := newP; p <= n/2 && p <= upper; p++ {
+		if n%p == 0 {
+			return p
+		}
+	}
+	return newP
+}
+
 // Change is what the scale-down interval makes of one vertex's
 // recommendation (the operator's ParallelismChange).
 type Change int

@@ -125,3 +125,22 @@ func TestScaleDownInterval(t *testing.T) {
 		}
 	}
 }
+
+// TestAlignKeyGroups: the operator's alignment before 1.11 takes the first
+// divisor of the key groups at or above the recommendation, up to half of
+// them and the upper bound; past those it keeps the recommendation.
+func TestAlignKeyGroups(t *testing.T) {
+	for _, k := range []struct{ newP, n, upper, want int }{
+		{10, 24, 24, 12}, // 24 → ⌈0.4 · 24⌉ = 10 → 12: what Demeter's runs show
+		{5, 24, 24, 6},
+		{13, 24, 24, 13}, // above 24/2: no divisor searched
+		{24, 24, 24, 24},
+		{7, 128, 200, 8},
+		{70, 128, 200, 70},
+		{10, 24, 11, 10}, // the upper bound stops the search before 12
+	} {
+		if got := AlignKeyGroups(k.newP, k.n, k.upper); got != k.want {
+			t.Errorf("AlignKeyGroups(%d, %d, %d) = %d, want %d", k.newP, k.n, k.upper, got, k.want)
+		}
+	}
+}
