@@ -90,8 +90,10 @@ func runValidate(c *cli.Context) error {
 		sums = append(sums, r.Summarize())
 	}
 	fmt.Print(validate.Table(sums))
-	if t := validate.AutoscalerTable(sums); strings.Count(t, "\n") > 2 {
-		fmt.Print("\n" + t)
+	for _, t := range []string{validate.AutoscalerTable(sums), validate.RescaleTable(sums)} {
+		if strings.Count(t, "\n") > 2 {
+			fmt.Print("\n" + t)
+		}
 	}
 	fmt.Fprintf(os.Stderr, "validated %d dataset(s) in %.0f s\n", len(sums), time.Since(start).Seconds())
 	return nil

@@ -10,7 +10,7 @@ import (
 
 // validationDatasets are the dataset folders of `make validation`, in the
 // order docs/validation.md lists them.
-var validationDatasets = []string{"khaos-ysb", "live-traffic", "demeter-cars-profiles", "demeter-cars-operator", "demeter-cars-reactive"}
+var validationDatasets = []string{"khaos-ysb", "live-traffic", "demeter-cars-profiles", "demeter-cars-operator", "demeter-cars-reactive", "live-rescales"}
 
 // validationBlocks are the generated blocks of docs/validation.md: the
 // fidelity table and each dataset's protocol and fit, read from the result
@@ -20,6 +20,7 @@ func validationBlocks() []Block {
 		{"validation table", validationTable},
 		{"validation details", validationDetails},
 		{"validation autoscaler table", validationAutoscalerTable},
+		{"validation rescale table", validationRescaleTable},
 	}
 }
 
@@ -62,7 +63,7 @@ func validationDetails(c *Context) (string, error) {
 	}
 	var parts []string
 	for _, s := range sums {
-		if s.Autoscaler != nil {
+		if s.Autoscaler != nil || s.Rescale != nil {
 			continue // validationAutoscalerTable
 		}
 		parts = append(parts, validate.Details(s)+fmt.Sprintf("\n![%s: measured against predicted recovery, fitted and held-out points](figures/validation-%s.png)\n", s.Title, s.Name))
@@ -76,4 +77,12 @@ func validationAutoscalerTable(c *Context) (string, error) {
 		return "", err
 	}
 	return strings.TrimSuffix(validate.AutoscalerTable(sums), "\n"), nil
+}
+
+func validationRescaleTable(c *Context) (string, error) {
+	sums, err := validationSummaries(c)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSuffix(validate.RescaleTable(sums), "\n"), nil
 }

@@ -25,8 +25,9 @@ type Protocol struct {
 	Dir   string `yaml:"-"` // the dataset folder
 	Name  string `yaml:"-"` // the folder's name
 	Title string `yaml:"title"`
-	// Kind is recovery (the default: a measured table of failures) or
-	// autoscaler (long autoscaled runs: AutoscalerProtocol).
+	// Kind is recovery (the default: a measured table of failures),
+	// autoscaler (long autoscaled runs: AutoscalerProtocol) or rescale (a
+	// measured table of rescales: KindRescale).
 	Kind string `yaml:"kind"`
 	// Autoscaler is an autoscaler dataset's calibration and prediction.
 	Autoscaler AutoscalerProtocol `yaml:"autoscaler"`
@@ -36,7 +37,8 @@ type Protocol struct {
 	// settings); Variant picks one of its variants.
 	Scenario string `yaml:"scenario"`
 	Variant  string `yaml:"variant"`
-	// Measured is the measured table (.csv or .parquet).
+	// Measured is the measured table (.csv or .parquet; a rescale
+	// dataset's is the CSV of `streamtwin results rescales`).
 	Measured string `yaml:"measured"`
 	// BeforeCheckpoint is how long before a checkpoint each fault fired
 	// (Khaos 3 s, Demeter 5 s).
@@ -104,9 +106,9 @@ func Load(dir string) (*Protocol, error) {
 func (p *Protocol) check() map[string]string {
 	e := map[string]string{}
 	files := map[string]string{"scenario": p.Scenario, "measured": p.Measured}
-	autoscaler := p.Kind == KindAutoscaler
+	fitted := p.Kind == "" || p.Kind == "recovery"
 	switch p.Kind {
-	case "", "recovery":
+	case "", "recovery", KindRescale:
 	case KindAutoscaler:
 		delete(files, "measured")
 		files["autoscaler.calibrate.cpu"] = p.Autoscaler.Calibrate.CPU
@@ -120,7 +122,7 @@ func (p *Protocol) check() map[string]string {
 			e["autoscaler.hold_s"] = "must be ≥ 0 s (0: 120 s)"
 		}
 	default:
-		e["kind"] = fmt.Sprintf("must be recovery or autoscaler, got %q", p.Kind)
+		e["kind"] = fmt.Sprintf("must be recovery, autoscaler or rescale, got %q", p.Kind)
 	}
 	for field, rel := range files {
 		switch {
@@ -132,7 +134,7 @@ func (p *Protocol) check() map[string]string {
 			}
 		}
 	}
-	if autoscaler {
+	if !fitted {
 		return e
 	}
 	if len(p.Fit) == 0 {

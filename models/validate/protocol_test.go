@@ -78,8 +78,21 @@ func TestLoadAutoscaler(t *testing.T) {
 		t.Errorf("%+v, %v", p, err)
 	}
 	bad := dataset(t, "title: t\nkind: scaling\nscenario: scenario.yaml\nmeasured: measured.csv\nfit: [cost_scale]\n")
-	if _, err := Load(bad); err == nil || !strings.Contains(err.Error(), "protocol.yaml:2: kind: must be recovery or autoscaler") {
+	if _, err := Load(bad); err == nil || !strings.Contains(err.Error(), "protocol.yaml:2: kind: must be recovery, autoscaler or rescale") {
 		t.Errorf("unknown kind: %v", err)
+	}
+}
+
+// TestLoadRescale: a rescale dataset names its scenario and its measured
+// rescales and needs no fit.
+func TestLoadRescale(t *testing.T) {
+	dir := dataset(t, "title: t\nkind: rescale\nscenario: scenario.yaml\nmeasured: rescales.csv\n")
+	if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), "protocol.yaml:4: measured: ") {
+		t.Errorf("missing rescales table: %v", err)
+	}
+	os.WriteFile(filepath.Join(dir, "rescales.csv"), []byte("at_s,from,to,input_rate,delay_s,downtime_s,recovery_s\n"), 0o644)
+	if p, err := Load(dir); err != nil || p.Kind != KindRescale {
+		t.Errorf("%+v, %v", p, err)
 	}
 }
 

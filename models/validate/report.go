@@ -62,6 +62,8 @@ type Summary struct {
 	Warnings   []string          `json:"warnings"`
 	// Autoscaler is an autoscaler dataset's result (the rest empty).
 	Autoscaler *AutoscalerResult `json:"autoscaler,omitempty"`
+	// Rescale is a rescale dataset's result (the rest empty).
+	Rescale *RescaleValidation `json:"rescale,omitempty"`
 }
 
 // SelectionJSON is a Step as the summary writes it.
@@ -74,9 +76,9 @@ type SelectionJSON struct {
 // Summarize is r's Summary.
 func (r *Result) Summarize() Summary {
 	p, f := r.Protocol, r.Fit
-	if r.Autoscaler != nil {
+	if r.Autoscaler != nil || r.Rescale != nil {
 		return Summary{Name: p.Name, Title: p.Title, Source: p.Source, Fit: []string{}, Mechanisms: []string{}, Chosen: []string{},
-			Selection: []SelectionJSON{}, Values: map[string]string{}, Warnings: []string{}, Autoscaler: r.Autoscaler,
+			Selection: []SelectionJSON{}, Values: map[string]string{}, Warnings: []string{}, Autoscaler: r.Autoscaler, Rescale: r.Rescale,
 			Held: Errors{math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN()}}
 	}
 	s := Summary{Name: p.Name, Title: p.Title, Source: p.Source, Points: len(r.Points), Fitted: f.Fit.N, HeldOut: f.Held.N,
@@ -124,18 +126,29 @@ func (e Errors) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON reads null as NaN.
 func (e *Errors) UnmarshalJSON(b []byte) error {
-	var m map[string]*float64
-	if err := json.Unmarshal(b, &m); err != nil {
+	v, err := floatsOrNaN(b, "twin", "closed_form", "ols", "median", "daedalus", "coverage")
+	if err != nil {
 		return err
 	}
-	get := func(k string) float64 {
-		if v := m[k]; v != nil {
-			return *v
-		}
-		return math.NaN()
-	}
-	*e = Errors{get("twin"), get("closed_form"), get("ols"), get("median"), get("daedalus"), get("coverage")}
+	*e = Errors{v[0], v[1], v[2], v[3], v[4], v[5]}
 	return nil
+}
+
+// floatsOrNaN reads the numbers of a JSON object at keys, in their
+// order: null or missing as NaN.
+func floatsOrNaN(b []byte, keys ...string) ([]float64, error) {
+	var m map[string]*float64
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	out := make([]float64, len(keys))
+	for i, k := range keys {
+		out[i] = math.NaN()
+		if v := m[k]; v != nil {
+			out[i] = *v
+		}
+	}
+	return out, nil
 }
 
 // MarshalJSON writes NaN as null.
@@ -145,17 +158,11 @@ func (s Spread) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON reads null as NaN.
 func (s *Spread) UnmarshalJSON(b []byte) error {
-	var m map[string]*float64
-	if err := json.Unmarshal(b, &m); err != nil {
+	v, err := floatsOrNaN(b, "mean", "sd")
+	if err != nil {
 		return err
 	}
-	s.Mean, s.SD = math.NaN(), math.NaN()
-	if v := m["mean"]; v != nil {
-		s.Mean = *v
-	}
-	if v := m["sd"]; v != nil {
-		s.SD = *v
-	}
+	s.Mean, s.SD = v[0], v[1]
 	return nil
 }
 
@@ -181,6 +188,13 @@ func (r *Result) Write(dir string) ([]string, error) {
 	if r.Fit != nil {
 		info := calibrate.ReportInfo{Scenario: p.Path(p.Scenario), Measured: p.Path(p.Measured), Holdout: r.Summarize().Holdout, Base: r.Base}
 		if files, err = calibrate.WriteReport(dir, r.Fit, info); err != nil {
+			return nil, err
+		}
+	}
+	if r.Rescales != nil {
+		info := calibrate.RescaleReportInfo{Scenario: p.Path(p.Scenario), Measured: p.Path(p.Measured),
+			Command: "streamtwin validate " + p.Dir}
+		if files, err = calibrate.WriteRescaleReport(dir, r.Rescales, info); err != nil {
 			return nil, err
 		}
 	}
@@ -217,7 +231,7 @@ func Table(sums []Summary) string {
 	b.WriteString("| dataset | points (fitted / held out, censored) | held out: twin | closed form | OLS | median | Daedalus | 90 % coverage | cross-validated twin | best baseline | twin best held out |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, s := range sums {
-		if s.Autoscaler != nil {
+		if s.Autoscaler != nil || s.Rescale != nil {
 			continue // AutoscalerTable
 		}
 		cv, bestCV := "–", "–"

@@ -55,7 +55,11 @@ type Result struct {
 	Fit       *calibrate.Result
 	// Autoscaler is an autoscaler dataset's result (Fit and the rest nil).
 	Autoscaler *AutoscalerResult
-	WallS      float64
+	// Rescales and Rescale are a rescale dataset's fit and its errors
+	// (Fit and the rest nil).
+	Rescales *calibrate.RescaleResult
+	Rescale  *RescaleValidation
+	WallS    float64
 }
 
 // Run validates one dataset under its protocol: it selects the
@@ -70,6 +74,13 @@ func Run(p *Protocol, o Options) (*Result, error) {
 			return nil, err
 		}
 		return &Result{Protocol: p, Autoscaler: a, WallS: time.Since(start).Seconds()}, nil
+	}
+	if p.Kind == KindRescale {
+		rs, v, err := runRescale(p, o)
+		if err != nil {
+			return nil, err
+		}
+		return &Result{Protocol: p, Rescales: rs, Rescale: v, WallS: time.Since(start).Seconds()}, nil
 	}
 	data, err := os.ReadFile(p.Path(p.Scenario))
 	if err != nil {
