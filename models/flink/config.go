@@ -201,6 +201,16 @@ type ClusterConfig struct {
 	// in [0, 1) (default 0). A killed TaskManager comes back as a cold JVM
 	// while the others stay warm, so a job restarts well above zero.
 	WarmupStart float64 `yaml:"warmup_start"`
+	// UpgradeWarmup and UpgradeWarmupStart are the ramp after a
+	// reconfiguration in savepoint rescale mode (a rescale or a CI change by
+	// stop-with-savepoint and resubmission), in place of
+	// Warmup and WarmupStart: where an upgrade recreates every TaskManager
+	// (the Kubernetes operator's savepoint upgrade brings new pods), the
+	// whole job starts cold, while a failure restarts it on the JVMs that
+	// ran it. A scale-up's rescale.up_warmup, when set, still comes first.
+	// 0: Warmup applies (default).
+	UpgradeWarmup      sim.Duration `yaml:"upgrade_warmup,omitempty"`
+	UpgradeWarmupStart float64      `yaml:"upgrade_warmup_start,omitempty"`
 	// ReservedCores is the cores of each TaskManager that its tasks cannot
 	// use at capacity: the JVM's own work beside them (garbage collection,
 	// RocksDB compaction and flushes, network and metric threads), which
@@ -565,7 +575,7 @@ func (c JobConfig) Validate() map[string]string {
 		"detection.heartbeat_timeout": c.Detection.HeartbeatTimeout,
 		"cluster.restart_delay":       c.Cluster.RestartDelay, "cluster.deploy": c.Cluster.Deploy,
 		"cluster.restore_base": c.Cluster.RestoreBase, "cluster.submit": c.Cluster.Submit,
-		"cluster.warmup": c.Cluster.Warmup, "rescale.up_warmup": c.Rescale.UpWarmup,
+		"cluster.warmup": c.Cluster.Warmup, "rescale.up_warmup": c.Rescale.UpWarmup, "cluster.upgrade_warmup": c.Cluster.UpgradeWarmup,
 		"latency.base": c.Latency.Base, "latency.window": c.Latency.Window, "latency.queueing": c.Latency.Queueing,
 		"latency.watermark_interval": c.Latency.WatermarkInterval,
 	}
@@ -646,6 +656,9 @@ func (c JobConfig) Validate() map[string]string {
 	}
 	if w := c.Cluster.WarmupStart; !(w >= 0 && w < 1) {
 		e["cluster.warmup_start"] = fmt.Sprintf("must be in [0, 1) (the share of full capacity a restored job starts at), got %g", w)
+	}
+	if w := c.Cluster.UpgradeWarmupStart; !(w >= 0 && w < 1) {
+		e["cluster.upgrade_warmup_start"] = fmt.Sprintf("must be in [0, 1) (the share of full capacity a job upgraded by savepoint starts at), got %g", w)
 	}
 	if ck.InflightBlock < 0 || ck.InflightBlock > 1 {
 		e["checkpoint.inflight_block"] = fmt.Sprintf("must be in [0, 1] (the share of processing blocked while in-flight buffers drain), got %g", ck.InflightBlock)

@@ -295,14 +295,18 @@ func (j *Job) resume() {
 	} else {
 		j.event(results.Event{Kind: results.KindRunning, DurationS: f64(now - j.downSince), Value: f64(backlog)})
 	}
+	upgraded := j.resumeKind == results.KindReconfigured && j.cfg.Rescale.Mode == RescaleSavepoint
 	if j.resumeKind == results.KindReconfigured && j.cfg.Rescale.Mode == RescaleCheckpoint {
 		j.env.After(float64(j.cfg.Rescale.Release), j.releaseIdle)
 	}
 	j.resumeKind = results.KindRunning
-	if j.scaledUp && j.cfg.Rescale.UpWarmup > 0 {
+	switch c := j.cfg.Cluster; {
+	case j.scaledUp && j.cfg.Rescale.UpWarmup > 0:
 		j.warmUp(float64(j.cfg.Rescale.UpWarmup), j.cfg.Rescale.UpWarmupStart)
-	} else {
-		j.warmUp(float64(j.cfg.Cluster.Warmup), j.cfg.Cluster.WarmupStart)
+	case upgraded && c.UpgradeWarmup > 0:
+		j.warmUp(float64(c.UpgradeWarmup), c.UpgradeWarmupStart)
+	default:
+		j.warmUp(float64(c.Warmup), c.WarmupStart)
 	}
 	j.scaledUp = false
 	if q := j.queued; q != nil {

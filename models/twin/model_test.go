@@ -437,6 +437,28 @@ func TestCheckpointIntervalChangeBySavepointAndResubmit(t *testing.T) {
 	near(t, "spacing", after[1]-after[0], 20, 1e-6)
 }
 
+// TestUpgradeWarmupRamp: TestCheckpointIntervalChangeBySavepointAndResubmit
+// with cluster.upgrade_warmup 16 s from 0.5: RUNNING at 105.5 s with 275k
+// to read at 100k/s ramping over 8 steps of 2 s at their midpoint levels
+// (0.53125, 0.59375, … of full): the first six drain 2 s × (3,125 +
+// 9,375 + 15,625 + 21,875 + 28,125 + 34,375)/s = 225k by 117.5 s, the
+// seventh (90,625/s, 40,625/s spare) the last 50k in 1.2308 s: caught up
+// 18.73 s after the request at 100 s. The crash at 200 s restarts the job on the JVMs that
+// ran it: cluster.warmup (0) applies, full capacity as soon as it runs
+// (restart_delay 10 s + deploy 2 s + restore 1 s: RUNNING at 213 s).
+func TestUpgradeWarmupRamp(t *testing.T) {
+	job := strings.Replace(handJob, "submit: 2s}", "submit: 2s, upgrade_warmup: 16s, upgrade_warmup_start: 0.5}", 1)
+	m, _ := runYAML(t, "duration: 5m\nworkload: {shape: constant, rate: 50000/s}\n"+job+
+		"actions:\n  - {at: 100s, checkpoint_interval: 20s}\nfaults:\n  - {at: 200s, taskmanager: 0}\n")
+	model := m.kind(results.KindModelRecovered)
+	if len(model) != 2 {
+		t.Fatalf("%d model recoveries, want 2", len(model))
+	}
+	near(t, "upgrade: caught up, from the request", *model[0].DurationS, 5.5+12+50000.0/(90625-50000), 1e-6)
+	near(t, "upgrade: throughput in the first ramp step", m.at(107).Throughput, 53125, 1e-6)
+	near(t, "crash: throughput right after the restart", m.at(214).Throughput, 100000, 1e-6)
+}
+
 // TestRescaleFromCheckpoint: the adaptive scheduler's rescale, by hand.
 // 50k/s into 2 partitions, 10 µs per record per subtask, one slot and core
 // per TaskManager: 100k/s at parallelism 1, 200k/s at 2. Checkpoints every

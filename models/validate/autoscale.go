@@ -14,6 +14,7 @@ import (
 	"github.com/streamtwin/streamtwin/models/scenario"
 	"github.com/streamtwin/streamtwin/models/twin"
 	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/sim"
 )
 
 // KindAutoscaler is the protocol kind of a dataset of long autoscaled runs:
@@ -30,6 +31,12 @@ type AutoscalerProtocol struct {
 	Calibrate struct {
 		Variant string `yaml:"variant"`
 		CPU     string `yaml:"cpu"`
+		// Upgrades are other runs of the same job on the same cluster
+		// whose restarts on new TaskManagers (results.ColdStarts) give the
+		// upgrade's downtime and warm-up: each a registered-TaskManager
+		// and a throughput series (timestamp,value). Optional; the
+		// scenario's cluster.submit and upgrade_warmup otherwise.
+		Upgrades []UpgradeRun `yaml:"upgrades"`
 	} `yaml:"calibrate"`
 	// Predict: the scenario variant of the autoscaled runs, and each
 	// measured run's registered-TaskManager series (timestamp,value).
@@ -40,6 +47,24 @@ type AutoscalerProtocol struct {
 	// Hold is how long a TaskManager count must hold to count as settled
 	// (results.WorkersOf; default 120 s).
 	Hold float64 `yaml:"hold_s"`
+}
+
+// UpgradeRun is a measured run's pair of series for ColdStarts.
+type UpgradeRun struct {
+	TaskManagers string `yaml:"task_managers"`
+	Throughput   string `yaml:"throughput"`
+}
+
+// UpgradeCalibration is what the upgrade runs gave: the medians over their
+// cold starts, and the twin's upgrade downtime they set cluster.submit to
+// match (the median of its reconfigurations' downtimes).
+type UpgradeCalibration struct {
+	ColdStarts   int     `json:"cold_starts"`
+	DowntimeS    float64 `json:"downtime_s"`
+	StartShare   float64 `json:"start_share"`
+	RampS        float64 `json:"ramp_s"`
+	SubmitS      float64 `json:"submit_s"`
+	TwinDowntime float64 `json:"twin_downtime_s"`
 }
 
 // RunStats are one run's workers, measured or predicted.
@@ -53,11 +78,13 @@ type RunStats struct {
 // AutoscalerResult is an autoscaler dataset's validation: the calibrated
 // cost, the twin's run and the measured ones.
 type AutoscalerResult struct {
-	CostScale   float64    `json:"cost_scale"`
-	MeasuredCPU float64    `json:"measured_cpu_mean"`
-	TwinCPU     float64    `json:"twin_cpu_mean"`
-	Twin        RunStats   `json:"twin"`
-	Measured    []RunStats `json:"measured"`
+	CostScale float64 `json:"cost_scale"`
+	// Upgrades is the upgrade calibration, when the protocol has one.
+	Upgrades    *UpgradeCalibration `json:"upgrades,omitempty"`
+	MeasuredCPU float64             `json:"measured_cpu_mean"`
+	TwinCPU     float64             `json:"twin_cpu_mean"`
+	Twin        RunStats            `json:"twin"`
+	Measured    []RunStats          `json:"measured"`
 	// errors of the twin against the measured runs' mean: relative
 	// TaskManager-seconds and rescales, and the total-variation distance of
 	// the time-at-count distributions (against their mean distribution)
@@ -133,6 +160,14 @@ func runAutoscaler(p *Protocol, o Options) (*AutoscalerResult, error) {
 		hold = 120
 	}
 	scaled.Job.CostScale = r.CostScale
+	if len(a.Calibrate.Upgrades) > 0 {
+		if r.Upgrades, err = calibrateUpgrades(p, &scaled); err != nil {
+			return nil, err
+		}
+		u := r.Upgrades
+		o.log("%s: %d cold starts: downtime %.0f s, warm-up %.0f s from %.2f; cluster.submit %.1f s (twin's upgrade downtime %.0f s)",
+			p.Name, u.ColdStarts, u.DowntimeS, u.RampS, u.StartShare, u.SubmitS, u.TwinDowntime)
+	}
 	_, samples, err := runTwin(scaled)
 	if err != nil {
 		return nil, err
@@ -164,6 +199,106 @@ func runAutoscaler(p *Protocol, o Options) (*AutoscalerResult, error) {
 	return r, nil
 }
 
+// calibrateUpgrades measures the cold starts of the protocol's upgrade
+// runs and sets sc's upgrade warm-up to their medians and its
+// cluster.submit so that the twin's median upgrade downtime (a
+// reconfiguration's, request to running) is theirs.
+func calibrateUpgrades(p *Protocol, sc *scenario.Scenario) (*UpgradeCalibration, error) {
+	var cs []results.ColdStart
+	for _, u := range p.Autoscaler.Calibrate.Upgrades {
+		tms, err := readSeries(p.Path(u.TaskManagers))
+		if err != nil {
+			return nil, &InputError{err}
+		}
+		thr, err := readSeries(p.Path(u.Throughput))
+		if err != nil {
+			return nil, &InputError{err}
+		}
+		cs = append(cs, results.ColdStarts(mergeSeries(tms, thr))...)
+	}
+	if len(cs) == 0 {
+		return nil, &InputError{fmt.Errorf("%s: no cold start (every TaskManager gone, then back) in the upgrade runs", p.position("autoscaler.calibrate.upgrades"))}
+	}
+	med := func(f func(results.ColdStart) float64) float64 {
+		xs := make([]float64, len(cs))
+		for i, c := range cs {
+			xs[i] = f(c)
+		}
+		return median(xs)
+	}
+	u := &UpgradeCalibration{ColdStarts: len(cs), DowntimeS: med(func(c results.ColdStart) float64 { return c.DowntimeS }),
+		StartShare: med(func(c results.ColdStart) float64 { return c.StartShare }), RampS: med(func(c results.ColdStart) float64 { return c.RampS })}
+	sc.Job.Cluster.UpgradeWarmup, sc.Job.Cluster.UpgradeWarmupStart = sim.Duration(u.RampS), u.StartShare
+	down := func() (float64, error) {
+		var keep sampleKeeper
+		sched, err := sc.Resolve()
+		if err != nil {
+			return 0, err
+		}
+		if _, err := twin.Run(*sc, sched, &keep); err != nil {
+			return 0, err
+		}
+		var ds []float64
+		for _, e := range keep.events {
+			if e.Kind == results.KindReconfigured && e.DurationS != nil {
+				ds = append(ds, *e.DurationS)
+			}
+		}
+		if len(ds) == 0 {
+			return 0, fmt.Errorf("%s: the twin's autoscaled run never rescaled: no upgrade downtime to match", p.Name)
+		}
+		return median(ds), nil
+	}
+	d, err := down()
+	if err != nil {
+		return nil, err
+	}
+	// the downtime is additive in submit, but a longer one changes which
+	// rescales the run makes, and so the median: a few corrections
+	for range 4 {
+		if math.Abs(d-u.DowntimeS) < 0.5 {
+			break
+		}
+		sc.Job.Cluster.Submit = sim.Duration(math.Max(0, float64(sc.Job.Cluster.Submit)+u.DowntimeS-d))
+		if d, err = down(); err != nil {
+			return nil, err
+		}
+	}
+	u.SubmitS, u.TwinDowntime = float64(sc.Job.Cluster.Submit), d
+	return u, nil
+}
+
+// mergeSeries is a TaskManager and a throughput series as samples at
+// every time either has: the count holds until its next reading, the
+// throughput is NaN where it was not measured.
+func mergeSeries(tms, thr []point) []results.Sample {
+	var out []results.Sample
+	i, j, workers := 0, 0, int32(0)
+	for i < len(tms) || j < len(thr) {
+		t := math.Inf(1)
+		if i < len(tms) {
+			t = tms[i].t
+		}
+		if j < len(thr) {
+			t = math.Min(t, thr[j].t)
+		}
+		s := results.Sample{TimeS: t, Throughput: math.NaN()}
+		if i < len(tms) && tms[i].t == t {
+			workers = int32(math.Round(tms[i].value))
+			i++
+		}
+		if j < len(thr) && thr[j].t == t {
+			s.Throughput = thr[j].value
+			j++
+		}
+		s.Workers = workers
+		out = append(out, s)
+	}
+	return out
+}
+
+func median(xs []float64) float64 { return results.Quantile(slices.Clone(xs), 0.5) }
+
 // runTwin runs sc in memory and keeps its samples.
 func runTwin(sc scenario.Scenario) (results.Summary, []results.Sample, error) {
 	sched, err := sc.Resolve()
@@ -175,13 +310,20 @@ func runTwin(sc scenario.Scenario) (results.Summary, []results.Sample, error) {
 	return sum, keep.samples, err
 }
 
-type sampleKeeper struct{ samples []results.Sample }
+type sampleKeeper struct {
+	samples []results.Sample
+	events  []results.Event
+}
 
 func (k *sampleKeeper) WriteSample(s results.Sample) error {
 	k.samples = append(k.samples, s)
 	return nil
 }
-func (k *sampleKeeper) WriteEvent(results.Event) error { return nil }
+
+func (k *sampleKeeper) WriteEvent(e results.Event) error {
+	k.events = append(k.events, e)
+	return nil
+}
 
 type point struct{ t, value float64 }
 

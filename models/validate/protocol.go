@@ -115,6 +115,10 @@ func (p *Protocol) check() map[string]string {
 		for i, r := range p.Autoscaler.Predict.Runs {
 			files[fmt.Sprintf("autoscaler.predict.runs[%d]", i)] = r
 		}
+		for i, u := range p.Autoscaler.Calibrate.Upgrades {
+			files[fmt.Sprintf("autoscaler.calibrate.upgrades[%d].task_managers", i)] = u.TaskManagers
+			files[fmt.Sprintf("autoscaler.calibrate.upgrades[%d].throughput", i)] = u.Throughput
+		}
 		if len(p.Autoscaler.Predict.Runs) == 0 {
 			e["autoscaler.predict.runs"] = "missing; the measured runs' TaskManager series (timestamp,value)"
 		}

@@ -77,6 +77,11 @@ func TestLoadAutoscaler(t *testing.T) {
 	if p, err := Load(dir); err != nil || p.Kind != KindAutoscaler || p.Autoscaler.Predict.Runs[0] != "tm.csv" {
 		t.Errorf("%+v, %v", p, err)
 	}
+	withUpgrades := dataset(t, "title: t\nkind: autoscaler\nscenario: scenario.yaml\nautoscaler:\n  calibrate: {variant: a, cpu: scenario.yaml,\n    upgrades: [{task_managers: tm.csv, throughput: thr.csv}]}\n  predict: {variant: b, runs: [scenario.yaml]}\n")
+	if _, err := Load(withUpgrades); err == nil || !strings.Contains(err.Error(), "autoscaler.calibrate.upgrades[0].task_managers: ") ||
+		!strings.Contains(err.Error(), "autoscaler.calibrate.upgrades[0].throughput: ") {
+		t.Errorf("missing upgrade series: %v", err)
+	}
 	bad := dataset(t, "title: t\nkind: scaling\nscenario: scenario.yaml\nmeasured: measured.csv\nfit: [cost_scale]\n")
 	if _, err := Load(bad); err == nil || !strings.Contains(err.Error(), "protocol.yaml:2: kind: must be recovery, autoscaler or rescale") {
 		t.Errorf("unknown kind: %v", err)

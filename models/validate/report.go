@@ -364,8 +364,8 @@ func yesNo(b bool) string {
 // distribution against the measured runs' mean, and the calibration.
 func AutoscalerTable(sums []Summary) string {
 	var b strings.Builder
-	b.WriteString("| dataset | cost_scale (static run's CPU: measured / twin) | TaskManager-seconds: twin / measured (error) | rescales: twin / measured (error) | time-at-count TV distance | twin's most frequent counts | measured |\n")
-	b.WriteString("|---|---|---|---|---|---|---|\n")
+	b.WriteString("| dataset | cost_scale (static run's CPU: measured / twin) | upgrade (cold starts: downtime, warm-up) | TaskManager-seconds: twin / measured (error) | rescales: twin / measured (error) | time-at-count TV distance | twin's most frequent counts | measured |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|\n")
 	for _, s := range sums {
 		a := s.Autoscaler
 		if a == nil {
@@ -379,7 +379,11 @@ func AutoscalerTable(sums []Summary) string {
 				mean[k] += v / float64(len(a.Measured))
 			}
 		}
-		fmt.Fprintf(&b, "| %s | %.3g (%.3f / %.3f) | %.3g / %s (%+.1f %%) | %d / %s (%+.0f %%) | %.2f | %s | %s |\n", s.Title, a.CostScale, a.MeasuredCPU, a.TwinCPU,
+		upgrade := "–"
+		if u := a.Upgrades; u != nil {
+			upgrade = fmt.Sprintf("%.0f s, %.0f s from %.0f %% (%d)", u.DowntimeS, u.RampS, 100*u.StartShare, u.ColdStarts)
+		}
+		fmt.Fprintf(&b, "| %s | %.3g (%.3f / %.3f) | %s | %.3g / %s (%+.1f %%) | %d / %s (%+.0f %%) | %.2f | %s | %s |\n", s.Title, a.CostScale, a.MeasuredCPU, a.TwinCPU, upgrade,
 			a.Twin.TMSecs, strings.Join(tm, ", "), 100*a.TMSecsError, a.Twin.Rescales, strings.Join(resc, ", "), 100*a.RescalesError, a.TVDistance,
 			topCounts(a.Twin.TimeAt), topCounts(mean))
 	}
