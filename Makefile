@@ -4,7 +4,7 @@ VENV    := .venv
 PYTHON  := $(VENV)/bin/python
 BIN     := bin/streamtwin
 
-.PHONY: demo test unit python-test docs deps validation monitoring daedalus autoscaler-tuning live-rescale-profile live-capacity live-warmup live-faults live-khaos-repeat live-daedalus live-autoscaling live-autoscaling-second live-wordcount live-league-twin live-parity bench build vet clean reference calibration calibration-live live-jobs live-test live-khaos-profile live-khaos-reference live-test-reference live-traffic-profile live-host-profile live-soak fuzz slurm-test
+.PHONY: demo test unit python-test docs deps validation validation-data monitoring daedalus autoscaler-tuning live-rescale-profile live-capacity live-warmup live-faults live-khaos-repeat live-daedalus live-autoscaling live-autoscaling-second live-wordcount live-league-twin live-parity bench build vet clean reference calibration calibration-live live-jobs live-test live-khaos-profile live-khaos-reference live-test-reference live-traffic-profile live-host-profile live-soak fuzz slurm-test
 
 build:
 	$(GO) build -o $(BIN) ./cmd/streamtwin
@@ -321,6 +321,20 @@ bench: build
 # result folder (validation/NAME/result); make docs renders the table.
 validation: build
 	$(BIN) validate
+
+# The measured tables of the validation datasets made from this project's
+# committed live runs (validation/live-khaos/measured.csv from the live
+# Khaos repeat runs, all at CI 10 s: Khaos set it at its first tick, before
+# the first kill): each run's faults from its events, their recoveries
+# detected in its series by the one recovery detector. make validation
+# reads the committed table; rerun this after make live-khaos-repeat.
+LIVE_KHAOS_RUNS = $(sort $(wildcard $(KHAOS_REPEAT_REF)/run-*))
+validation-data: build
+	set -e; out=validation/live-khaos/measured.csv; tmp=$$(mktemp -d); \
+	for d in $(LIVE_KHAOS_RUNS); do n=$$(basename $$d); \
+		at=$$($(BIN) results cat --csv --kind fault $$d/events.parquet | awk -F, 'NR > 1 {printf "%s%ss", sep, $$1; sep = ","}'); \
+		$(BIN) calibrate convert --series $$d/timeseries.parquet --fault-at $$at --ci 10s --label $$n --out $$tmp/$$n.csv; done; \
+	{ head -n 1 $$tmp/run-1.csv; for f in $$tmp/run-*.csv; do tail -n +2 $$f; done; } > $$out.tmp && mv $$out.tmp $$out; rm -rf $$tmp
 
 # Re-fit scenarios/khaos-ysb-calibrated.yaml (and its fit report) to the
 # measured Khaos failures: fitted on CI 30 s and 90 s, the rest held out,

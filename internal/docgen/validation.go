@@ -3,14 +3,18 @@ package docgen
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/streamtwin/streamtwin/models/validate"
 )
 
 // validationDatasets are the dataset folders of `make validation`, in the
-// order docs/validation.md lists them.
-var validationDatasets = []string{"khaos-ysb", "live-traffic", "demeter-cars-profiles", "demeter-cars-operator", "demeter-cars-reactive", "live-rescales"}
+// order docs/validation.md lists them: the recovery datasets (each with a
+// figure) first.
+var validationDatasets = append(slices.Clone(recoveryDatasets), "demeter-cars-operator", "demeter-cars-reactive", "live-rescales")
+
+var recoveryDatasets = []string{"khaos-ysb", "live-traffic", "live-khaos", "demeter-cars-profiles"}
 
 // validationBlocks are the generated blocks of docs/validation.md: the
 // fidelity table and each dataset's protocol and fit, read from the result
@@ -28,7 +32,7 @@ func validationBlocks() []Block {
 // recovery figure, copied from its result folder.
 func validationFigures() []Figure {
 	var figs []Figure
-	for _, name := range validationDatasets[:3] { // the recovery datasets
+	for _, name := range recoveryDatasets {
 		figs = append(figs, Figure{"docs/figures/validation-" + name + ".png", func(c *Context) (string, error) {
 			return c.Path(filepath.Join("validation", name, "result", "recovery.png")), nil
 		}})

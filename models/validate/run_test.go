@@ -155,9 +155,9 @@ func TestTable(t *testing.T) {
 // all); the others follow the same code.
 func TestCommittedResults(t *testing.T) {
 	if testing.Short() {
-		t.Skip("re-runs four datasets' validation (about 25 s)")
+		t.Skip("re-runs five datasets' validation (about 25 s)")
 	}
-	for _, name := range []string{"live-traffic", "demeter-cars-operator", "demeter-cars-reactive", "live-rescales"} {
+	for _, name := range []string{"live-traffic", "live-khaos", "demeter-cars-operator", "demeter-cars-reactive", "live-rescales"} {
 		t.Run(name, func(t *testing.T) {
 			dir := "../../validation/" + name
 			p, err := Load(dir)
