@@ -90,7 +90,7 @@ func runValidate(c *cli.Context) error {
 		sums = append(sums, r.Summarize())
 	}
 	fmt.Print(validate.Table(sums))
-	for _, t := range []string{validate.AutoscalerTable(sums), validate.RescaleTable(sums)} {
+	for _, t := range []string{validate.OneRunTable(sums), validate.AutoscalerTable(sums), validate.RescaleTable(sums)} {
 		if strings.Count(t, "\n") > 2 {
 			fmt.Print("\n" + t)
 		}

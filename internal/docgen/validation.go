@@ -25,6 +25,7 @@ func validationBlocks() []Block {
 		{"validation details", validationDetails},
 		{"validation autoscaler table", validationAutoscalerTable},
 		{"validation rescale table", validationRescaleTable},
+		{"validation one-run table", validationOneRunTable},
 	}
 }
 
@@ -89,4 +90,12 @@ func validationRescaleTable(c *Context) (string, error) {
 		return "", err
 	}
 	return strings.TrimSuffix(validate.RescaleTable(sums), "\n"), nil
+}
+
+func validationOneRunTable(c *Context) (string, error) {
+	sums, err := validationSummaries(c)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSuffix(validate.OneRunTable(sums), "\n"), nil
 }

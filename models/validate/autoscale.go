@@ -25,12 +25,10 @@ const KindAutoscaler = "autoscaler"
 
 // AutoscalerProtocol is an autoscaler dataset's part of the protocol.
 type AutoscalerProtocol struct {
-	// Calibrate: the scenario variant of the static run, and its measured
-	// CPU series (timestamp,value: the mean JVM CPU load over the
-	// TaskManagers, 0–1, one row per second; .csv or .csv.gz).
+	// Calibrate: the scenario variant of the static run and its measured
+	// series (StaticRun), and optionally other runs for the upgrade.
 	Calibrate struct {
-		Variant string `yaml:"variant"`
-		CPU     string `yaml:"cpu"`
+		StaticRun `yaml:",inline"`
 		// Upgrades are other runs of the same job on the same cluster
 		// whose restarts on new TaskManagers (results.ColdStarts) give the
 		// upgrade's downtime and warm-up: each a registered-TaskManager
@@ -78,13 +76,12 @@ type RunStats struct {
 // AutoscalerResult is an autoscaler dataset's validation: the calibrated
 // cost, the twin's run and the measured ones.
 type AutoscalerResult struct {
-	CostScale float64 `json:"cost_scale"`
+	// CPU is the job's CPU calibrated on the static run.
+	CPU CPUCalibration `json:"cpu"`
 	// Upgrades is the upgrade calibration, when the protocol has one.
-	Upgrades    *UpgradeCalibration `json:"upgrades,omitempty"`
-	MeasuredCPU float64             `json:"measured_cpu_mean"`
-	TwinCPU     float64             `json:"twin_cpu_mean"`
-	Twin        RunStats            `json:"twin"`
-	Measured    []RunStats          `json:"measured"`
+	Upgrades *UpgradeCalibration `json:"upgrades,omitempty"`
+	Twin     RunStats            `json:"twin"`
+	Measured []RunStats          `json:"measured"`
 	// errors of the twin against the measured runs' mean: relative
 	// TaskManager-seconds and rescales, and the total-variation distance of
 	// the time-at-count distributions (against their mean distribution)
@@ -93,10 +90,9 @@ type AutoscalerResult struct {
 	TVDistance    float64 `json:"time_at_count_tv_distance"`
 }
 
-// runAutoscaler calibrates cost_scale so that the twin's static run uses
-// the measured static run's mean CPU (secant on the logarithm), runs the
-// autoscaled variant with it, and measures both sides with
-// results.WorkersOf.
+// runAutoscaler calibrates the job's CPU on the static run
+// (calibrateCPU), runs the autoscaled variant with it, and measures both
+// sides with results.WorkersOf.
 func runAutoscaler(p *Protocol, o Options) (*AutoscalerResult, error) {
 	a := p.Autoscaler
 	data, err := os.ReadFile(p.Path(p.Scenario))
@@ -118,48 +114,16 @@ func runAutoscaler(p *Protocol, o Options) (*AutoscalerResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	cpu, err := readSeries(p.Path(a.Calibrate.CPU))
-	if err != nil {
-		return nil, &InputError{err}
-	}
 	r := &AutoscalerResult{}
-	for _, s := range cpu {
-		r.MeasuredCPU += s.value / float64(len(cpu))
-	}
-	twinCPU := func(scale float64) (float64, error) {
-		sc := static
-		sc.Job.CostScale = scale
-		sum, _, err := runTwin(sc)
-		return sum.CPUBusyMean, err
-	}
-	// CPU grows with cost_scale, nearly in proportion: a few secant steps
-	// on the logarithms find it
-	x0, x1 := 0.0, math.Log(2)
-	f0, err := twinCPU(1)
-	if err != nil {
+	if r.CPU, err = calibrateCPU(&static, p, a.Calibrate.StaticRun); err != nil {
 		return nil, err
 	}
-	f1, err := twinCPU(2)
-	if err != nil {
-		return nil, err
-	}
-	g := func(f float64) float64 { return math.Log(f / r.MeasuredCPU) }
-	for range 8 {
-		if math.Abs(g(f1)) < 1e-4 || g(f1) == g(f0) {
-			break
-		}
-		x0, x1, f0 = x1, x1-g(f1)*(x1-x0)/(g(f1)-g(f0)), f1
-		if f1, err = twinCPU(math.Exp(x1)); err != nil {
-			return nil, err
-		}
-	}
-	r.CostScale, r.TwinCPU = math.Exp(x1), f1
-	o.log("%s: cost_scale %.4g from the static run's CPU (measured %.3f, twin %.3f)", p.Name, r.CostScale, r.MeasuredCPU, r.TwinCPU)
+	o.log("%s: %s", p.Name, r.CPU)
 	hold := a.Hold
 	if hold == 0 {
 		hold = 120
 	}
-	scaled.Job.CostScale = r.CostScale
+	scaled.Job.CostScale, scaled.Job.Cluster.IdleCPU = static.Job.CostScale, static.Job.Cluster.IdleCPU
 	if len(a.Calibrate.Upgrades) > 0 {
 		if r.Upgrades, err = calibrateUpgrades(p, &scaled); err != nil {
 			return nil, err
@@ -183,7 +147,7 @@ func runAutoscaler(p *Protocol, o Options) (*AutoscalerResult, error) {
 		}
 		var ss []results.Sample
 		for _, s := range series {
-			ss = append(ss, results.Sample{TimeS: s.t, Workers: int32(math.Round(s.value))})
+			ss = append(ss, results.Sample{TimeS: s.t - series[0].t, Workers: int32(math.Round(s.value))})
 		}
 		w := results.WorkersOf(ss, hold)
 		r.Measured = append(r.Measured, RunStats{Name: path, TMSecs: w.Seconds, Rescales: w.Rescales, TimeAt: w.TimeAt})
@@ -214,7 +178,7 @@ func calibrateUpgrades(p *Protocol, sc *scenario.Scenario) (*UpgradeCalibration,
 		if err != nil {
 			return nil, &InputError{err}
 		}
-		cs = append(cs, results.ColdStarts(mergeSeries(tms, thr))...)
+		cs = append(cs, results.ColdStarts(merge(column{tms, setWorkers, true}, column{thr, setThroughput, false}))...)
 	}
 	if len(cs) == 0 {
 		return nil, &InputError{fmt.Errorf("%s: no cold start (every TaskManager gone, then back) in the upgrade runs", p.position("autoscaler.calibrate.upgrades"))}
@@ -268,35 +232,6 @@ func calibrateUpgrades(p *Protocol, sc *scenario.Scenario) (*UpgradeCalibration,
 	return u, nil
 }
 
-// mergeSeries is a TaskManager and a throughput series as samples at
-// every time either has: the count holds until its next reading, the
-// throughput is NaN where it was not measured.
-func mergeSeries(tms, thr []point) []results.Sample {
-	var out []results.Sample
-	i, j, workers := 0, 0, int32(0)
-	for i < len(tms) || j < len(thr) {
-		t := math.Inf(1)
-		if i < len(tms) {
-			t = tms[i].t
-		}
-		if j < len(thr) {
-			t = math.Min(t, thr[j].t)
-		}
-		s := results.Sample{TimeS: t, Throughput: math.NaN()}
-		if i < len(tms) && tms[i].t == t {
-			workers = int32(math.Round(tms[i].value))
-			i++
-		}
-		if j < len(thr) && thr[j].t == t {
-			s.Throughput = thr[j].value
-			j++
-		}
-		s.Workers = workers
-		out = append(out, s)
-	}
-	return out
-}
-
 func median(xs []float64) float64 { return results.Quantile(slices.Clone(xs), 0.5) }
 
 // runTwin runs sc in memory and keeps its samples.
@@ -330,7 +265,8 @@ type point struct{ t, value float64 }
 // readSeries reads a measured series of rows timestamp,value (unix
 // seconds; .csv or .csv.gz): duplicate timestamps dropped (the first
 // kept), sorted by time (an export of several segments runs backwards
-// between them), NaN values dropped, times in seconds since the first.
+// between them), NaN values dropped. Times stay unix seconds, so that
+// series of one run line up (merge counts from the earliest).
 func readSeries(path string) ([]point, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -367,9 +303,5 @@ func readSeries(path string) ([]point, error) {
 		return nil, fmt.Errorf("%s: no rows", path)
 	}
 	slices.SortFunc(pts, func(a, b point) int { return int(math.Copysign(1, a.t-b.t)) })
-	t0 := pts[0].t
-	for i := range pts {
-		pts[i].t -= t0
-	}
 	return pts, nil
 }

@@ -3,6 +3,7 @@ package validate
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -67,10 +68,23 @@ type Protocol struct {
 	Intervals int `yaml:"intervals"`
 	// MaxEvaluations bounds each fit (calibrate's default when 0).
 	MaxEvaluations int `yaml:"max_evaluations"`
+	// OneRun, when set, also validates the job calibrated from a single
+	// static run (OneRunResult): the scenario (relative to the protocol's
+	// folder) and variant of that run, and its measured series
+	// (StaticRun).
+	OneRun OneRunProtocol `yaml:"one_run"`
 	// Replications is the number of seeds whose mean a fitted point's
 	// prediction is (default 3): the twin's random phases (checkpoint,
 	// heartbeat) average out as they do over a series of measurements.
 	Replications int `yaml:"replications"`
+}
+
+// OneRunProtocol is the static run a one-run validation calibrates on:
+// the scenario that runs it (relative to the protocol's folder), its
+// variant and its series.
+type OneRunProtocol struct {
+	Scenario  string `yaml:"scenario"`
+	StaticRun `yaml:",inline"`
 }
 
 // Load reads dir's protocol file and checks it against the folder: the
@@ -111,7 +125,7 @@ func (p *Protocol) check() map[string]string {
 	case "", "recovery", KindRescale:
 	case KindAutoscaler:
 		delete(files, "measured")
-		files["autoscaler.calibrate.cpu"] = p.Autoscaler.Calibrate.CPU
+		maps.Copy(files, p.Autoscaler.Calibrate.files("autoscaler.calibrate."))
 		for i, r := range p.Autoscaler.Predict.Runs {
 			files[fmt.Sprintf("autoscaler.predict.runs[%d]", i)] = r
 		}
@@ -140,6 +154,17 @@ func (p *Protocol) check() map[string]string {
 	}
 	if !fitted {
 		return e
+	}
+	if o := p.OneRun; o != (OneRunProtocol{}) {
+		need := o.files("one_run.")
+		need["one_run.scenario"] = o.Scenario
+		for field, rel := range need {
+			if rel == "" {
+				e[field] = "missing; a path relative to the protocol's folder (one_run needs the static run's scenario, and its CPU, throughput and TaskManager series)"
+			} else if _, err := os.Stat(p.Path(rel)); err != nil {
+				e[field] = fmt.Sprintf("%s: no such file", p.Path(rel))
+			}
+		}
 	}
 	if len(p.Fit) == 0 {
 		e["fit"] = "missing; the parameters every fit has, e.g. [cost_scale, restart_delay]; choose from " + strings.Join(calibrate.ParamNames(), ", ")

@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -68,16 +69,17 @@ func TestLoadErrors(t *testing.T) {
 }
 
 func TestLoadAutoscaler(t *testing.T) {
-	dir := dataset(t, "title: t\nkind: autoscaler\nscenario: scenario.yaml\nautoscaler:\n  calibrate: {variant: a, cpu: cpu.csv}\n  predict: {variant: b, runs: [tm.csv]}\n")
+	dir := dataset(t, "title: t\nkind: autoscaler\nscenario: scenario.yaml\nautoscaler:\n  calibrate: {variant: a, cpu: cpu.csv, throughput: thr.csv, task_managers: tm.csv}\n  predict: {variant: b, runs: [tm.csv]}\n")
 	if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), "protocol.yaml:5: autoscaler.calibrate.cpu: ") {
 		t.Errorf("missing CPU series: %v", err)
 	}
-	os.WriteFile(filepath.Join(dir, "cpu.csv"), []byte("timestamp,value\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, "tm.csv"), []byte("timestamp,value\n"), 0o644)
+	for _, f := range []string{"cpu.csv", "thr.csv", "tm.csv"} {
+		os.WriteFile(filepath.Join(dir, f), []byte("timestamp,value\n"), 0o644)
+	}
 	if p, err := Load(dir); err != nil || p.Kind != KindAutoscaler || p.Autoscaler.Predict.Runs[0] != "tm.csv" {
 		t.Errorf("%+v, %v", p, err)
 	}
-	withUpgrades := dataset(t, "title: t\nkind: autoscaler\nscenario: scenario.yaml\nautoscaler:\n  calibrate: {variant: a, cpu: scenario.yaml,\n    upgrades: [{task_managers: tm.csv, throughput: thr.csv}]}\n  predict: {variant: b, runs: [scenario.yaml]}\n")
+	withUpgrades := dataset(t, "title: t\nkind: autoscaler\nscenario: scenario.yaml\nautoscaler:\n  calibrate: {variant: a, cpu: scenario.yaml, throughput: scenario.yaml, task_managers: scenario.yaml,\n    upgrades: [{task_managers: tm.csv, throughput: thr.csv}]}\n  predict: {variant: b, runs: [scenario.yaml]}\n")
 	if _, err := Load(withUpgrades); err == nil || !strings.Contains(err.Error(), "autoscaler.calibrate.upgrades[0].task_managers: ") ||
 		!strings.Contains(err.Error(), "autoscaler.calibrate.upgrades[0].throughput: ") {
 		t.Errorf("missing upgrade series: %v", err)
@@ -103,7 +105,7 @@ func TestLoadRescale(t *testing.T) {
 
 // TestReadSeries: a measured export with a duplicated boundary second,
 // segments out of order and a NaN: sorted, deduplicated, NaN dropped,
-// times from the first.
+// unix times kept.
 func TestReadSeries(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "s.csv")
 	os.WriteFile(path, []byte("timestamp,value\n1000,24\n1001,24\n1001,24\n998,23\n999,NaN\n"), 0o644)
@@ -111,7 +113,7 @@ func TestReadSeries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []point{{0, 23}, {2, 24}, {3, 24}}
+	want := []point{{998, 23}, {1000, 24}, {1001, 24}}
 	if len(pts) != len(want) {
 		t.Fatalf("%v, want %v", pts, want)
 	}
@@ -119,5 +121,30 @@ func TestReadSeries(t *testing.T) {
 		if pts[i] != want[i] {
 			t.Errorf("%v, want %v", pts, want)
 		}
+	}
+}
+
+// TestLoadOneRun: a one-run protocol names the static run's scenario and
+// its three series; one missing is named.
+func TestLoadOneRun(t *testing.T) {
+	dir := dataset(t, goodProtocol+"one_run: {scenario: scenario.yaml, variant: v, cpu: measured.csv, throughput: measured.csv}\n")
+	if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), "one_run.task_managers: missing") {
+		t.Errorf("one_run without its TaskManager series: %v", err)
+	}
+}
+
+// TestMerge: series of one run line up on their unix times, from the
+// earliest; a count holds between its readings, a rate is NaN where it
+// has none.
+func TestMerge(t *testing.T) {
+	got := merge(column{[]point{{100, 24}, {103, 23}}, setWorkers, true}, column{[]point{{101, 5}, {103, 7}}, setThroughput, false})
+	want := []string{"0 24 NaN", "1 24 5", "3 23 7"}
+	for i, s := range got {
+		if i >= len(want) || fmt.Sprintf("%g %d %g", s.TimeS, s.Workers, s.Throughput) != want[i] {
+			t.Fatalf("got %+v, want %v", got, want)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("%d samples, want %d", len(got), len(want))
 	}
 }

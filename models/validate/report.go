@@ -60,6 +60,8 @@ type Summary struct {
 	CVFolds    int               `json:"cv_folds"`
 	CV         map[string]Spread `json:"cv"` // model → spread over folds
 	Warnings   []string          `json:"warnings"`
+	// OneRun is the one-run protocol's result, when the dataset has one.
+	OneRun *OneRunResult `json:"one_run,omitempty"`
 	// Autoscaler is an autoscaler dataset's result (the rest empty).
 	Autoscaler *AutoscalerResult `json:"autoscaler,omitempty"`
 	// Rescale is a rescale dataset's result (the rest empty).
@@ -83,7 +85,7 @@ func (r *Result) Summarize() Summary {
 	}
 	s := Summary{Name: p.Name, Title: p.Title, Source: p.Source, Points: len(r.Points), Fitted: f.Fit.N, HeldOut: f.Held.N,
 		Censored: f.Held.Censored, Fit: p.Fit, Mechanisms: orEmpty(p.Mechanisms), Chosen: orEmpty(r.Chosen),
-		Values: map[string]string{}, Warnings: orEmpty(f.Warnings())}
+		Values: map[string]string{}, Warnings: orEmpty(f.Warnings()), OneRun: r.OneRun}
 	if p.Holdout.Column != "" {
 		s.Holdout = p.Holdout.Column + " " + strings.Join(p.Holdout.Values, ", ")
 	}
@@ -364,7 +366,7 @@ func yesNo(b bool) string {
 // distribution against the measured runs' mean, and the calibration.
 func AutoscalerTable(sums []Summary) string {
 	var b strings.Builder
-	b.WriteString("| dataset | cost_scale (static run's CPU: measured / twin) | upgrade (cold starts: downtime, warm-up) | TaskManager-seconds: twin / measured (error) | rescales: twin / measured (error) | time-at-count TV distance | twin's most frequent counts | measured |\n")
+	b.WriteString("| dataset | static run's CPU line → cost_scale, idle_cpu | upgrade (cold starts: downtime, warm-up) | TaskManager-seconds: twin / measured (error) | rescales: twin / measured (error) | time-at-count TV distance | twin's most frequent counts | measured |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|\n")
 	for _, s := range sums {
 		a := s.Autoscaler
@@ -383,7 +385,7 @@ func AutoscalerTable(sums []Summary) string {
 		if u := a.Upgrades; u != nil {
 			upgrade = fmt.Sprintf("%.0f s, %.0f s from %.0f %% (%d)", u.DowntimeS, u.RampS, 100*u.StartShare, u.ColdStarts)
 		}
-		fmt.Fprintf(&b, "| %s | %.3g (%.3f / %.3f) | %s | %.3g / %s (%+.1f %%) | %d / %s (%+.0f %%) | %.2f | %s | %s |\n", s.Title, a.CostScale, a.MeasuredCPU, a.TwinCPU, upgrade,
+		fmt.Fprintf(&b, "| %s | %s | %s | %.3g / %s (%+.1f %%) | %d / %s (%+.0f %%) | %.2f | %s | %s |\n", s.Title, a.CPU.cell(), upgrade,
 			a.Twin.TMSecs, strings.Join(tm, ", "), 100*a.TMSecsError, a.Twin.Rescales, strings.Join(resc, ", "), 100*a.RescalesError, a.TVDistance,
 			topCounts(a.Twin.TimeAt), topCounts(mean))
 	}
@@ -411,4 +413,24 @@ func topCounts(at map[int]float64) string {
 		parts = append(parts, fmt.Sprintf("%d: %.0f %%", x.n, 100*x.v))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// OneRunTable is the one-run protocol's table of docs/validation.md: per
+// dataset that has one, the twin calibrated from a single static run beside
+// the full protocol's twin and its best baseline, on the same held-out
+// points.
+func OneRunTable(sums []Summary) string {
+	var b strings.Builder
+	b.WriteString("| dataset | static run's CPU line → cost_scale, idle_cpu | held out: twin from one run | all points: twin from one run | held out: twin, full protocol | best baseline, full protocol |\n")
+	b.WriteString("|---|---|---|---|---|---|\n")
+	for _, s := range sums {
+		o := s.OneRun
+		if o == nil {
+			continue
+		}
+		name, best := bestBaseline(map[string]float64{"closed form": s.Held.ClosedForm, "OLS": s.Held.OLS, "median": s.Held.Median, "Daedalus": s.Held.Daedalus})
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s %s |\n", s.Title, o.CPU.cell(),
+			pct(o.HeldOut), pct(o.All), pct(s.Held.Twin), name, pct(best))
+	}
+	return b.String()
 }

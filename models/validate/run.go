@@ -53,6 +53,8 @@ type Result struct {
 	Selection []Step   // empty without candidate mechanisms
 	Chosen    []string // the mechanisms the final fit added
 	Fit       *calibrate.Result
+	// OneRun is the one-run protocol's result, when the protocol has one.
+	OneRun *OneRunResult
 	// Autoscaler is an autoscaler dataset's result (Fit and the rest nil).
 	Autoscaler *AutoscalerResult
 	// Rescales and Rescale are a rescale dataset's fit and its errors
@@ -125,6 +127,12 @@ func Run(p *Protocol, o Options) (*Result, error) {
 	if r.Fit, err = calibrate.Calibrate(base, pts, opt); err != nil {
 		return nil, fmt.Errorf("%s: %w", p.Name, err)
 	}
+	if p.OneRun.CPU != "" {
+		if r.OneRun, err = runOneRun(p, base, pts, opt); err != nil {
+			return nil, err
+		}
+		o.log("%s: one run: %s; held-out recovery MAPE twin %s %%", p.Name, r.OneRun.CPU, results.FormatNumber(r.OneRun.HeldOut, 0))
+	}
 	r.WallS = time.Since(start).Seconds()
 	return r, nil
 }
@@ -195,4 +203,51 @@ func Select(base scenario.Scenario, pts []calibrate.Point, p *Protocol, opt cali
 		steps[i].Chosen = slices.Equal(steps[i].Mechanisms, chosen)
 	}
 	return steps, chosen, nil
+}
+
+// OneRunResult is the one-run protocol: the job calibrated from a single
+// static run alone, its cost_scale and idle CPU from the run's CPU line
+// (calibrateCPU, as an autoscaler dataset's), the rest of the base
+// scenario as it is; then every measured point predicted, none fitted. It is what a researcher with one run of a new job has.
+type OneRunResult struct {
+	Run string         `json:"run"` // the static run's CPU series
+	CPU CPUCalibration `json:"cpu"`
+	// HeldOut and All are the twin's recovery MAPE (%, censored points as
+	// lower bounds) on the protocol's held-out points and on every point.
+	HeldOut float64 `json:"held_out_mape"`
+	All     float64 `json:"all_mape"`
+}
+
+// runOneRun calibrates base from the protocol's static run and predicts
+// every point with it.
+func runOneRun(p *Protocol, base scenario.Scenario, pts []calibrate.Point, opt calibrate.Options) (*OneRunResult, error) {
+	path := p.Path(p.OneRun.Scenario)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &InputError{err}
+	}
+	static, err := scenario.ParseRun(path, data, p.OneRun.Variant, nil)
+	if err != nil {
+		return nil, &InputError{err}
+	}
+	r := &OneRunResult{Run: p.OneRun.CPU}
+	if r.CPU, err = calibrateCPU(&static, p, p.OneRun.StaticRun); err != nil {
+		return nil, err
+	}
+	sc := base
+	sc.Job.CostScale, sc.Job.Cluster.IdleCPU = static.Job.CostScale, static.Job.Cluster.IdleCPU
+	pred, err := calibrate.PredictAll(sc, pts, opt)
+	if err != nil {
+		return nil, fmt.Errorf("%s: one run: %w", p.Name, err)
+	}
+	var held, all []calibrate.Point
+	var heldP, allP []float64
+	for i, pt := range pts {
+		all, allP = append(all, pt), append(allP, pred[i].RecoveryS)
+		if opt.Holdout != nil && opt.Holdout(pt) {
+			held, heldP = append(held, pt), append(heldP, pred[i].RecoveryS)
+		}
+	}
+	r.HeldOut, r.All = calibrate.CensoredMAPE(held, heldP), calibrate.CensoredMAPE(all, allP)
+	return r, nil
 }
