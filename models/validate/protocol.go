@@ -54,6 +54,11 @@ type Protocol struct {
 	// Mechanisms are optional parameters that join Fit only if they lower
 	// the cross-validated error on the fitted points (Select).
 	Mechanisms []string `yaml:"mechanisms"`
+	// Spread are spread parameters (deploy_cv, restart_delay_cv,
+	// catchup_cv) fitted after the rest, on the interval score of the 90 %
+	// intervals (calibrate's spread stage): the twin's seeds then differ as
+	// much as the measurements do. Optional; they need replications ≥ 2.
+	Spread []string `yaml:"spread"`
 	// Holdout keeps the rows whose Column has one of Values out of every
 	// fit: the held-out error is the headline.
 	Holdout struct {
@@ -168,8 +173,18 @@ func (p *Protocol) check() map[string]string {
 	}
 	if len(p.Fit) == 0 {
 		e["fit"] = "missing; the parameters every fit has, e.g. [cost_scale, restart_delay]; choose from " + strings.Join(calibrate.ParamNames(), ", ")
-	} else if _, err := calibrate.LookupParams(append(slices.Clone(p.Fit), p.Mechanisms...)); err != nil {
-		e["fit"] = strings.TrimPrefix(err.Error(), "--fit: ") + " (fit and mechanisms)"
+	} else if _, err := calibrate.LookupParams(slices.Concat(p.Fit, p.Mechanisms, p.Spread)); err != nil {
+		e["fit"] = strings.TrimPrefix(err.Error(), "--fit: ") + " (fit, mechanisms and spread)"
+	}
+	if ps, err := calibrate.LookupParams(p.Spread); err == nil {
+		for _, q := range ps {
+			if !q.Spread {
+				e["spread"] = fmt.Sprintf("%s is no spread parameter; choose from deploy_cv, restart_delay_cv, catchup_cv", q.Name)
+			}
+		}
+		if len(ps) > 0 && p.replications() < 2 {
+			e["replications"] = "the spread parameters need at least 2 seeds per point (10 or more for a stable fit)"
+		}
 	}
 	if p.Holdout.Column != "" {
 		if _, ok := (calibrate.Point{}).Cell(p.Holdout.Column); !ok {

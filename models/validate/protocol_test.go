@@ -148,3 +148,18 @@ func TestMerge(t *testing.T) {
 		t.Errorf("%d samples, want %d", len(got), len(want))
 	}
 }
+
+// TestLoadSpread: spread names spread parameters only, and needs more
+// than one seed per point.
+func TestLoadSpread(t *testing.T) {
+	for _, k := range []struct{ extra, want string }{
+		{"spread: [cost_scale]\n", "spread: cost_scale is no spread parameter"},
+		{"spread: [catchup_cv]\nreplications: 1\n", "replications: the spread parameters need at least 2 seeds"},
+		{"spread: [catchup_cv]\n", ""},
+	} {
+		_, err := Load(dataset(t, goodProtocol+k.extra))
+		if (k.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), k.want)) {
+			t.Errorf("%q: got %v, want %q", k.extra, err, k.want)
+		}
+	}
+}

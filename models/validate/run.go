@@ -116,14 +116,14 @@ func Run(p *Protocol, o Options) (*Result, error) {
 	if r.Selection, r.Chosen, err = Select(base, pts, p, opt, cv, o); err != nil {
 		return nil, err
 	}
-	if opt.Fit, err = calibrate.LookupParams(append(slices.Clone(p.Fit), r.Chosen...)); err != nil {
+	if opt.Fit, err = calibrate.LookupParams(slices.Concat(p.Fit, r.Chosen, p.Spread)); err != nil {
 		return nil, err
 	}
 	opt.IntervalReplications, opt.CV = max(p.intervals(), opt.Replications), cv
 	opt.FoldDone = func(f calibrate.Fold, folds int) {
 		o.log("%s: cross-validation, %s held out: recovery MAPE twin %s %%", p.Name, f.Label, results.FormatNumber(f.Twin, 0))
 	}
-	o.log("%s: fitting %s on %s", p.Name, strings.Join(append(slices.Clone(p.Fit), r.Chosen...), ", "), results.Plural(len(opt.Fitted(pts)), "point"))
+	o.log("%s: fitting %s on %s", p.Name, strings.Join(slices.Concat(p.Fit, r.Chosen, p.Spread), ", "), results.Plural(len(opt.Fitted(pts)), "point"))
 	if r.Fit, err = calibrate.Calibrate(base, pts, opt); err != nil {
 		return nil, fmt.Errorf("%s: %w", p.Name, err)
 	}
