@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"cmp"
 	"compress/gzip"
 	"fmt"
 	"io"
@@ -44,7 +45,7 @@ type AutoscalerProtocol struct {
 	} `yaml:"predict"`
 	// Hold is how long a TaskManager count must hold to count as settled
 	// (results.WorkersOf; default 120 s).
-	Hold float64 `yaml:"hold_s"`
+	Hold sim.Duration `yaml:"hold"`
 }
 
 // UpgradeRun is a measured run's pair of series for ColdStarts.
@@ -119,10 +120,7 @@ func runAutoscaler(p *Protocol, o Options) (*AutoscalerResult, error) {
 		return nil, err
 	}
 	o.log("%s: %s", p.Name, r.CPU)
-	hold := a.Hold
-	if hold == 0 {
-		hold = 120
-	}
+	hold := float64(cmp.Or(a.Hold, 120))
 	scaled.Job.CostScale, scaled.Job.Cluster.IdleCPU = static.Job.CostScale, static.Job.Cluster.IdleCPU
 	if len(a.Calibrate.Upgrades) > 0 {
 		if r.Upgrades, err = calibrateUpgrades(p, &scaled); err != nil {

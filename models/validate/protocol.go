@@ -142,7 +142,7 @@ func (p *Protocol) check() map[string]string {
 			e["autoscaler.predict.runs"] = "missing; the measured runs' TaskManager series (timestamp,value)"
 		}
 		if p.Autoscaler.Hold < 0 {
-			e["autoscaler.hold_s"] = "must be ≥ 0 s (0: 120 s)"
+			e["autoscaler.hold"] = "must be ≥ 0s (0: 120s)"
 		}
 	default:
 		e["kind"] = fmt.Sprintf("must be recovery, autoscaler or rescale, got %q", p.Kind)
