@@ -42,6 +42,10 @@ type AutoscalerProtocol struct {
 	Predict struct {
 		Variant string   `yaml:"variant"`
 		Runs    []string `yaml:"runs"`
+		// Lag are the same runs' consumer lag series, in their order
+		// (Kafka's records-lag-max averaged over the source subtasks: a
+		// lag per partition, results.LagStats). Optional.
+		Lag []string `yaml:"lag"`
 	} `yaml:"predict"`
 	// Hold is how long a TaskManager count must hold to count as settled
 	// (results.WorkersOf; default 120 s).
@@ -68,10 +72,11 @@ type UpgradeCalibration struct {
 
 // RunStats are one run's workers, measured or predicted.
 type RunStats struct {
-	Name     string          `json:"name"`
-	TMSecs   float64         `json:"taskmanager_seconds"`
-	Rescales int             `json:"rescales"`
-	TimeAt   map[int]float64 `json:"time_at_count"`
+	Name     string            `json:"name"`
+	TMSecs   float64           `json:"taskmanager_seconds"`
+	Rescales int               `json:"rescales"`
+	TimeAt   map[int]float64   `json:"time_at_count"`
+	Lag      *results.LagStats `json:"lag_per_partition,omitempty"`
 }
 
 // AutoscalerResult is an autoscaler dataset's validation: the calibrated
@@ -89,6 +94,10 @@ type AutoscalerResult struct {
 	TMSecsError   float64 `json:"taskmanager_seconds_error"`
 	RescalesError float64 `json:"rescales_error"`
 	TVDistance    float64 `json:"time_at_count_tv_distance"`
+	// LagError is the relative error of the twin's lag per partition
+	// (mean and 95th percentile) against the measured runs' mean, when
+	// the protocol has their lag.
+	LagError *results.LagStats `json:"lag_error,omitempty"`
 }
 
 // runAutoscaler calibrates the job's CPU on the static run
@@ -136,6 +145,14 @@ func runAutoscaler(p *Protocol, o Options) (*AutoscalerResult, error) {
 	}
 	w := results.WorkersOf(samples, hold)
 	r.Twin = RunStats{Name: "twin", TMSecs: w.Seconds, Rescales: w.Rescales, TimeAt: w.TimeAt}
+	if len(a.Predict.Lag) > 0 {
+		lags := make([]float64, len(samples))
+		for i, s := range samples {
+			lags[i] = results.PartitionLag(s, scaled.Kafka.Partitions)
+		}
+		l := results.LagStatsOf(lags)
+		r.Twin.Lag = &l
+	}
 	mean := map[int]float64{}
 	var tm, resc float64
 	for _, path := range a.Predict.Runs {
@@ -154,6 +171,24 @@ func runAutoscaler(p *Protocol, o Options) (*AutoscalerResult, error) {
 		for k, v := range w.TimeAt {
 			mean[k] += v / n
 		}
+	}
+	if len(a.Predict.Lag) > 0 {
+		var mean results.LagStats
+		for i, path := range a.Predict.Lag {
+			series, err := readSeries(p.Path(path))
+			if err != nil {
+				return nil, &InputError{err}
+			}
+			lags := make([]float64, len(series))
+			for k, s := range series {
+				lags[k] = s.value
+			}
+			l := results.LagStatsOf(lags)
+			r.Measured[i].Lag = &l
+			mean.Mean += l.Mean / float64(len(a.Predict.Lag))
+			mean.P95 += l.P95 / float64(len(a.Predict.Lag))
+		}
+		r.LagError = &results.LagStats{Mean: r.Twin.Lag.Mean/mean.Mean - 1, P95: r.Twin.Lag.P95/mean.P95 - 1}
 	}
 	r.TMSecsError = (r.Twin.TMSecs - tm) / tm
 	r.RescalesError = (float64(r.Twin.Rescales) - resc) / resc

@@ -138,6 +138,12 @@ func (p *Protocol) check() map[string]string {
 			files[fmt.Sprintf("autoscaler.calibrate.upgrades[%d].task_managers", i)] = u.TaskManagers
 			files[fmt.Sprintf("autoscaler.calibrate.upgrades[%d].throughput", i)] = u.Throughput
 		}
+		for i, l := range p.Autoscaler.Predict.Lag {
+			files[fmt.Sprintf("autoscaler.predict.lag[%d]", i)] = l
+		}
+		if n := len(p.Autoscaler.Predict.Lag); n > 0 && n != len(p.Autoscaler.Predict.Runs) {
+			e["autoscaler.predict.lag"] = fmt.Sprintf("one lag series per run, in their order: %d for %d runs", n, len(p.Autoscaler.Predict.Runs))
+		}
 		if len(p.Autoscaler.Predict.Runs) == 0 {
 			e["autoscaler.predict.runs"] = "missing; the measured runs' TaskManager series (timestamp,value)"
 		}

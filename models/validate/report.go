@@ -366,8 +366,8 @@ func yesNo(b bool) string {
 // distribution against the measured runs' mean, and the calibration.
 func AutoscalerTable(sums []Summary) string {
 	var b strings.Builder
-	b.WriteString("| dataset | static run's CPU line → cost_scale, idle_cpu | upgrade (cold starts: downtime, warm-up) | TaskManager-seconds: twin / measured (error) | rescales: twin / measured (error) | time-at-count TV distance | twin's most frequent counts | measured |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| dataset | static run's CPU line → cost_scale, idle_cpu | upgrade (cold starts: downtime, warm-up) | TaskManager-seconds: twin / measured (error) | rescales: twin / measured (error) | time-at-count TV distance | twin's most frequent counts | measured | lag per partition, mean / p95: twin / measured (error) |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
 	for _, s := range sums {
 		a := s.Autoscaler
 		if a == nil {
@@ -385,9 +385,17 @@ func AutoscalerTable(sums []Summary) string {
 		if u := a.Upgrades; u != nil {
 			upgrade = fmt.Sprintf("%.0f s, %.0f s from %.0f %% (%d)", u.DowntimeS, u.RampS, 100*u.StartShare, u.ColdStarts)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %.3g / %s (%+.1f %%) | %d / %s (%+.0f %%) | %.2f | %s | %s |\n", s.Title, a.CPU.cell(), upgrade,
+		lag := "–"
+		if a.LagError != nil {
+			var ms []string
+			for _, m := range a.Measured {
+				ms = append(ms, fmt.Sprintf("%.3g / %.3g", m.Lag.Mean, m.Lag.P95))
+			}
+			lag = fmt.Sprintf("%.3g / %.3g; %s (%+.0f %%, %+.0f %%)", a.Twin.Lag.Mean, a.Twin.Lag.P95, strings.Join(ms, ", "), 100*a.LagError.Mean, 100*a.LagError.P95)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %.3g / %s (%+.1f %%) | %d / %s (%+.0f %%) | %.2f | %s | %s | %s |\n", s.Title, a.CPU.cell(), upgrade,
 			a.Twin.TMSecs, strings.Join(tm, ", "), 100*a.TMSecsError, a.Twin.Rescales, strings.Join(resc, ", "), 100*a.RescalesError, a.TVDistance,
-			topCounts(a.Twin.TimeAt), topCounts(mean))
+			topCounts(a.Twin.TimeAt), topCounts(mean), lag)
 	}
 	return b.String()
 }
