@@ -438,6 +438,13 @@ func (j *Job) rescaleFromCheckpoint(g *Graph, reason string) {
 		}
 		j.takeDown(StateRestarting, "job restarting to rescale", up.reason)
 		j.scaledUp = up.g.Parallelism > j.par
+		// every task deploys again: from the lowest-numbered live
+		// TaskManager up, so that the ones left idle are the last and
+		// releaseIdle stops them (the live driver stops idle ones
+		// wherever they are; a crash may have moved a task to the last)
+		for i := range j.tms {
+			j.tms[i].hosts = -1
+		}
 		j.adopt(up.g)
 		j.deployTime = float64(deploy)
 		j.runAgainAfter(0, up.reason) // the new execution graph
@@ -524,9 +531,9 @@ func (j *Job) growTaskManagers(n int, startS float64) bool {
 // so that they no longer count as workers. The TaskManagers a waiting
 // scale-up started stay. It stops from the last one down and only while
 // the last is idle, so no TaskManager changes its index (faults and
-// events name TaskManagers by index); the live driver, which numbers a
-// fixed pool, can also stop one in the middle, which the twin's
-// placement only leaves idle after a crash moved a task.
+// events name TaskManagers by index); a rescale places its tasks from the
+// first TaskManager up, so the idle ones are the last (the live driver,
+// which numbers a fixed pool, stops them wherever they are).
 func (j *Job) releaseIdle() {
 	if j.cfg.Rescale.Mode != RescaleCheckpoint {
 		return

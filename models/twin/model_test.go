@@ -520,6 +520,31 @@ func TestUpWarmupRamp(t *testing.T) {
 	near(t, "down: model recovered", *model[1].DurationS, 3+550000.0/50000, 1e-6)
 }
 
+// TestRescaleReleasesIdleAfterACrashMovedATask: a crash while a scale-up
+// waits moves the job to the new TaskManager 1 (the rescale is abandoned,
+// the job restarts at parallelism 1 on the only live one), and TaskManager
+// 0 comes back idle. Up to 2 at 200 s and down to 1 at 260 s: the
+// rescale's tasks deploy from TaskManager 0 up, so TaskManager 1 is left
+// idle and stopped, one worker after; placed where it ran before, the task
+// would have stayed on 1 with the idle 0 below it, and both would count.
+func TestRescaleReleasesIdleAfterACrashMovedATask(t *testing.T) {
+	job := strings.Replace(handJob, "partitions: 1", "partitions: 2", 1)
+	job = strings.Replace(job, "  restart:", "  rescale: {mode: checkpoint, up_delay: 10s, on_checkpoint: false}\n  restart:", 1)
+	job = strings.Replace(job, "cluster: {", "cluster: {taskmanagers: 2, ", 1)
+	m, _ := runYAML(t, "duration: 5m\nworkload: {shape: constant, rate: 50000/s}\n"+job+
+		"faults:\n  - {at: 105s, taskmanager: 0}\n"+
+		"actions:\n  - {at: 100s, parallelism: 2}\n  - {at: 200s, parallelism: 2}\n  - {at: 260s, parallelism: 1}\n")
+	for _, k := range []struct {
+		at           float64
+		workers, par int32
+	}{{150, 2, 1}, {250, 2, 2}, {290, 1, 1}} {
+		s := m.at(k.at)
+		if s.Workers != k.workers || s.Parallelism != k.par {
+			t.Errorf("at %g s: %d workers at parallelism %d, want %d at %d", k.at, s.Workers, s.Parallelism, k.workers, k.par)
+		}
+	}
+}
+
 func rescaleFromCheckpoint(t *testing.T, job, extra string) {
 	m, sum := runYAML(t, "duration: 5m\nworkload: {shape: constant, rate: 50000/s}\n"+job+
 		"actions:\n  - {at: 105s, parallelism: 2}\n"+extra+"  - {at: 203s, parallelism: 1}\n")
