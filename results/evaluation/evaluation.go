@@ -166,7 +166,11 @@ type MeasuredComparison struct {
 	Variant             string
 	RecoveryBoundS      float64
 
-	MeasuredN                      int
+	MeasuredN int
+	// MeasuredCensored counts the measured recoveries at their
+	// measurement's cap (the table's censored column): lower bounds, so the
+	// measured median, mean and count over R are lower bounds with any.
+	MeasuredCensored               int
 	MeasuredMedianS, MeasuredMeanS float64
 	MeasuredOver                   int
 	MeasuredLatencyMs              float64 // mean pre-failure latency; NaN if the table has none
@@ -545,6 +549,9 @@ func newComparison(ci float64, ms []results.MeasuredFailure, idx int, v *Variant
 	for i, m := range ms {
 		rec[i] = m.RecoveryS
 		lat = results.AppendFinite(lat, m.LatencyMs)
+		if m.Censored {
+			mc.MeasuredCensored++
+		}
 	}
 	mc.MeasuredMedianS, mc.MeasuredMeanS, _ = medianMeanMax(rec)
 	mc.MeasuredLatencyMs = results.FiniteMean(lat)
@@ -857,8 +864,12 @@ func (ev *Evaluation) writeMeasuredMarkdown(b *strings.Builder) {
 	}
 	var rows [][]string
 	for _, m := range ev.Measured {
-		row := []string{fmtG(m.CheckpointIntervalS), cmp.Or(m.Variant, "–"), strconv.Itoa(m.MeasuredN),
-			fmtNum(m.MeasuredMedianS), fmtNum(m.MeasuredMeanS), strconv.Itoa(m.MeasuredOver)}
+		n, atLeast := strconv.Itoa(m.MeasuredN), ""
+		if m.MeasuredCensored > 0 { // lower bounds: the statistics are too
+			n, atLeast = fmt.Sprintf("%d (%d censored)", m.MeasuredN, m.MeasuredCensored), "≥ "
+		}
+		row := []string{fmtG(m.CheckpointIntervalS), cmp.Or(m.Variant, "–"), n,
+			atLeast + fmtNum(m.MeasuredMedianS), atLeast + fmtNum(m.MeasuredMeanS), atLeast + strconv.Itoa(m.MeasuredOver)}
 		if m.Variant == "" {
 			row = append(row, "–", "–", "–", "–")
 		} else {
