@@ -21,11 +21,11 @@ var recoveryDatasets = []string{"khaos-ysb", "live-traffic", "live-khaos", "deme
 // folders `make validation` commits (validation/NAME/result).
 func validationBlocks() []Block {
 	return []Block{
-		{"validation table", validationTable},
+		{"validation table", summaryTable(validate.Table)},
 		{"validation details", validationDetails},
-		{"validation autoscaler table", validationAutoscalerTable},
-		{"validation rescale table", validationRescaleTable},
-		{"validation one-run table", validationOneRunTable},
+		{"validation autoscaler table", summaryTable(validate.AutoscalerTable)},
+		{"validation rescale table", summaryTable(validate.RescaleTable)},
+		{"validation one-run table", summaryTable(validate.OneRunTable)},
 	}
 }
 
@@ -53,14 +53,6 @@ func validationSummaries(c *Context) ([]validate.Summary, error) {
 	return sums, nil
 }
 
-func validationTable(c *Context) (string, error) {
-	sums, err := validationSummaries(c)
-	if err != nil {
-		return "", err
-	}
-	return strings.TrimSuffix(validate.Table(sums), "\n"), nil
-}
-
 func validationDetails(c *Context) (string, error) {
 	sums, err := validationSummaries(c)
 	if err != nil {
@@ -76,26 +68,14 @@ func validationDetails(c *Context) (string, error) {
 	return strings.TrimSuffix(strings.Join(parts, "\n"), "\n"), nil
 }
 
-func validationAutoscalerTable(c *Context) (string, error) {
-	sums, err := validationSummaries(c)
-	if err != nil {
-		return "", err
+// summaryTable is a block of one of validate's tables over the committed
+// summaries.
+func summaryTable(table func([]validate.Summary) string) func(*Context) (string, error) {
+	return func(c *Context) (string, error) {
+		sums, err := validationSummaries(c)
+		if err != nil {
+			return "", err
+		}
+		return strings.TrimSuffix(table(sums), "\n"), nil
 	}
-	return strings.TrimSuffix(validate.AutoscalerTable(sums), "\n"), nil
-}
-
-func validationRescaleTable(c *Context) (string, error) {
-	sums, err := validationSummaries(c)
-	if err != nil {
-		return "", err
-	}
-	return strings.TrimSuffix(validate.RescaleTable(sums), "\n"), nil
-}
-
-func validationOneRunTable(c *Context) (string, error) {
-	sums, err := validationSummaries(c)
-	if err != nil {
-		return "", err
-	}
-	return strings.TrimSuffix(validate.OneRunTable(sums), "\n"), nil
 }
