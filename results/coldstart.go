@@ -2,14 +2,14 @@ package results
 
 import "math"
 
-// ColdStart is one restart of a job on new TaskManagers read from a run:
-// every TaskManager deregistered (the count fell to 0, as when the
-// Kubernetes operator's savepoint upgrade replaces the pods) and new ones
-// came. ColdStarts is its one definition.
+// ColdStart is one restart of a job read from a run: its downtime and the
+// warm-up of its capacity after it. RestartsAt is its one definition, for a
+// measured run and for the twin's alike.
 type ColdStart struct {
-	// AtS is the last sample with throughput before the count fell to 0.
+	// AtS is the last sample with throughput before the job stopped.
 	AtS float64
-	// DowntimeS is from AtS to the first sample with throughput after.
+	// DowntimeS is from AtS to the first sample with throughput after,
+	// with TaskManagers registered.
 	DowntimeS float64
 	// StartShare is the throughput's first ColdStartWindow mean after the
 	// restart over its peak: the highest such mean within ColdStartPeak.
@@ -24,30 +24,52 @@ type ColdStart struct {
 }
 
 const (
-	// ColdStartWindow is the averaging window of ColdStarts (s).
+	// ColdStartWindow is the averaging window of RestartsAt (s).
 	ColdStartWindow = 10.0
-	// ColdStartPeak is how long after a restart ColdStarts looks for the
+	// ColdStartPeak is how long after a restart RestartsAt looks for the
 	// peak throughput (s).
 	ColdStartPeak = 300.0
 )
 
-// ColdStarts measures the cold starts of samples in time order: Workers is
-// the registered TaskManagers, Throughput NaN where it was not measured. A
-// restart whose peak window would reach past the samples is left out, as
-// is one whose throughput never comes back.
+// ColdStarts measures the cold starts of samples in time order: the
+// restarts (RestartsAt) where every TaskManager deregistered (Workers fell
+// to 0, as when the Kubernetes operator's savepoint upgrade replaces the
+// pods) and new ones came.
 func ColdStarts(samples []Sample) []ColdStart {
-	var out []ColdStart
-	lastThr := -1 // the last sample with throughput > 0
-	for i := 0; i < len(samples); i++ {
-		s := samples[i]
-		if s.Throughput > 0 {
-			lastThr = i
+	var at []float64
+	for i := 1; i < len(samples); i++ {
+		if samples[i].Workers == 0 && samples[i-1].Workers != 0 {
+			at = append(at, samples[i].TimeS)
 		}
-		if s.Workers != 0 || i == 0 || samples[i-1].Workers == 0 || lastThr < 0 {
+	}
+	return RestartsAt(samples, at)
+}
+
+// RestartsAt measures the restart that follows each stop requested at the
+// times at (s, ascending) in samples in time order (Workers the registered
+// TaskManagers, Throughput NaN where it was not measured): the job stopped
+// at the first sample from the request on without throughput, and restarted
+// at the first sample after that with throughput and TaskManagers. A stop
+// within the previous restart's downtime is the same restart; one whose
+// throughput never comes back, or whose peak window would reach past the
+// samples, is left out.
+func RestartsAt(samples []Sample, at []float64) []ColdStart {
+	var out []ColdStart
+	i := 0
+	for _, t := range at {
+		for i < len(samples) && samples[i].TimeS < t {
+			i++
+		}
+		for i < len(samples) && samples[i].Throughput > 0 && samples[i].Workers != 0 {
+			i++ // still reading: the stop comes later (a savepoint first)
+		}
+		last := i - 1 // the last sample with throughput before the stop
+		for last >= 0 && !(samples[last].Throughput > 0) {
+			last--
+		}
+		if i == len(samples) || last < 0 {
 			continue
 		}
-		// every TaskManager gone: the restart is the first sample with
-		// throughput once they are back
 		j := i
 		for j < len(samples) && (samples[j].Workers == 0 || !(samples[j].Throughput > 0)) {
 			j++
@@ -55,39 +77,45 @@ func ColdStarts(samples []Sample) []ColdStart {
 		if j == len(samples) || samples[j].TimeS+ColdStartPeak+ColdStartWindow > samples[len(samples)-1].TimeS {
 			break
 		}
-		c := ColdStart{AtS: samples[lastThr].TimeS, DowntimeS: samples[j].TimeS - samples[lastThr].TimeS}
-		restart := samples[j].TimeS
-		mean := func(from float64) float64 { // the window mean from a time on
-			sum, n := 0.0, 0
-			for k := j; k < len(samples) && samples[k].TimeS < from+ColdStartWindow; k++ {
-				if samples[k].TimeS >= from && !math.IsNaN(samples[k].Throughput) {
-					sum, n = sum+samples[k].Throughput, n+1
-				}
-			}
-			if n == 0 {
-				return math.NaN()
-			}
-			return sum / float64(n)
-		}
-		peak := 0.0
-		for d := 0.0; d <= ColdStartPeak; d++ {
-			if m := mean(restart + d); m > peak {
-				peak = m
-			}
-		}
-		c.StartShare = mean(restart) / peak
-		for d := 0.0; d <= ColdStartPeak; d++ {
-			if mean(restart+d) >= 0.9*peak {
-				t90 := d + ColdStartWindow/2
-				c.RampS = t90 * (1 - c.StartShare) / math.Max(0.9-c.StartShare, 1e-9)
-				if c.StartShare >= 0.9 {
-					c.RampS = 0 // warm: at 90 % from the start
-				}
-				break
-			}
-		}
-		out = append(out, c)
-		i, lastThr = j, j
+		out = append(out, warmUp(samples, last, j))
+		i = j
 	}
 	return out
+}
+
+// warmUp measures the restart from the last sample with throughput, last,
+// to the first after the stop, j.
+func warmUp(samples []Sample, last, j int) ColdStart {
+	c := ColdStart{AtS: samples[last].TimeS, DowntimeS: samples[j].TimeS - samples[last].TimeS}
+	restart := samples[j].TimeS
+	mean := func(from float64) float64 { // the window mean from a time on
+		sum, n := 0.0, 0
+		for k := j; k < len(samples) && samples[k].TimeS < from+ColdStartWindow; k++ {
+			if samples[k].TimeS >= from && !math.IsNaN(samples[k].Throughput) {
+				sum, n = sum+samples[k].Throughput, n+1
+			}
+		}
+		if n == 0 {
+			return math.NaN()
+		}
+		return sum / float64(n)
+	}
+	peak := 0.0
+	for d := 0.0; d <= ColdStartPeak; d++ {
+		if m := mean(restart + d); m > peak {
+			peak = m
+		}
+	}
+	c.StartShare = mean(restart) / peak
+	for d := 0.0; d <= ColdStartPeak; d++ {
+		if mean(restart+d) >= 0.9*peak {
+			t90 := d + ColdStartWindow/2
+			c.RampS = t90 * (1 - c.StartShare) / math.Max(0.9-c.StartShare, 1e-9)
+			if c.StartShare >= 0.9 {
+				c.RampS = 0 // warm: at 90 % from the start
+			}
+			break
+		}
+	}
+	return c
 }

@@ -52,3 +52,31 @@ func TestColdStarts(t *testing.T) {
 		t.Errorf("no TaskManager left: %+v, want none", got)
 	}
 }
+
+// TestRestartsAt by hand: the run of TestColdStarts with its TaskManagers
+// kept (the twin's savepoint upgrade keeps them), the stop requested at
+// 8 s while the job still reads until 10 s (the savepoint first), and a
+// second request at 15 s within the same downtime: one restart, measured
+// as ColdStarts measures the pods' replacement (downtime 15 s, start share
+// 0.2). A request after the last restart whose throughput never stops
+// again measures nothing.
+func TestRestartsAt(t *testing.T) {
+	var ss []Sample
+	for t := 1.0; t <= 400; t++ {
+		s := Sample{TimeS: t, Workers: 4, Throughput: 100}
+		switch {
+		case t >= 11 && t <= 24:
+			s.Throughput = 0
+		case t >= 25 && t < 45:
+			s.Throughput = 20
+		}
+		ss = append(ss, s)
+	}
+	got := RestartsAt(ss, []float64{8, 15, 390})
+	if len(got) != 1 {
+		t.Fatalf("%d restarts, want 1: %+v", len(got), got)
+	}
+	if c := got[0]; c.AtS != 10 || c.DowntimeS != 15 || math.Abs(c.StartShare-0.2) > 1e-9 || math.Abs(c.RampS-24*0.8/0.7) > 1e-9 {
+		t.Errorf("restart %+v, want at 10 s, downtime 15 s, start share 0.2, ramp %.2f s", c, 24*0.8/0.7)
+	}
+}

@@ -131,17 +131,19 @@ func runAutoscaler(p *Protocol, o Options) (*AutoscalerResult, error) {
 	o.log("%s: %s", p.Name, r.CPU)
 	hold := float64(cmp.Or(a.Hold, 120))
 	scaled.Job.CostScale, scaled.Job.Cluster.IdleCPU = static.Job.CostScale, static.Job.Cluster.IdleCPU
+	var samples []results.Sample
 	if len(a.Calibrate.Upgrades) > 0 {
-		if r.Upgrades, err = calibrateUpgrades(p, &scaled); err != nil {
+		if r.Upgrades, samples, err = calibrateUpgrades(p, &scaled); err != nil {
 			return nil, err
 		}
 		u := r.Upgrades
 		o.log("%s: %d cold starts: downtime %.0f s, warm-up %.0f s from %.2f; cluster.submit %.1f s (twin's upgrade downtime %.0f s)",
 			p.Name, u.ColdStarts, u.DowntimeS, u.RampS, u.StartShare, u.SubmitS, u.TwinDowntime)
 	}
-	_, samples, err := runTwin(scaled)
-	if err != nil {
-		return nil, err
+	if samples == nil {
+		if _, samples, _, err = runTwin(scaled); err != nil {
+			return nil, err
+		}
 	}
 	w := results.WorkersOf(samples, hold)
 	r.Twin = RunStats{Name: "twin", TMSecs: w.Seconds, Rescales: w.Rescales, TimeAt: w.TimeAt}
@@ -198,57 +200,59 @@ func runAutoscaler(p *Protocol, o Options) (*AutoscalerResult, error) {
 
 // calibrateUpgrades measures the cold starts of the protocol's upgrade
 // runs and sets sc's upgrade warm-up to their medians and its
-// cluster.submit so that the twin's median upgrade downtime (a
-// reconfiguration's, request to running) is theirs.
-func calibrateUpgrades(p *Protocol, sc *scenario.Scenario) (*UpgradeCalibration, error) {
+// cluster.submit so that the twin's median upgrade downtime is theirs,
+// both read by results.RestartsAt (the twin's at its reconfiguration
+// requests). It returns the samples of the twin's run with the final
+// values.
+func calibrateUpgrades(p *Protocol, sc *scenario.Scenario) (*UpgradeCalibration, []results.Sample, error) {
 	var cs []results.ColdStart
 	for _, u := range p.Autoscaler.Calibrate.Upgrades {
 		tms, err := readSeries(p.Path(u.TaskManagers))
 		if err != nil {
-			return nil, &InputError{err}
+			return nil, nil, &InputError{err}
 		}
 		thr, err := readSeries(p.Path(u.Throughput))
 		if err != nil {
-			return nil, &InputError{err}
+			return nil, nil, &InputError{err}
 		}
 		cs = append(cs, results.ColdStarts(merge(column{tms, setWorkers, true}, column{thr, setThroughput, false}))...)
 	}
 	if len(cs) == 0 {
-		return nil, &InputError{fmt.Errorf("%s: no cold start (every TaskManager gone, then back) in the upgrade runs", p.position("autoscaler.calibrate.upgrades"))}
+		return nil, nil, &InputError{fmt.Errorf("%s: no cold start (every TaskManager gone, then back) in the upgrade runs", p.position("autoscaler.calibrate.upgrades"))}
 	}
-	med := func(f func(results.ColdStart) float64) float64 {
+	med := func(cs []results.ColdStart, f func(results.ColdStart) float64) float64 {
 		xs := make([]float64, len(cs))
 		for i, c := range cs {
 			xs[i] = f(c)
 		}
 		return median(xs)
 	}
-	u := &UpgradeCalibration{ColdStarts: len(cs), DowntimeS: med(func(c results.ColdStart) float64 { return c.DowntimeS }),
-		StartShare: med(func(c results.ColdStart) float64 { return c.StartShare }), RampS: med(func(c results.ColdStart) float64 { return c.RampS })}
+	downtime := func(c results.ColdStart) float64 { return c.DowntimeS }
+	u := &UpgradeCalibration{ColdStarts: len(cs), DowntimeS: med(cs, downtime),
+		StartShare: med(cs, func(c results.ColdStart) float64 { return c.StartShare }), RampS: med(cs, func(c results.ColdStart) float64 { return c.RampS })}
 	sc.Job.Cluster.UpgradeWarmup, sc.Job.Cluster.UpgradeWarmupStart = sim.Duration(u.RampS), u.StartShare
+	var samples []results.Sample
 	down := func() (float64, error) {
-		var keep sampleKeeper
-		sched, err := sc.Resolve()
+		_, ss, events, err := runTwin(*sc)
 		if err != nil {
 			return 0, err
 		}
-		if _, err := twin.Run(*sc, sched, &keep); err != nil {
-			return 0, err
-		}
-		var ds []float64
-		for _, e := range keep.events {
+		samples = ss
+		var at []float64
+		for _, e := range events {
 			if e.Kind == results.KindReconfigured && e.DurationS != nil {
-				ds = append(ds, *e.DurationS)
+				at = append(at, e.TimeS-*e.DurationS)
 			}
 		}
-		if len(ds) == 0 {
+		rs := results.RestartsAt(ss, at)
+		if len(rs) == 0 {
 			return 0, fmt.Errorf("%s: the twin's autoscaled run never rescaled: no upgrade downtime to match", p.Name)
 		}
-		return median(ds), nil
+		return med(rs, downtime), nil
 	}
 	d, err := down()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// the downtime is additive in submit, but a longer one changes which
 	// rescales the run makes, and so the median: a few corrections
@@ -258,24 +262,24 @@ func calibrateUpgrades(p *Protocol, sc *scenario.Scenario) (*UpgradeCalibration,
 		}
 		sc.Job.Cluster.Submit = sim.Duration(math.Max(0, float64(sc.Job.Cluster.Submit)+u.DowntimeS-d))
 		if d, err = down(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	u.SubmitS, u.TwinDowntime = float64(sc.Job.Cluster.Submit), d
-	return u, nil
+	return u, samples, nil
 }
 
 func median(xs []float64) float64 { return results.Quantile(slices.Clone(xs), 0.5) }
 
-// runTwin runs sc in memory and keeps its samples.
-func runTwin(sc scenario.Scenario) (results.Summary, []results.Sample, error) {
+// runTwin runs sc in memory and keeps its samples and events.
+func runTwin(sc scenario.Scenario) (results.Summary, []results.Sample, []results.Event, error) {
 	sched, err := sc.Resolve()
 	if err != nil {
-		return results.Summary{}, nil, err
+		return results.Summary{}, nil, nil, err
 	}
 	var keep sampleKeeper
 	sum, err := twin.Run(sc, sched, &keep)
-	return sum, keep.samples, err
+	return sum, keep.samples, keep.events, err
 }
 
 type sampleKeeper struct {

@@ -81,7 +81,7 @@ func calibrateCPU(sc *scenario.Scenario, p *Protocol, run StaticRun) (CPUCalibra
 	}
 	var twin results.CPULine
 	for range 4 {
-		_, samples, err := runTwin(*sc)
+		_, samples, _, err := runTwin(*sc)
 		if err != nil {
 			return c, err
 		}
