@@ -498,6 +498,26 @@ func TestLiveRescale(t *testing.T) {
 	if fmt.Sprint(got) != "[1→2 2→3 3→1]" {
 		t.Errorf("rescales %v, want [1→2 2→3 3→1]", got)
 	}
+	// the sink's writer alone to 1 at 150 s: the driver waits until Flink
+	// runs every vertex at the parallelism asked (3, the writer 1), or
+	// records the reconfiguration as failed
+	var vertices, reconfigured int
+	for _, e := range events {
+		switch {
+		case e.Kind == results.KindPolicyDecision && strings.HasPrefix(e.Reason, "rescale_vertices:"):
+			vertices++
+			if strings.Contains(e.Reason, "rejected") {
+				t.Errorf("vertices action refused: %s", e.Reason)
+			}
+		case e.Kind == results.KindPolicyDecision && strings.Contains(e.Reason, "failed"):
+			t.Errorf("%.0f s: %s", e.TimeS, e.Reason)
+		case e.Kind == results.KindReconfigured && e.TimeS > 150 && e.TimeS < 190:
+			reconfigured++
+		}
+	}
+	if vertices != 1 || reconfigured != 1 {
+		t.Errorf("%d vertices decisions and %d reconfigurations between 150 and 190 s, want 1 and 1", vertices, reconfigured)
+	}
 	// the TaskManagers follow the parallelism (one slot each)
 	for _, c := range []struct {
 		at           float64

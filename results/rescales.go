@@ -29,7 +29,8 @@ func (r Rescale) Up() bool { return r.To > r.From }
 // Rescales pairs each rescale decision with the reconfiguration that
 // carried it out and the recovery that closed it. A decision that changed
 // nothing (refused, or to the parallelism in force) has none and is left
-// out; checkpoint-interval changes are not rescales.
+// out; checkpoint-interval changes are not rescales, nor is a change of
+// some vertices' own parallelism that keeps the largest.
 func Rescales(samples []Sample, events []Event) []Rescale {
 	sort.SliceStable(events, func(i, j int) bool { return events[i].TimeS < events[j].TimeS })
 	// the last sample before the decision (the one closing at its moment
@@ -41,9 +42,13 @@ func Rescales(samples []Sample, events []Event) []Rescale {
 		}
 		return int(samples[i].Parallelism), samples[i].InputRate
 	}
+	// a rescale_vertices decision's value is its largest parallelism
+	isRescale := func(e Event) bool {
+		return e.Kind == KindPolicyDecision && e.Value != nil && (strings.HasPrefix(e.Reason, "rescale:") || strings.HasPrefix(e.Reason, "rescale_vertices:"))
+	}
 	var out []Rescale
 	for i, e := range events {
-		if e.Kind != KindPolicyDecision || e.Value == nil || !strings.HasPrefix(e.Reason, "rescale:") || strings.Contains(e.Reason, "(rejected:") {
+		if !isRescale(e) || strings.Contains(e.Reason, "(rejected:") {
 			continue
 		}
 		from, rate := parAt(e.TimeS)
@@ -53,7 +58,7 @@ func Rescales(samples []Sample, events []Event) []Rescale {
 		}
 		// the next reconfiguration, before any later decision
 		for _, f := range events[i+1:] {
-			if f.Kind == KindPolicyDecision && f.Value != nil && strings.HasPrefix(f.Reason, "rescale:") {
+			if isRescale(f) {
 				break
 			}
 			if f.Kind == KindReconfigured && f.DurationS != nil {

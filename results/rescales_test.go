@@ -25,7 +25,10 @@ func TestRescales(t *testing.T) {
 		{TimeS: 40, Kind: KindPolicyDecision, Value: fp(2), Reason: "rescale: forced"},
 		{TimeS: 53, Kind: KindReconfigured, DurationS: fp(3), Reason: "forced"},
 		{TimeS: 57, Kind: KindRecovered, DurationS: fp(7), Reason: "reconfiguration: forced"},
-		{TimeS: 100, Kind: KindPolicyDecision, Value: fp(1), Reason: "rescale: forced"},
+		// vertices of their own that keep the largest: no rescale of the job
+		{TimeS: 70, Kind: KindPolicyDecision, Value: fp(2), Reason: "rescale_vertices: forced"},
+		{TimeS: 75, Kind: KindReconfigured, DurationS: fp(2), Reason: "forced"},
+		{TimeS: 100, Kind: KindPolicyDecision, Value: fp(1), Reason: "rescale_vertices: flink-autoscaler"},
 		{TimeS: 102, Kind: KindReconfigured, DurationS: fp(1.5), Reason: "forced"},
 	}
 	var b bytes.Buffer

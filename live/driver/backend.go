@@ -3,12 +3,15 @@ package driver
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/streamtwin/streamtwin/live/rest"
 	"github.com/streamtwin/streamtwin/models/control"
 	"github.com/streamtwin/streamtwin/models/flink"
 	"github.com/streamtwin/streamtwin/models/policy"
@@ -25,6 +28,8 @@ func Capabilities(ctx context.Context, env Env) (control.Capabilities, error) {
 	// rescaling from a checkpoint needs the adaptive scheduler and
 	// TaskManagers the driver can start and stop (checked below)
 	caps.RescaleFromCheckpoint = false
+	caps.Actions[policy.RescaleVertices] = false
+	caps.VerticesBySavepoint = false // the job is resubmitted with --parallelism
 	// per-TaskManager metrics map subtasks to the local cluster's
 	// TaskManager processes
 	caps.Detail = env.Cluster != nil
@@ -43,6 +48,7 @@ func Capabilities(ctx context.Context, env Env) (control.Capabilities, error) {
 	if env.Cluster != nil && o.TaskManagers > 0 {
 		if cfg, err := env.REST.JobManagerConfig(ctx); err == nil && cfg["jobmanager.scheduler"] == "adaptive" {
 			caps.RescaleFromCheckpoint = true
+			caps.Actions[policy.RescaleVertices] = true // per-vertex resource requirements
 			// every TaskManager of the cluster can be started
 			caps.MaxParallelism = env.Cluster.TaskManagers() * (o.SlotsTotal / o.TaskManagers)
 		}
@@ -76,7 +82,7 @@ func (r *run) Detail() results.Detail { return r.detail }
 func (r *run) Status() policy.JobStatus {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	js := policy.JobStatus{State: r.state, Parallelism: r.par, CheckpointInterval: time.Duration(r.ci * float64(time.Second)),
+	js := policy.JobStatus{State: r.state, Parallelism: r.par, Vertices: r.vertices, CheckpointInterval: time.Duration(r.ci * float64(time.Second)),
 		Restarts: int(r.restarts), Faults: r.faults}
 	if r.state == "RUNNING" {
 		js.Uptime = time.Since(r.runningAt)
@@ -123,6 +129,56 @@ func (r *run) TaskManagers() int {
 	return r.env.Cluster.TaskManagers()
 }
 
+// largest is a job's parallelism, its largest vertex's: par, or a
+// vertex's own.
+func largest(par int, vertices map[string]int) int {
+	for _, p := range vertices {
+		par = max(par, p)
+	}
+	return par
+}
+
+// vertexLike is the ID of the job's vertex a scenario's operator name
+// stands for: the one whose REST name is it, else the first whose name
+// contains it (any case), the sink's writer for "sink"; "" when none.
+func vertexLike(j rest.Job, op string) string {
+	for _, v := range j.Vertices {
+		if v.Name == op {
+			return v.ID
+		}
+	}
+	if strings.EqualFold(op, "sink") {
+		if id := sinkVertex(j); id != "" {
+			return id
+		}
+	}
+	for _, v := range j.Vertices {
+		if strings.Contains(strings.ToLower(v.Name), strings.ToLower(op)) {
+			return v.ID
+		}
+	}
+	return ""
+}
+
+// restVertices is a vertices request by the job's REST vertex names: a
+// key names a vertex as vertexLike finds it (a policy reading the live
+// detail uses the REST names, a scenario's action its operator names).
+func restVertices(j rest.Job, vertices map[string]int) (map[string]int, error) {
+	if vertices == nil {
+		return nil, nil
+	}
+	out := make(map[string]int, len(vertices))
+	for _, op := range slices.Sorted(maps.Keys(vertices)) {
+		id := vertexLike(j, op)
+		i := slices.IndexFunc(j.Vertices, func(v rest.Vertex) bool { return v.ID == id })
+		if i < 0 {
+			return nil, fmt.Errorf("the job has no vertex named like %q", op)
+		}
+		out[j.Vertices[i].Name] = vertices[op]
+	}
+	return out, nil
+}
+
 // TaskManagerOf is the TaskManager (0-based; the cluster's resource ids are
 // tm-1, tm-2, …) running a subtask of the named operator (Khaos: the
 // sink's): the lowest-numbered one of its vertex.
@@ -133,15 +189,7 @@ func (r *run) TaskManagerOf(op string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	var vertex string
-	if strings.EqualFold(op, "sink") {
-		vertex = sinkVertex(j)
-	}
-	for _, v := range j.Vertices {
-		if vertex == "" && strings.Contains(strings.ToLower(v.Name), strings.ToLower(op)) {
-			vertex = v.ID
-		}
-	}
+	vertex := vertexLike(j, op)
 	if vertex == "" {
 		return 0, fmt.Errorf("the job has no vertex named like %q", op)
 	}
@@ -161,9 +209,17 @@ func (r *run) TaskManagerOf(op string) (int, error) {
 // Reconfigure checks that the cluster can host par, then stops the job with
 // a savepoint and resubmits it in the background; a request while one is
 // under way replaces any queued one, as in the simulator.
-func (r *run) Reconfigure(ci float64, par int, reason string) error {
+func (r *run) Reconfigure(ci float64, par int, vertices map[string]int, reason string) error {
 	if ci <= 0 {
 		return fmt.Errorf("checkpoint interval must be positive, got %gs", ci)
+	}
+	// the job is resubmitted with one parallelism (--parallelism): vertices
+	// of their own exist only through the adaptive scheduler's requirements
+	r.mu.Lock()
+	curCI := r.ci
+	r.mu.Unlock()
+	if vertices != nil && (r.sc.Job.Rescale.Mode != flink.RescaleCheckpoint || ci != curCI) {
+		return fmt.Errorf("a live job gives its vertices their own parallelism only in a rescale from a checkpoint (job.rescale.mode: %s, the checkpoint interval unchanged): a resubmission runs them all at one", flink.RescaleCheckpoint)
 	}
 	ctx, cancel := context.WithTimeout(r.ctx, 5*time.Second)
 	o, err := r.env.REST.Overview(ctx)
@@ -175,11 +231,11 @@ func (r *run) Reconfigure(ci float64, par int, reason string) error {
 	if err == nil && r.sc.Job.Rescale.Mode == flink.RescaleCheckpoint && o.TaskManagers > 0 && r.env.Cluster != nil {
 		slots = r.env.Cluster.TaskManagers() * (o.SlotsTotal / o.TaskManagers)
 	}
-	if err == nil && par > slots {
-		return fmt.Errorf("parallelism %d needs %d slots, the cluster has %d (start it with more: streamtwin live up --taskmanagers/--slots)", par, par, slots)
+	if top := largest(par, vertices); err == nil && top > slots {
+		return fmt.Errorf("parallelism %d needs %d slots, the cluster has %d (start it with more: streamtwin live up --taskmanagers/--slots)", top, top, slots)
 	}
 	r.mu.Lock()
-	r.queued = &reconfig{ci: ci, par: par, reason: reason}
+	r.queued = &reconfig{ci: ci, par: par, vertices: vertices, reason: reason}
 	busy := r.reconfiguring
 	r.reconfiguring = true
 	r.mu.Unlock()
@@ -190,9 +246,10 @@ func (r *run) Reconfigure(ci float64, par int, reason string) error {
 }
 
 type reconfig struct {
-	ci     float64
-	par    int
-	reason string
+	ci       float64
+	par      int
+	vertices map[string]int // nil: every vertex at par
+	reason   string
 }
 
 // reconfigureQueued carries out queued reconfigurations one after the
@@ -213,7 +270,7 @@ func (r *run) reconfigureQueued(ctx context.Context) {
 			r.event(results.Event{Kind: results.KindPolicyDecision, Reason: "reconfiguration failed: " + err.Error()})
 			continue
 		}
-		if err := r.reconfigure(ctx, q.ci, q.par, q.reason); err != nil && ctx.Err() == nil {
+		if err := r.reconfigure(ctx, q.ci, q.par, q.vertices, q.reason); err != nil && ctx.Err() == nil {
 			r.event(results.Event{Kind: results.KindPolicyDecision, Reason: "reconfiguration failed: " + err.Error()})
 			r.logf("reconfiguration failed: %v", err)
 		}

@@ -10,7 +10,8 @@ import (
 )
 
 // rescaleFromCheckpoint is the adaptive scheduler's rescale on the local
-// cluster, the way Daedalus drives Flink's reactive mode on Kubernetes: a
+// cluster, to parallelism par (vertices' own, when not nil, for those it
+// names), the way Daedalus drives Flink's reactive mode on Kubernetes: a
 // scale-up starts stopped TaskManager processes and waits for them to
 // register; then the job's resource requirements are set to the new
 // parallelism (PUT /jobs/{id}/resource-requirements) and Flink restarts it
@@ -18,14 +19,15 @@ import (
 // TaskManagers left without tasks are stopped. The reconfigured event is
 // written when the job runs again at the new parallelism, with the time it
 // was not running as its duration.
-func (r *run) rescaleFromCheckpoint(ctx context.Context, par int, why string) error {
+func (r *run) rescaleFromCheckpoint(ctx context.Context, par int, vertices map[string]int, why string) error {
 	cl := r.env.Cluster
 	o, err := r.env.REST.Overview(ctx)
 	if err != nil || o.TaskManagers == 0 {
 		return fmt.Errorf("reading the cluster's slots: %v", err)
 	}
 	slots := o.SlotsTotal / o.TaskManagers
-	need := (par + slots - 1) / slots
+	top := largest(par, vertices) // the slots the job takes: its largest vertex's
+	need := (top + slots - 1) / slots
 	alive := 0
 	for i := 1; i <= cl.TaskManagers(); i++ {
 		if cl.Running(i) {
@@ -47,7 +49,7 @@ func (r *run) rescaleFromCheckpoint(ctx context.Context, par int, why string) er
 		}
 	}
 	if alive < need {
-		return fmt.Errorf("parallelism %d needs %s of %s, the cluster has %s", par, results.Plural(need, "TaskManager"), results.Plural(slots, "slot"), results.FormatCount(float64(cl.TaskManagers())))
+		return fmt.Errorf("parallelism %d needs %s of %s, the cluster has %s", top, results.Plural(need, "TaskManager"), results.Plural(slots, "slot"), results.FormatCount(float64(cl.TaskManagers())))
 	}
 	if err := r.waitSlots(ctx, alive*slots); err != nil {
 		return err
@@ -61,22 +63,35 @@ func (r *run) rescaleFromCheckpoint(ctx context.Context, par int, why string) er
 		r.rescaling = false
 		r.mu.Unlock()
 	}()
+	if vertices != nil {
+		j, err := r.env.REST.Job(ctx, id)
+		if err != nil {
+			return err
+		}
+		if vertices, err = restVertices(j, vertices); err != nil {
+			return err
+		}
+	}
 	asked := r.now()
-	if err := r.env.REST.SetParallelism(ctx, id, par); err != nil {
+	if err := r.env.REST.SetParallelism(ctx, id, par, vertices); err != nil {
 		return err
 	}
-	left, back, err := r.waitParallelism(ctx, id, par, asked)
+	left, back, err := r.waitParallelism(ctx, id, par, vertices, asked)
 	if err != nil {
 		return err
 	}
 	r.mu.Lock()
-	r.par = par
+	r.par, r.vertices = top, vertices
 	r.runningAt = time.Now()
 	r.mu.Unlock()
 	r.forgetRestart(ctx, id)
 	down := back - left
 	r.event(results.Event{TimeS: back, Kind: results.KindReconfigured, DurationS: &down, Reason: why})
-	r.logf("rescaled to %d from a checkpoint: asked at %.1f s, down %.1f–%.1f s", par, asked, left, back)
+	own := ""
+	if vertices != nil {
+		own = fmt.Sprintf(" (vertices of their own: %v)", vertices)
+	}
+	r.logf("rescaled to %d from a checkpoint%s: asked at %.1f s, down %.1f–%.1f s", top, own, asked, left, back)
 	return r.stopIdleTaskManagers(ctx, need)
 }
 
@@ -99,7 +114,7 @@ func (r *run) waitSlots(ctx context.Context, n int) error {
 // waitParallelism polls the job until all its tasks run at parallelism
 // par, and returns when it stopped running (the restart; asked if it was
 // never seen down) and when it ran again, in run time.
-func (r *run) waitParallelism(ctx context.Context, id string, par int, asked float64) (left, back float64, err error) {
+func (r *run) waitParallelism(ctx context.Context, id string, par int, vertices map[string]int, asked float64) (left, back float64, err error) {
 	left = -1
 	deadline := time.Now().Add(5 * time.Minute)
 	for time.Now().Before(deadline) {
@@ -109,7 +124,7 @@ func (r *run) waitParallelism(ctx context.Context, id string, par int, asked flo
 			if left < 0 && !running {
 				left = r.now()
 			}
-			if running && atParallelism(j, par) {
+			if running && atParallelism(j, par, vertices) {
 				if left < 0 {
 					left = asked
 				}
@@ -128,10 +143,14 @@ func (r *run) waitParallelism(ctx context.Context, id string, par int, asked flo
 	return 0, 0, fmt.Errorf("job %s did not run at parallelism %d within 5 min", id, par)
 }
 
-// atParallelism: every vertex runs par subtasks.
-func atParallelism(j rest.Job, par int) bool {
+// atParallelism: every vertex runs par subtasks, or vertices[its name].
+func atParallelism(j rest.Job, par int, vertices map[string]int) bool {
 	for _, v := range j.Vertices {
-		if v.Parallelism != par {
+		want, ok := vertices[v.Name]
+		if !ok {
+			want = par
+		}
+		if v.Parallelism != want {
 			return false
 		}
 	}

@@ -759,12 +759,12 @@ func checkpointEnd(h rest.CheckpointStat) int64 {
 
 // reconfigure is a stop-with-savepoint and a resubmission from it with CI
 // ci and parallelism par, as Khaos does.
-func (r *run) reconfigure(ctx context.Context, ci float64, par int, why string) error {
+func (r *run) reconfigure(ctx context.Context, ci float64, par int, vertices map[string]int, why string) error {
 	r.mu.Lock()
-	fromCheckpoint := r.sc.Job.Rescale.Mode == flink.RescaleCheckpoint && ci == r.ci && par != r.par
+	fromCheckpoint := r.sc.Job.Rescale.Mode == flink.RescaleCheckpoint && ci == r.ci && (par != r.par || !maps.Equal(vertices, r.vertices))
 	r.mu.Unlock()
 	if fromCheckpoint {
-		return r.rescaleFromCheckpoint(ctx, par, why)
+		return r.rescaleFromCheckpoint(ctx, par, vertices, why)
 	}
 	start := r.now()
 	old := r.currentJob()
@@ -778,7 +778,7 @@ func (r *run) reconfigure(ctx context.Context, ci float64, par int, why string) 
 		return err
 	}
 	r.mu.Lock()
-	r.jobID, r.ci, r.par, r.restarts = id, ci, par, 0
+	r.jobID, r.ci, r.par, r.vertices, r.restarts = id, ci, par, nil, 0
 	r.mu.Unlock()
 	j, err := r.waitRunning(ctx, id)
 	if err != nil {

@@ -156,7 +156,7 @@ func TestRescaleBeyondSlots(t *testing.T) {
 	}))
 	defer srv.Close()
 	r := &run{env: Env{REST: rest.New(srv.URL)}, jobID: "j", ci: 10, par: 2, start: time.Now(), ctx: context.Background()}
-	err := r.Reconfigure(10, 8, "scale out")
+	err := r.Reconfigure(10, 8, nil, "scale out")
 	if err == nil || !strings.Contains(err.Error(), "parallelism 8 needs 8 slots, the cluster has 4") {
 		t.Errorf("err = %v", err)
 	}

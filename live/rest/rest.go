@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -445,10 +446,11 @@ func IsNotFound(err error) bool {
 
 // SetParallelism is the adaptive scheduler's declarative rescale (FLIP-291):
 // it reads GET /jobs/{id}/resource-requirements and PUTs every vertex back
-// with parallelism bounds [1, par]. The scheduler then restarts the job
+// with parallelism bounds [1, par], or [1, vertices[name]] for a vertex
+// vertices names (by its REST name). The scheduler then restarts the job
 // from its latest completed checkpoint at the parallelism its slots allow,
-// up to par. It needs jobmanager.scheduler: adaptive.
-func (c *Client) SetParallelism(ctx context.Context, jobID string, par int) error {
+// up to the bounds. It needs jobmanager.scheduler: adaptive.
+func (c *Client) SetParallelism(ctx context.Context, jobID string, par int, vertices map[string]int) error {
 	path := fmt.Sprintf("/jobs/%s/resource-requirements", url.PathEscape(jobID))
 	var req map[string]struct {
 		Parallelism struct {
@@ -459,8 +461,26 @@ func (c *Client) SetParallelism(ctx context.Context, jobID string, par int) erro
 	if err := c.getJSON(ctx, path, &req); err != nil {
 		return err
 	}
+	names := map[string]string{} // vertex id → name
+	if vertices != nil {
+		j, err := c.Job(ctx, jobID)
+		if err != nil {
+			return err
+		}
+		for _, v := range j.Vertices {
+			names[v.ID] = v.Name
+		}
+		for name := range vertices {
+			if !slices.ContainsFunc(j.Vertices, func(v Vertex) bool { return v.Name == name }) {
+				return fmt.Errorf("job %s has no vertex %q", jobID, name)
+			}
+		}
+	}
 	for id, v := range req {
 		v.Parallelism.LowerBound, v.Parallelism.UpperBound = 1, par
+		if p, ok := vertices[names[id]]; ok {
+			v.Parallelism.UpperBound = p
+		}
 		req[id] = v
 	}
 	return c.sendJSON(ctx, http.MethodPut, path, req, nil)

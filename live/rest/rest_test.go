@@ -268,3 +268,45 @@ func TestJobMetricsHaveNoMarkers(t *testing.T) {
 		t.Fatalf("job: %+v, %v", j, err)
 	}
 }
+
+// SetParallelism PUTs every vertex of GET resource-requirements back with
+// upper bound par, or its own from vertices (matched by the REST name of
+// GET /jobs/{id}); a name the job lacks is refused before anything is PUT.
+func TestSetParallelismPerVertex(t *testing.T) {
+	var put atomic.Value
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path == "/jobs/j/resource-requirements" && r.Method == http.MethodGet:
+			io.WriteString(w, `{"a1":{"parallelism":{"lowerBound":1,"upperBound":2}},"b2":{"parallelism":{"lowerBound":1,"upperBound":2}}}`)
+		case r.URL.Path == "/jobs/j/resource-requirements" && r.Method == http.MethodPut:
+			b, _ := io.ReadAll(r.Body)
+			put.Store(string(b))
+			io.WriteString(w, "{}")
+		case r.URL.Path == "/jobs/j":
+			io.WriteString(w, `{"jid":"j","state":"RUNNING","vertices":[{"id":"a1","name":"Source: Kafka","parallelism":2},{"id":"b2","name":"Sink: Kafka","parallelism":2}]}`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	c := New(srv.URL)
+	ctx := context.Background()
+	for _, k := range []struct {
+		vertices map[string]int
+		want     string
+	}{
+		{nil, `{"a1":{"parallelism":{"lowerBound":1,"upperBound":4}},"b2":{"parallelism":{"lowerBound":1,"upperBound":4}}}`},
+		{map[string]int{"Sink: Kafka": 1}, `{"a1":{"parallelism":{"lowerBound":1,"upperBound":4}},"b2":{"parallelism":{"lowerBound":1,"upperBound":1}}}`},
+	} {
+		if err := c.SetParallelism(ctx, "j", 4, k.vertices); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.TrimSpace(put.Load().(string)); got != k.want {
+			t.Errorf("vertices %v: PUT %s, want %s", k.vertices, got, k.want)
+		}
+	}
+	put.Store("")
+	if err := c.SetParallelism(ctx, "j", 4, map[string]int{"Map": 1}); err == nil || !strings.Contains(err.Error(), `no vertex "Map"`) || put.Load() != "" {
+		t.Errorf("unknown vertex: err %v, PUT %q", err, put.Load())
+	}
+}

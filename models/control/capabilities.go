@@ -29,6 +29,10 @@ type Capabilities struct {
 	// scheduler's way (job.rescale.mode: checkpoint), not only by
 	// stop-with-savepoint and resubmission.
 	RescaleFromCheckpoint bool
+	// VerticesBySavepoint: the backend can resubmit a job whose vertices
+	// have their own parallelism (policy.RescaleVertices with
+	// job.rescale.mode savepoint), not only rescale it from a checkpoint.
+	VerticesBySavepoint bool
 	// Detail: the backend measures per-TaskManager and per-operator metrics
 	// (results.Detail) for a policy.DetailUser.
 	Detail bool
@@ -36,8 +40,8 @@ type Capabilities struct {
 
 // Everything is the simulator's capabilities: every action and fault.
 func Everything(backend string) Capabilities {
-	return Capabilities{Backend: backend, Faults: true, RescaleFromCheckpoint: true, Detail: true, Actions: map[policy.ActionKind]bool{
-		policy.SetCheckpointInterval: true, policy.Rescale: true, policy.TriggerSavepoint: true}}
+	return Capabilities{Backend: backend, Faults: true, RescaleFromCheckpoint: true, VerticesBySavepoint: true, Detail: true, Actions: map[policy.ActionKind]bool{
+		policy.SetCheckpointInterval: true, policy.Rescale: true, policy.RescaleVertices: true, policy.TriggerSavepoint: true}}
 }
 
 // Requirer is implemented by a policy that needs actions beyond Note; Check
@@ -74,8 +78,16 @@ func Check(sc scenario.Scenario, pol policy.Policy, caps Capabilities) map[strin
 			out[field] = fmt.Sprintf("%s cannot %s (it can: %s)", caps.Backend, describe(pa.Kind), caps.list())
 			continue
 		}
+		if pa.Kind == policy.RescaleVertices && sc.Job.Rescale.Mode != flink.RescaleCheckpoint && !caps.VerticesBySavepoint {
+			out[field+".vertices"] = fmt.Sprintf("%s gives job vertices their own parallelism only in a rescale from a checkpoint: set job.rescale.mode: %s", caps.Backend, flink.RescaleCheckpoint)
+		}
 		if pa.Kind == policy.Rescale && caps.MaxParallelism > 0 && pa.Parallelism > caps.MaxParallelism {
 			out[field+".parallelism"] = fmt.Sprintf("%d is beyond %s's %d slots (allowed 1..%d)", pa.Parallelism, caps.Backend, caps.MaxParallelism, caps.MaxParallelism)
+		}
+		for name, p := range pa.Vertices {
+			if caps.MaxParallelism > 0 && p > caps.MaxParallelism {
+				out[field+".vertices."+name] = fmt.Sprintf("%d is beyond %s's %d slots (allowed 1..%d)", p, caps.Backend, caps.MaxParallelism, caps.MaxParallelism)
+			}
 		}
 	}
 	if sc.Job.Rescale.Mode == flink.RescaleCheckpoint && !caps.RescaleFromCheckpoint {
@@ -86,8 +98,11 @@ func Check(sc scenario.Scenario, pol policy.Policy, caps Capabilities) map[strin
 	}
 	if r, ok := pol.(Requirer); ok {
 		for _, k := range r.Requires() {
-			if k != policy.Note && !caps.Actions[k] {
+			switch {
+			case k != policy.Note && !caps.Actions[k]:
 				out["policy.name"] = fmt.Sprintf("policy %s needs to %s, which %s cannot", pol.Name(), describe(k), caps.Backend)
+			case k == policy.RescaleVertices && sc.Job.Rescale.Mode != flink.RescaleCheckpoint && !caps.VerticesBySavepoint:
+				out["job.rescale.mode"] = fmt.Sprintf("policy %s gives each job vertex its own parallelism, which %s does only in a rescale from a checkpoint: use mode %s", pol.Name(), caps.Backend, flink.RescaleCheckpoint)
 			}
 		}
 	}
@@ -106,6 +121,8 @@ func describe(k policy.ActionKind) string {
 		return "change the checkpoint interval"
 	case policy.Rescale:
 		return "rescale"
+	case policy.RescaleVertices:
+		return "give each job vertex its own parallelism"
 	case policy.TriggerSavepoint:
 		return "take a savepoint"
 	}

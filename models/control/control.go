@@ -1,6 +1,7 @@
 package control
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -44,9 +45,12 @@ type Backend interface {
 	// run ends first.
 	Inject(f scenario.ScheduledFault, tm int, reason string) error
 	// Reconfigure moves the job to checkpoint interval ci (s) and
-	// parallelism par by stop-with-savepoint and resubmission. An error is
-	// a refusal: nothing was changed.
-	Reconfigure(ci float64, par int, reason string) error
+	// parallelism par by stop-with-savepoint and resubmission (or the
+	// adaptive scheduler's rescale, job.rescale.mode checkpoint). vertices,
+	// when not nil, gives job vertices (by operator name) their own
+	// parallelism, the others run at par; the job's parallelism is then its
+	// largest vertex's. An error is a refusal: nothing was changed.
+	Reconfigure(ci float64, par int, vertices map[string]int, reason string) error
 	TriggerSavepoint(reason string) error
 
 	// Detail is the per-TaskManager and per-operator metrics of the latest
@@ -202,10 +206,23 @@ func (c *Controller) Apply(a policy.Action) {
 	switch a.Kind {
 	case policy.SetCheckpointInterval:
 		v = a.Interval.Seconds()
-		err = c.b.Reconfigure(v, c.b.Status().Parallelism, a.Reason)
+		st := c.b.Status()
+		err = c.b.Reconfigure(v, st.Parallelism, st.Vertices, a.Reason) // the vertices keep theirs
 	case policy.Rescale:
 		v = float64(a.Parallelism)
-		err = c.b.Reconfigure(c.b.Status().CheckpointInterval.Seconds(), a.Parallelism, a.Reason)
+		err = c.b.Reconfigure(c.b.Status().CheckpointInterval.Seconds(), a.Parallelism, nil, a.Reason)
+	case policy.RescaleVertices:
+		if len(a.Vertices) == 0 {
+			err = fmt.Errorf("rescale_vertices names no vertex")
+			break
+		}
+		st := c.b.Status()
+		others := cmp.Or(a.Parallelism, st.Parallelism)
+		v = float64(others)
+		for _, p := range a.Vertices {
+			v = math.Max(v, float64(p)) // the job's parallelism: its largest vertex's
+		}
+		err = c.b.Reconfigure(st.CheckpointInterval.Seconds(), others, a.Vertices, a.Reason)
 	case policy.TriggerSavepoint:
 		err = c.b.TriggerSavepoint(a.Reason)
 	case policy.Note:
@@ -226,6 +243,8 @@ func ForcedAction(a scenario.Action) (policy.Action, bool) {
 		return policy.Action{Kind: policy.SetCheckpointInterval, Interval: time.Duration(float64(*a.CheckpointInterval) * float64(time.Second)), Reason: ForcedReason}, true
 	case a.Parallelism != nil:
 		return policy.Action{Kind: policy.Rescale, Parallelism: *a.Parallelism, Reason: ForcedReason}, true
+	case a.Vertices != nil:
+		return policy.Action{Kind: policy.RescaleVertices, Vertices: a.Vertices, Reason: ForcedReason}, true
 	case a.Savepoint:
 		return policy.Action{Kind: policy.TriggerSavepoint, Reason: ForcedReason}, true
 	}

@@ -19,21 +19,22 @@ import (
 // fake is a backend on a plain timer list: it samples once a second and
 // logs every operation the controller asks for.
 type fake struct {
-	now     float64
-	timers  []timer
-	seq     int
-	hooks   []func()
-	ctl     *Controller
-	due     float64 // next checkpoint due
-	tms     int
-	ci      float64
-	par     int
-	ops     []string
-	events  []results.Event
-	refuse  error          // Reconfigure's answer
-	detail  results.Detail // what Detail returns
-	failed  error
-	started bool
+	now      float64
+	timers   []timer
+	seq      int
+	hooks    []func()
+	ctl      *Controller
+	due      float64 // next checkpoint due
+	tms      int
+	ci       float64
+	par      int
+	vertices map[string]int
+	ops      []string
+	events   []results.Event
+	refuse   error          // Reconfigure's answer
+	detail   results.Detail // what Detail returns
+	failed   error
+	started  bool
 }
 
 type timer struct {
@@ -61,7 +62,7 @@ func (f *fake) Start() {
 func (f *fake) Detail() results.Detail { return f.detail }
 
 func (f *fake) Status() policy.JobStatus {
-	return policy.JobStatus{State: "RUNNING", Parallelism: f.par, CheckpointInterval: time.Duration(f.ci * float64(time.Second))}
+	return policy.JobStatus{State: "RUNNING", Parallelism: f.par, Vertices: f.vertices, CheckpointInterval: time.Duration(f.ci * float64(time.Second))}
 }
 func (f *fake) NextCheckpointDue() (float64, bool) { return f.due, !math.IsNaN(f.due) }
 func (f *fake) OnCheckpointTrigger(fn func())      { f.hooks = append(f.hooks, fn) }
@@ -80,12 +81,16 @@ func (f *fake) Inject(sf scenario.ScheduledFault, tm int, reason string) error {
 	f.ops = append(f.ops, fmt.Sprintf("%g %s %d for %gs (%s)", f.now, sf.Kind, tm, sf.Duration, reason))
 	return nil
 }
-func (f *fake) Reconfigure(ci float64, par int, reason string) error {
+func (f *fake) Reconfigure(ci float64, par int, vertices map[string]int, reason string) error {
 	if f.refuse != nil {
 		return f.refuse
 	}
-	f.ops = append(f.ops, fmt.Sprintf("%g reconfigure ci %g par %d", f.now, ci, par))
-	f.ci, f.par = ci, par
+	if vertices != nil {
+		f.ops = append(f.ops, fmt.Sprintf("%g reconfigure ci %g par %d vertices %v", f.now, ci, par, vertices))
+	} else {
+		f.ops = append(f.ops, fmt.Sprintf("%g reconfigure ci %g par %d", f.now, ci, par))
+	}
+	f.ci, f.par, f.vertices = ci, par, vertices
 	return nil
 }
 func (f *fake) TriggerSavepoint(reason string) error {
@@ -190,6 +195,7 @@ func TestForcedActionsAndDecisions(t *testing.T) {
 		{At: 5, Savepoint: true},
 		{At: 7, CheckpointInterval: d(10)},
 		{At: 9, Parallelism: ip(4)},
+		{At: 11, Vertices: map[string]int{"source": 4, "sink": 1}},
 	}}
 	p := &scripted{period: 20 * time.Second, answers: map[time.Duration][]policy.Action{
 		20 * time.Second: {{Kind: policy.SetCheckpointInterval, Interval: 45 * time.Second, Reason: "too slow"},
@@ -197,7 +203,9 @@ func TestForcedActionsAndDecisions(t *testing.T) {
 	}}
 	f := &fake{due: math.NaN(), ci: 30, par: 2}
 	run(t, f, p, sched, 21)
-	wantOps := []string{"5 savepoint", "7 reconfigure ci 10 par 2", "9 reconfigure ci 10 par 4", "20 reconfigure ci 45 par 4"}
+	// the checkpoint-interval change at 20 s keeps the vertices' own parallelism
+	wantOps := []string{"5 savepoint", "7 reconfigure ci 10 par 2", "9 reconfigure ci 10 par 4",
+		"11 reconfigure ci 10 par 4 vertices map[sink:1 source:4]", "20 reconfigure ci 45 par 4 vertices map[sink:1 source:4]"}
 	if strings.Join(f.ops, "; ") != strings.Join(wantOps, "; ") {
 		t.Errorf("ops %v, want %v", f.ops, wantOps)
 	}
@@ -209,6 +217,7 @@ func TestForcedActionsAndDecisions(t *testing.T) {
 		{5, 0, "trigger_savepoint: forced by actions in the scenario"},
 		{7, 10, "set_checkpoint_interval: forced by actions in the scenario"},
 		{9, 4, "rescale: forced by actions in the scenario"},
+		{11, 4, "rescale_vertices: forced by actions in the scenario"},
 		{20, 45, "set_checkpoint_interval: too slow"},
 		{20, 0, "note: just saying"},
 	}
@@ -320,6 +329,30 @@ func TestCheckCapabilities(t *testing.T) {
 		{"the simulator rescales from a checkpoint", Everything("the simulator"), nil},
 		{"savepoint-only backend", savepointOnly, map[string]string{
 			"job.rescale.mode": "this live cluster cannot rescale from a checkpoint (the adaptive scheduler's way); use mode savepoint, or a local cluster with the adaptive scheduler (streamtwin live up --scheduler adaptive)"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := Check(sc, pol, c.caps)
+			if fmt.Sprint(got) != fmt.Sprint(c.want) {
+				t.Errorf("got  %v\nwant %v", got, c.want)
+			}
+		})
+	}
+	// vertices of their own: the simulator in either mode, a live cluster
+	// only from a checkpoint
+	sc = scenario.Scenario{}
+	sc.Job.Parallelism = 2
+	sc.Job.Rescale.Mode = flink.RescaleSavepoint
+	sc.Actions = []scenario.Action{{At: 20, Vertices: map[string]int{"source": 2, "sink": 1}}}
+	live := Everything("this live cluster")
+	live.VerticesBySavepoint = false
+	for _, c := range []struct {
+		name string
+		caps Capabilities
+		want map[string]string
+	}{
+		{"the simulator resubmits with vertices of their own", Everything("the simulator"), nil},
+		{"a live cluster does not", live, map[string]string{
+			"actions[0].vertices": "this live cluster gives job vertices their own parallelism only in a rescale from a checkpoint: set job.rescale.mode: checkpoint"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got := Check(sc, pol, c.caps)

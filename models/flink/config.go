@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
@@ -482,6 +483,27 @@ func DefaultJob() JobConfig {
 }
 
 // Validate returns problems keyed by the field's path below the job.
+// inputsOf is operator i's inputs by index: those it names that are
+// listed before it, else the operator before it.
+func (c JobConfig) inputsOf(i int) []int {
+	if i == 0 {
+		return nil
+	}
+	if len(c.Operators[i].Inputs) == 0 {
+		return []int{i - 1}
+	}
+	var out []int
+	for _, name := range c.Operators[i].Inputs {
+		if k := slices.IndexFunc(c.Operators[:i], func(o Operator) bool { return o.Name == name }); k >= 0 {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// parallelismOf is operator i's parallelism: its own, or the job's.
+func (c JobConfig) parallelismOf(i int) int { return cmp.Or(c.Operators[i].Parallelism, c.Parallelism) }
+
 func (c JobConfig) Validate() map[string]string {
 	e := map[string]string{}
 	if c.Parallelism < 1 {
@@ -540,7 +562,15 @@ func (c JobConfig) Validate() map[string]string {
 			e[at+"selectivity"] = fmt.Sprintf("must be ≥ 0, got %g", op.Selectivity)
 		}
 		switch op.Partitioning {
-		case Forward, Rebalance, Hash:
+		case Forward:
+			// as Flink's DataStream API refuses; a parallelism override
+			// applied at run time (an autoscaler's) turns the edge pointwise
+			for _, in := range c.inputsOf(i) {
+				if p, q := c.parallelismOf(in), c.parallelismOf(i); p != q {
+					e[at+"partitioning"] = fmt.Sprintf("forward needs the parallelism of %q (%d), got %d; use rebalance or hash", c.Operators[in].Name, p, q)
+				}
+			}
+		case Rebalance, Hash:
 		default:
 			e[at+"partitioning"] = fmt.Sprintf("must be forward, rebalance or hash, got %q", op.Partitioning)
 		}

@@ -2,8 +2,8 @@ package flink
 
 import (
 	"cmp"
-	"fmt"
 	"math"
+	"slices"
 
 	"github.com/streamtwin/streamtwin/results"
 )
@@ -28,15 +28,18 @@ type Graph struct {
 	Hosting int
 	opIndex map[string]int
 	ops     []Operator
-	par     []int       // parallelism per operator
-	gain    []float64   // input records of the operator per source record
-	share   [][]float64 // share of the operator's input per subtask
-	chainOf []int       // chain index per operator
-	chains  [][]int     // operator indices per chain, head first
-	tasks   []task
-	tmCost  []float64 // Σ task cost per TaskManager
-	tmCores []float64 // the cores a TaskManager's tasks can use (cluster.cores − reserved_cores)
-	cores   float64   // Σ tmCores
+	par     []int // parallelism per operator
+	// vertices is what a reconfiguration asked per operator name (nil: one
+	// parallelism for the job)
+	vertices map[string]int
+	gain     []float64   // input records of the operator per source record
+	share    [][]float64 // share of the operator's input per subtask
+	chainOf  []int       // chain index per operator
+	chains   [][]int     // operator indices per chain, head first
+	tasks    []task
+	tmCost   []float64 // Σ task cost per TaskManager
+	tmCores  []float64 // the cores a TaskManager's tasks can use (cluster.cores − reserved_cores)
+	cores    float64   // Σ tmCores
 	// reservedFactor is cluster.cores over tmCores: the CPU a TaskManager
 	// spends per CPU second of its tasks, its reserved cores included
 	reservedFactor float64
@@ -110,16 +113,12 @@ func BuildGraph(cfg JobConfig, p int, sourceShares func(int) []float64) (*Graph,
 		switch op.Partitioning {
 		case Forward:
 			for _, in := range inputs[i] {
-				if g.par[in] != g.par[i] {
-					return nil, fmt.Errorf("operator %q: forward partitioning needs the parallelism of %q (%d), got %d; use rebalance or hash",
-						op.Name, cfg.Operators[in].Name, g.par[in], g.par[i])
-				}
 				w := 0.0
 				if g.gain[i] > 0 {
 					w = g.gain[in] * cfg.Operators[in].Selectivity / g.gain[i]
 				}
-				for j := range g.share[i] {
-					g.share[i][j] += w * g.share[in][j]
+				for j, sh := range pointwise(g.share[in], g.par[i]) {
+					g.share[i][j] += w * sh
 				}
 			}
 			if g.gain[i] == 0 {
@@ -251,6 +250,22 @@ func (g *Graph) OperatorDetail(x, busyX float64) []results.OperatorSample {
 	return out
 }
 
+// Vertices is the parallelism per operator name a reconfiguration gave
+// the graph's vertices (Job.Reconfigure); nil when it gave none.
+func (g *Graph) Vertices() map[string]int { return g.vertices }
+
+// OperatorNames are the operators' names in graph order.
+func (g *Graph) OperatorNames() []string {
+	out := make([]string, len(g.ops))
+	for i, op := range g.ops {
+		out[i] = op.Name
+	}
+	return out
+}
+
+// sameParallelism says whether g runs every operator at h's parallelism.
+func (g *Graph) sameParallelism(h *Graph) bool { return slices.Equal(g.par, h.par) }
+
 // SourceShare is the share of the source throughput that graph TaskManager
 // tm's source subtasks read.
 func (g *Graph) SourceShare(tm int) float64 { return g.sourceShare[tm] }
@@ -375,4 +390,34 @@ func (g *Graph) InflightDelay(x float64, lc LatencyConfig) float64 {
 		}
 	}
 	return d
+}
+
+// pointwise is the shares of p downstream subtasks fed by upstream
+// subtasks with shares up over a forward edge: at equal parallelism one to
+// one, else Flink's POINTWISE pattern (a forward edge whose ends a
+// parallelism override made unequal): with more upstream subtasks,
+// downstream j reads upstream ⌊j·n/p⌋ up to ⌊(j+1)·n/p⌋; with fewer,
+// upstream k spreads its records evenly over downstream ⌊k·p/n⌋ up to
+// ⌊(k+1)·p/n⌋ (EdgeManagerBuildUtil.connectPointwise).
+func pointwise(up []float64, p int) []float64 {
+	n := len(up)
+	out := make([]float64, p)
+	switch {
+	case n == p:
+		copy(out, up)
+	case n > p:
+		for j := range p {
+			for k := j * n / p; k < (j+1)*n/p; k++ {
+				out[j] += up[k]
+			}
+		}
+	default:
+		for k, sh := range up {
+			from, to := k*p/n, (k+1)*p/n
+			for j := from; j < to; j++ {
+				out[j] += sh / float64(to-from)
+			}
+		}
+	}
+	return out
 }

@@ -55,11 +55,39 @@ func TestGraphChainingAndCapacity(t *testing.T) {
 	if want := 1 / (0.5 * 2e-6); math.Abs(g.Capacity(1)-want) > 1e-6 { // the source task: ½ · 2 µs
 		t.Errorf("thread-bound capacity %v, want %v", g.Capacity(1), want)
 	}
-	// forward across a parallelism change is rejected, as Flink does
+	// forward across a parallelism change is refused in a scenario, as
+	// Flink's DataStream API does
 	bad := DefaultJob()
+	bad.Parallelism = 2
 	bad.Operators = []Operator{ops[0], {Name: "x", Cost: 1e-6, Selectivity: 1, Partitioning: Forward, Parallelism: 1}}
-	if _, err := BuildGraph(bad, 2, even); err == nil {
-		t.Error("forward edge between parallelism 2 and 1 accepted")
+	if e := bad.Validate(); e["operators[1].partitioning"] == "" {
+		t.Errorf("forward edge between parallelism 2 and 1 accepted: %v", e)
+	}
+}
+
+// TestPointwise by hand: a forward edge whose ends an override made
+// unequal is Flink's POINTWISE pattern. Shares 0.1..0.4 of 4 upstream
+// subtasks into 2: subtask 0 reads upstream 0–1 (0.3), 1 reads 2–3 (0.7);
+// into 3: upstream ⌊j·4/3⌋ up to ⌊(j+1)·4/3⌋, i.e. {0}, {1}, {2, 3}. Two
+// upstream subtasks into 4: each spreads over two (0.05 0.05 0.45 0.45).
+func TestPointwise(t *testing.T) {
+	for _, c := range []struct {
+		up   []float64
+		p    int
+		want []float64
+	}{
+		{[]float64{0.1, 0.2, 0.3, 0.4}, 2, []float64{0.3, 0.7}},
+		{[]float64{0.1, 0.2, 0.3, 0.4}, 3, []float64{0.1, 0.2, 0.7}},
+		{[]float64{0.1, 0.9}, 4, []float64{0.05, 0.05, 0.45, 0.45}},
+		{[]float64{0.5, 0.5}, 2, []float64{0.5, 0.5}},
+	} {
+		got := pointwise(c.up, c.p)
+		for j := range c.want {
+			if math.Abs(got[j]-c.want[j]) > 1e-12 {
+				t.Errorf("pointwise(%v, %d) = %v, want %v", c.up, c.p, got, c.want)
+				break
+			}
+		}
 	}
 }
 

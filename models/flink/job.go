@@ -114,8 +114,9 @@ type Status struct {
 	State              string
 	RunningSince       float64 // s; start of the current RUNNING period
 	Parallelism        int
-	CheckpointInterval float64 // s
-	NextCheckpointDue  float64 // s; NaN when no checkpoint is scheduled
+	Vertices           map[string]int // per operator name after a per-vertex reconfiguration; nil: all at Parallelism
+	CheckpointInterval float64        // s
+	NextCheckpointDue  float64        // s; NaN when no checkpoint is scheduled
 	LastCheckpoint     *CheckpointInfo
 	Restarts           int
 	Faults             int
@@ -237,9 +238,10 @@ type Job struct {
 }
 
 type reconfig struct {
-	ci     float64
-	par    int
-	reason string
+	ci       float64
+	par      int
+	vertices map[string]int
+	reason   string
 }
 
 // NewJob builds the model at time 0 with the job RUNNING on a fresh cluster.
@@ -374,7 +376,7 @@ func (j *Job) Status() Status {
 			alive++
 		}
 	}
-	return Status{State: j.state, RunningSince: j.runningSince, Parallelism: j.par, CheckpointInterval: j.ci,
+	return Status{State: j.state, RunningSince: j.runningSince, Parallelism: j.par, Vertices: j.graph.Vertices(), CheckpointInterval: j.ci,
 		NextCheckpointDue: due, LastCheckpoint: j.lastCkpt, Restarts: j.restarts, Faults: j.faults, TaskManagers: alive}
 }
 

@@ -2,8 +2,11 @@ package flink
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
+	"slices"
+	"strings"
 
 	"gonum.org/v1/gonum/stat/distuv"
 
@@ -311,7 +314,7 @@ func (j *Job) resume() {
 	j.scaledUp = false
 	if q := j.queued; q != nil {
 		j.queued = nil
-		j.Reconfigure(q.ci, q.par, q.reason)
+		j.Reconfigure(q.ci, q.par, q.vertices, q.reason)
 	}
 }
 
@@ -355,8 +358,13 @@ func (j *Job) recovered(at float64) {
 // way Flink can: stop-with-savepoint, then resubmit from the savepoint. The
 // sources stop at the savepoint barrier, so nothing is reprocessed; the
 // backlog is the input that arrived during the downtime. A request while the
-// job is not RUNNING is applied once it runs again.
-func (j *Job) Reconfigure(ci float64, par int, reason string) error {
+// job is not RUNNING is applied once it runs again. vertices, when not nil,
+// gives job vertices (by operator name) their own parallelism, par being
+// the largest, as the Kubernetes operator's pipeline.jobvertex-parallelism-
+// overrides do; the vertices it does not name run at par, and the job's
+// parallelism is its largest vertex's. Nil runs the job's vertices at par
+// (their scenario overrides kept).
+func (j *Job) Reconfigure(ci float64, par int, vertices map[string]int, reason string) error {
 	if ci <= 0 {
 		return fmt.Errorf("checkpoint interval must be positive, got %gs", ci)
 	}
@@ -367,14 +375,33 @@ func (j *Job) Reconfigure(ci float64, par int, reason string) error {
 		return fmt.Errorf("the job has failed for good (%s): there is nothing to reconfigure", StateFailed)
 	}
 	if j.state != StateRunning {
-		j.queued = &reconfig{ci: ci, par: par, reason: reason}
+		j.queued = &reconfig{ci: ci, par: par, vertices: vertices, reason: reason}
 		return nil
 	}
-	g, err := BuildGraph(j.cfg, par, j.topic.SourceShares)
+	cfg := j.cfg
+	if vertices != nil {
+		cfg.Operators = slices.Clone(cfg.Operators)
+		for i, op := range cfg.Operators {
+			p, ok := vertices[op.Name]
+			if ok && (p < 1 || p > j.cfg.MaxParallelism) {
+				return fmt.Errorf("vertex %q: parallelism %d is outside 1..max_parallelism (%d)", op.Name, p, j.cfg.MaxParallelism)
+			}
+			cfg.Operators[i].Parallelism = p
+		}
+		for _, name := range slices.Sorted(maps.Keys(vertices)) {
+			if _, ok := j.graph.opIndex[name]; !ok {
+				return fmt.Errorf("no job vertex %q (the job's: %s)", name, strings.Join(j.graph.OperatorNames(), ", "))
+			}
+		}
+	}
+	g, err := BuildGraph(cfg, par, j.topic.SourceShares)
 	if err != nil {
 		return err
 	}
-	if j.cfg.Rescale.Mode == RescaleCheckpoint && ci == j.ci && (par != j.par || j.scaleUp != nil) {
+	if vertices != nil {
+		g.vertices, g.Parallelism = vertices, slices.Max(g.par) // the job's: its largest vertex's
+	}
+	if j.cfg.Rescale.Mode == RescaleCheckpoint && ci == j.ci && (!g.sameParallelism(j.graph) || j.scaleUp != nil) {
 		j.rescaleFromCheckpoint(g, reason)
 		return nil
 	}
@@ -407,7 +434,7 @@ func (j *Job) Reconfigure(ci float64, par int, reason string) error {
 // adaptive scheduler acts on the latest one.
 func (j *Job) rescaleFromCheckpoint(g *Graph, reason string) {
 	if j.scaleUp != nil {
-		if g.Parallelism == j.par {
+		if g.sameParallelism(j.graph) {
 			j.scaleUp = nil // back to where the job runs: nothing to do
 			return
 		}

@@ -30,6 +30,7 @@
 //	set_checkpoint_interval   yes    yes (savepoint+resubmit)  yes
 //	rescale, savepoint mode   yes    yes, up to the slots      yes, up to the slots
 //	rescale, checkpoint mode  yes    with --scheduler adaptive no
+//	rescale_vertices          yes    checkpoint mode, adaptive no
 //	trigger_savepoint         yes    yes                       yes
 //	note                      yes    yes                       yes
 //	Detail (DetailUser)       yes    yes                       no

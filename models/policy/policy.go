@@ -43,9 +43,12 @@ type DetailUser interface {
 
 // JobStatus is the controller's view of the job.
 type JobStatus struct {
-	State              string        // RUNNING, RESTARTING, …
-	Uptime             time.Duration // since the job last became RUNNING (resets on restart and reconfiguration)
-	Parallelism        int
+	State       string        // RUNNING, RESTARTING, …
+	Uptime      time.Duration // since the job last became RUNNING (resets on restart and reconfiguration)
+	Parallelism int
+	// Vertices is each job vertex's parallelism (by operator name) after a
+	// RescaleVertices; nil while every vertex runs at Parallelism.
+	Vertices           map[string]int
 	CheckpointInterval time.Duration
 	LastCheckpoint     *Checkpoint // nil before the first completed checkpoint
 	Restarts           int
@@ -127,21 +130,29 @@ type ActionKind string
 const (
 	SetCheckpointInterval ActionKind = "set_checkpoint_interval" // stop-with-savepoint + resubmit with a new CI
 	Rescale               ActionKind = "rescale"                 // change the parallelism
-	TriggerSavepoint      ActionKind = "trigger_savepoint"       // savepoint while running
+	// RescaleVertices gives each job vertex its own parallelism, as the
+	// Kubernetes operator's autoscaler does (its parallelism overrides).
+	RescaleVertices  ActionKind = "rescale_vertices"
+	TriggerSavepoint ActionKind = "trigger_savepoint" // savepoint while running
 	// Note changes nothing: the backend records the decision and its reason
 	// (e.g. a violation whose optimum is too close to act on).
 	Note ActionKind = "note"
 )
 
 // ActionKinds are every kind of action, in the order the docs list them.
-var ActionKinds = []ActionKind{SetCheckpointInterval, Rescale, TriggerSavepoint, Note}
+var ActionKinds = []ActionKind{SetCheckpointInterval, Rescale, RescaleVertices, TriggerSavepoint, Note}
 
 // Action is one request of a policy, with the reason it is taken.
 type Action struct {
-	Kind        ActionKind
-	Interval    time.Duration // for SetCheckpointInterval
-	Parallelism int           // for Rescale
-	Reason      string
+	Kind     ActionKind
+	Interval time.Duration // for SetCheckpointInterval
+	// Parallelism is Rescale's; for RescaleVertices that of the vertices
+	// Vertices does not name (0: the job's current parallelism).
+	Parallelism int
+	// Vertices is RescaleVertices' parallelism per job vertex, by operator
+	// name.
+	Vertices map[string]int
+	Reason   string
 }
 
 // ErrNeedsProfile is returned (wrapped) by a policy that cannot act before

@@ -55,7 +55,7 @@ func derivedTaskManagers(job flink.JobConfig) (int, bool) {
 // checkpoint interval (an unknown or external policy may rescale).
 func fixedParallelism(sc Scenario) bool {
 	for _, a := range sc.Actions {
-		if a.Parallelism != nil {
+		if a.Parallelism != nil || a.Vertices != nil {
 			return false
 		}
 	}

@@ -163,7 +163,10 @@ type Action struct {
 	At                 sim.Duration  `yaml:"at"`
 	CheckpointInterval *sim.Duration `yaml:"checkpoint_interval,omitempty"`
 	Parallelism        *int          `yaml:"parallelism,omitempty"`
-	Savepoint          bool          `yaml:"savepoint,omitempty"`
+	// Vertices gives job vertices (by operator name) their own
+	// parallelism; the others run at the job's (its largest vertex's).
+	Vertices  map[string]int `yaml:"vertices,omitempty"`
+	Savepoint bool           `yaml:"savepoint,omitempty"`
 }
 
 // QoS are the bounds violations are counted against (Khaos: L = 1 s,

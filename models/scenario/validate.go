@@ -176,11 +176,25 @@ func validate(path string, file *ast.File, sc *Scenario, missing map[string]stri
 				e[at+".parallelism"] = fmt.Sprintf("must be in 1..max_parallelism (%d), got %d", sc.Job.MaxParallelism, *a.Parallelism)
 			}
 		}
+		if a.Vertices != nil {
+			n++
+			if len(a.Vertices) == 0 {
+				e[at+".vertices"] = "names no vertex; give operator: parallelism pairs"
+			}
+			for name, p := range a.Vertices {
+				switch {
+				case !ops[name]:
+					e[at+".vertices."+name] = fmt.Sprintf("no operator named %q in job.operators", name)
+				case p < 1 || p > sc.Job.MaxParallelism:
+					e[at+".vertices."+name] = fmt.Sprintf("must be in 1..max_parallelism (%d), got %d", sc.Job.MaxParallelism, p)
+				}
+			}
+		}
 		if a.Savepoint {
 			n++
 		}
 		if n != 1 {
-			e[at] = "an action sets exactly one of checkpoint_interval, parallelism or savepoint"
+			e[at] = "an action sets exactly one of checkpoint_interval, parallelism, vertices or savepoint"
 		}
 		if a.At < 0 || (dur > 0 && float64(a.At) >= dur) {
 			e[at+".at"] = fmt.Sprintf("must be within the run, got %v", a.At)

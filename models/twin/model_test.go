@@ -731,3 +731,32 @@ func TestRestartDelayCV(t *testing.T) {
 	near(t, "mean restart factor", mean, 1, 3*0.4/math.Sqrt(n))
 	near(t, "its standard deviation", sd, 0.4, 0.08)
 }
+
+// TestVerticesOfTheirOwn by hand: 80k/s into 2 partitions, a source and a
+// rebalanced map of 10 µs per record each, one-slot one-core TaskManagers.
+// At parallelism 2 each TaskManager runs half of both: 10 µs per record of
+// the whole rate, 100k/s, above the input. At 100 s the vertices action
+// keeps the source at 2 and gives the map 1 (stop-with-savepoint and
+// resubmit, as the operator applies its overrides): TaskManager 0 now runs
+// half the source and all the map, 15 µs per record, so the job reads
+// 66,667/s and its lag grows. Still two TaskManagers (the largest
+// parallelism). A checkpoint-interval change at 200 s keeps the vertices;
+// the job-level rescale to 2 at 300 s gives the map 2 again: 100k/s.
+func TestVerticesOfTheirOwn(t *testing.T) {
+	job := strings.Replace(strings.Replace(handJob, "partitions: 1", "partitions: 2", 1), "parallelism: 1", "parallelism: 2", 1)
+	job = strings.Replace(job, "    - {name: source, cost: 10us}\n", "    - {name: source, cost: 10us}\n    - {name: map, cost: 10us, partitioning: rebalance}\n", 1)
+	m, _ := runYAML(t, "duration: 400s\nworkload: {shape: constant, rate: 80000/s}\n"+job+
+		"actions:\n  - {at: 100s, vertices: {source: 2, map: 1}}\n  - {at: 200s, checkpoint_interval: 20s}\n  - {at: 300s, parallelism: 2}\n")
+	if n := len(m.kind(results.KindReconfigured)); n != 3 {
+		t.Fatalf("%d reconfigurations, want 3", n)
+	}
+	near(t, "throughput at parallelism 2", m.at(90).Throughput, 80000, 1e-6)
+	near(t, "throughput, map at 1", m.at(150).Throughput, 1e5/1.5, 1e-6)
+	near(t, "throughput after the CI change", m.at(250).Throughput, 1e5/1.5, 1e-6)
+	near(t, "throughput, map at 2 again (catching up)", m.at(320).Throughput, 1e5, 1e-6)
+	for _, at := range []float64{150, 250, 320} {
+		if w := m.at(at).Workers; w != 2 {
+			t.Errorf("%g s: %d TaskManagers, want 2", at, w)
+		}
+	}
+}

@@ -359,8 +359,8 @@ func (b *backend) Inject(f scenario.ScheduledFault, tm int, reason string) error
 	return nil
 }
 
-func (b *backend) Reconfigure(ci float64, par int, reason string) error {
-	return b.job.Reconfigure(ci, par, reason)
+func (b *backend) Reconfigure(ci float64, par int, vertices map[string]int, reason string) error {
+	return b.job.Reconfigure(ci, par, vertices, reason)
 }
 
 func (b *backend) TriggerSavepoint(reason string) error {
@@ -380,7 +380,7 @@ func (b *backend) Detail() results.Detail { return b.job.Detail() }
 
 func (b *backend) Status() policy.JobStatus {
 	st := b.job.Status()
-	js := policy.JobStatus{State: st.State, Parallelism: st.Parallelism, CheckpointInterval: dur(st.CheckpointInterval),
+	js := policy.JobStatus{State: st.State, Parallelism: st.Parallelism, Vertices: st.Vertices, CheckpointInterval: dur(st.CheckpointInterval),
 		Restarts: st.Restarts, Faults: st.Faults}
 	if st.State == flink.StateRunning {
 		js.Uptime = dur(b.env.Now() - st.RunningSince)

@@ -6,12 +6,13 @@ stderr) instead of as an invalid reply::
 
     Action.set_checkpoint_interval(30, reason="load is low")
     Action.rescale(4, reason="lag grows")
+    Action.rescale_vertices({"Source: Kafka": 4, "Sink: Kafka: Writer": 1}, reason="the sink idles")
     Action.trigger_savepoint(reason="before the deploy")
     Action.note("at the optimum already")
 
 ``to_dict`` gives the JSON object exactly as docs/policy-protocol.md lists it
-(``kind``, then ``interval_s`` or ``parallelism``, then ``reason``), with no
-other field.
+(``kind``, then ``interval_s``, ``parallelism`` or ``vertices``, then
+``reason``), with no other field.
 """
 
 from __future__ import annotations
@@ -23,11 +24,12 @@ from typing import Any, Dict, Optional, Union
 
 SET_CHECKPOINT_INTERVAL = "set_checkpoint_interval"
 RESCALE = "rescale"
+RESCALE_VERTICES = "rescale_vertices"
 TRIGGER_SAVEPOINT = "trigger_savepoint"
 NOTE = "note"
 
 #: Every action kind of protocol 1, in the order the docs list them.
-ACTION_KINDS = (SET_CHECKPOINT_INTERVAL, RESCALE, TRIGGER_SAVEPOINT, NOTE)
+ACTION_KINDS = (SET_CHECKPOINT_INTERVAL, RESCALE, RESCALE_VERTICES, TRIGGER_SAVEPOINT, NOTE)
 
 
 def _interval(seconds: Any) -> Union[int, float]:
@@ -40,19 +42,31 @@ def _interval(seconds: Any) -> Union[int, float]:
     return value
 
 
-def _parallelism(parallelism: Any) -> int:
+def _parallelism(parallelism: Any, what: str = "rescale: parallelism") -> int:
     """A parallelism: an integer >= 1 (a float such as 4.0 is taken as 4, 4.5 is refused)."""
     if isinstance(parallelism, bool) or not isinstance(parallelism, numbers.Real):
-        raise TypeError("rescale: parallelism must be an integer, got %r" % (parallelism,))
+        raise TypeError("%s must be an integer, got %r" % (what, parallelism))
     if not isinstance(parallelism, numbers.Integral):
         f = float(parallelism)
         if not f.is_integer():
-            raise ValueError("rescale: parallelism must be an integer, got %r" % (parallelism,))
+            raise ValueError("%s must be an integer, got %r" % (what, parallelism))
         parallelism = f
     value = int(parallelism)
     if value < 1:
-        raise ValueError("rescale: parallelism must be >= 1, got %r" % (parallelism,))
+        raise ValueError("%s must be >= 1, got %r" % (what, parallelism))
     return value
+
+
+def _vertices(vertices: Any) -> Dict[str, int]:
+    """Vertices of their own parallelism: a non-empty mapping of operator name to parallelism."""
+    if not isinstance(vertices, dict) or not vertices:
+        raise TypeError("rescale_vertices: vertices must be a non-empty dict of operator name -> parallelism, got %r" % (vertices,))
+    out: Dict[str, int] = {}
+    for name, p in vertices.items():
+        if not isinstance(name, str):
+            raise TypeError("rescale_vertices: vertex names must be strings, got %r" % (name,))
+        out[name] = _parallelism(p, "rescale_vertices: vertex %r" % name)
+    return out
 
 
 @dataclass(frozen=True)
@@ -60,13 +74,15 @@ class Action:
     """One request of a policy, with the reason it is taken.
 
     Make one with the class methods; ``interval_s`` is set only for
-    set_checkpoint_interval and ``parallelism`` only for rescale.
+    set_checkpoint_interval, ``parallelism`` only for rescale and
+    ``vertices`` only for rescale_vertices.
     """
 
     kind: str
     reason: str = ""
     interval_s: Optional[Union[int, float]] = None
     parallelism: Optional[int] = None
+    vertices: Optional[Dict[str, int]] = None
 
     def __post_init__(self) -> None:
         if self.kind not in ACTION_KINDS:
@@ -81,6 +97,10 @@ class Action:
             object.__setattr__(self, "parallelism", _parallelism(self.parallelism))
         elif self.parallelism is not None:
             raise ValueError("%s: takes no parallelism" % self.kind)
+        if self.kind == RESCALE_VERTICES:
+            object.__setattr__(self, "vertices", _vertices(self.vertices))
+        elif self.vertices is not None:
+            raise ValueError("%s: takes no vertices" % self.kind)
 
     @classmethod
     def set_checkpoint_interval(cls, seconds: Union[int, float], reason: str = "") -> "Action":
@@ -91,6 +111,11 @@ class Action:
     def rescale(cls, parallelism: int, reason: str = "") -> "Action":
         """Change the job's parallelism (>= 1), the way the scenario's job.rescale.mode says."""
         return cls(RESCALE, reason, parallelism=parallelism)
+
+    @classmethod
+    def rescale_vertices(cls, vertices: Dict[str, int], reason: str = "") -> "Action":
+        """Give job vertices their own parallelism (operator name -> parallelism >= 1); the others keep the job's."""
+        return cls(RESCALE_VERTICES, reason, vertices=vertices)
 
     @classmethod
     def trigger_savepoint(cls, reason: str = "") -> "Action":
@@ -109,5 +134,7 @@ class Action:
             d["interval_s"] = self.interval_s
         elif self.kind == RESCALE:
             d["parallelism"] = self.parallelism
+        elif self.kind == RESCALE_VERTICES:
+            d["vertices"] = dict(self.vertices or {})
         d["reason"] = self.reason
         return d

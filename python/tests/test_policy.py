@@ -308,6 +308,11 @@ def test_action_serialisation():
     assert list(Action.set_checkpoint_interval(10, "r").to_dict()) == ["kind", "interval_s", "reason"]
     assert Action.rescale(3, reason="more").to_dict() == {"kind": "rescale", "parallelism": 3, "reason": "more"}
     assert list(Action.rescale(3).to_dict()) == ["kind", "parallelism", "reason"]
+    assert Action.rescale_vertices({"map": 2, "sink": 1.0}).to_dict() == {
+        "kind": "rescale_vertices", "vertices": {"map": 2, "sink": 1}, "reason": ""}
+    for bad in ({}, {"map": 0}, {"map": 1.5}, [("map", 2)]):
+        with pytest.raises((TypeError, ValueError)):
+            Action.rescale_vertices(bad)
     assert Action.trigger_savepoint().to_dict() == {"kind": "trigger_savepoint", "reason": ""}
     assert Action.note("why").to_dict() == {"kind": "note", "reason": "why"}
 
@@ -477,5 +482,5 @@ def test_doc_inline_examples_validate():
         else:
             validate(message)
             types.append(message["type"])
-    assert kinds == ["set_checkpoint_interval", "rescale", "trigger_savepoint", "note"]
+    assert kinds == ["set_checkpoint_interval", "rescale", "rescale_vertices", "trigger_savepoint", "note"]
     assert types == ["actions", "goodbye"]

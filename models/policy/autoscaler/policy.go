@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/goccy/go-yaml/ast"
@@ -52,6 +53,9 @@ type Settings struct {
 	// Alignment: evenly_spread (1.11–1.12), key_groups (≤ 1.10: every
 	// vertex to a divisor of its max parallelism up to half of it) or off
 	Alignment string `yaml:"alignment"`
+	// Vertices: each (every vertex at its own recommendation, as the
+	// operator applies them) or job (every vertex at the largest).
+	Vertices string `yaml:"vertices"`
 }
 
 // DefaultSettings are the operator's defaults (main, 1.12).
@@ -63,18 +67,19 @@ func DefaultSettings() Settings {
 		VertexMinParallelism: d.VertexMinParallel, VertexMaxParallelism: d.VertexMaxParallel,
 		CatchUpDuration: sec(d.CatchUpDuration), RestartTime: sec(d.RestartTime), RestartTimeTrackingLimit: 900,
 		BacklogLagThreshold: sec(d.BacklogLagThreshold), ObservedTPRLagThreshold: 30, ObservedTPRSwitchThreshold: 0.15,
-		ObservedTPRMinObservations: 2, Alignment: "evenly_spread"}
+		ObservedTPRMinObservations: 2, Alignment: "evenly_spread", Vertices: "job"}
 }
 
-// Policy is the operator's autoscaler for one job. The twin and the live
-// job have one parallelism for all vertices (Flink's reactive and adaptive
-// schedulers give every vertex the slots), so each vertex's recommendation
-// is computed as the operator does and the job takes the largest.
+// Policy is the operator's autoscaler for one job. Each vertex's
+// recommendation is computed as the operator does; with vertices: each the
+// job restarts with every vertex at its own (the operator's parallelism
+// overrides), with vertices: job (the default) every vertex takes the
+// largest, as Flink's reactive mode gives every vertex all the slots.
 type Policy struct {
 	s         Settings
 	downs     map[string]*ScaleDowns // per vertex, by name
 	rescaleAt float64                // s, the last rescale; NaN when none waits for its restart to be measured
-	scaledUp  float64                // s, the last scale-up (-Inf before one)
+	scaledUp  map[string]float64     // s, per vertex, its last scale-up
 	restart   float64                // s, the longest restart measured (restart-time tracking)
 }
 
@@ -107,8 +112,10 @@ func New(s Settings) (*Policy, error) {
 		return nil, fmt.Errorf("policy durations must be ≥ 0s")
 	case s.Alignment != "evenly_spread" && s.Alignment != "key_groups" && s.Alignment != "off":
 		return nil, fmt.Errorf("policy.alignment must be evenly_spread, key_groups or off, got %q", s.Alignment)
+	case s.Vertices != "each" && s.Vertices != "job":
+		return nil, fmt.Errorf("policy.vertices must be each or job, got %q", s.Vertices)
 	}
-	return &Policy{s: s, downs: map[string]*ScaleDowns{}, rescaleAt: math.NaN(), scaledUp: math.Inf(-1)}, nil
+	return &Policy{s: s, downs: map[string]*ScaleDowns{}, rescaleAt: math.NaN(), scaledUp: map[string]float64{}}, nil
 }
 
 func (p *Policy) Name() string            { return Name }
@@ -116,8 +123,25 @@ func (p *Policy) Interval() time.Duration { return p.s.Interval.Std() }
 func (p *Policy) WindowSamples() int      { return int(math.Ceil(float64(p.s.MetricsWindow))) }
 func (p *Policy) UsesDetail() bool        { return true }
 
-// Requires: the autoscaler rescales.
-func (p *Policy) Requires() []policy.ActionKind { return []policy.ActionKind{policy.Rescale} }
+// Requires: the autoscaler rescales the job, or each vertex.
+func (p *Policy) Requires() []policy.ActionKind {
+	if p.s.Vertices == "each" {
+		return []policy.ActionKind{policy.RescaleVertices}
+	}
+	return []policy.ActionKind{policy.Rescale}
+}
+
+// vertexChanges lists the vertices whose parallelism changes, as
+// "name p → q", in graph order.
+func vertexChanges(rates []VertexRates, to map[string]int) string {
+	var out []string
+	for _, v := range rates {
+		if to[v.Name] != v.Parallelism {
+			out = append(out, fmt.Sprintf("%s %d → %d", v.Name, v.Parallelism, to[v.Name]))
+		}
+	}
+	return strings.Join(out, ", ")
+}
 
 // config is the scaling decision's view of the settings, with the restart
 // time tracked when enabled.
@@ -157,40 +181,48 @@ func (p *Policy) Step(now time.Duration, obs policy.Observation) []policy.Action
 	}
 	cur := obs.Job.Parallelism
 	cfg := p.config()
+	each := p.s.Vertices == "each"
+	current := func(v VertexRates) int { // the parallelism a vertex runs at
+		if each && v.Parallelism > 0 {
+			return v.Parallelism
+		}
+		return cur
+	}
 	// Every vertex gets its recommendation at the target utilisation, in
 	// bounds or not (JobVertexScaler.computeScaleTargetParallelism), and its
 	// scale-down interval books it; the job rescales only when a vertex whose
 	// change is required is out of its utilisation bounds
 	// (ScalingExecutor: allRequiredVerticesWithinUtilizationTarget), and then
-	// to the largest parallelism any vertex asks for (one parallelism for
-	// all vertices).
-	want, act, why, whyP := 0, false, "", 0
+	// every vertex to its recommendation (each) or to the largest (job).
+	want, act, changed, why, whyP := 0, false, false, "", 0
+	vertices := map[string]int{}
 	for _, v := range rates {
-		np := cfg.Parallelism(v.Rates, cur, v.MaxParallelism)
+		vc := current(v)
+		np := cfg.Parallelism(v.Rates, vc, v.MaxParallelism)
 		switch p.s.Alignment {
 		case "key_groups":
-			np = AlignKeyGroups(np, v.MaxParallelism, min(v.MaxParallelism, max(cur, p.s.VertexMaxParallelism)))
+			np = AlignKeyGroups(np, v.MaxParallelism, min(v.MaxParallelism, max(vc, p.s.VertexMaxParallelism)))
 		case "evenly_spread":
 			n := v.MaxParallelism
 			if v.Partitions > 0 {
 				n = v.Partitions
 			}
 			if v.Partitions > 0 || v.Keyed {
-				np, _ = Align(np, n, min(cur, p.s.VertexMinParallelism), min(v.MaxParallelism, max(cur, p.s.VertexMaxParallelism)))
+				np, _ = Align(np, n, min(vc, p.s.VertexMinParallelism), min(v.MaxParallelism, max(vc, p.s.VertexMaxParallelism)))
 			}
 		}
-		if np < cur && t-p.scaledUp < float64(p.s.ScaleUpGracePeriod) {
+		if up, ok := p.scaledUp[v.Name]; ok && np < vc && t-up < float64(p.s.ScaleUpGracePeriod) {
 			// JobVertexScaler.detectImmediateScaleDownAfterScaleUp (≤ 1.9):
 			// the vertex keeps its parallelism
-			np = cur
+			np = vc
 		}
 		sd := p.downs[v.Name]
 		if sd == nil {
 			sd = &ScaleDowns{}
 			p.downs[v.Name] = sd
 		}
-		np, change := sd.Decide(now, cur, np, cfg.ScaleDownInterval)
-		want = max(want, np)
+		np, change := sd.Decide(now, vc, np, cfg.ScaleDownInterval)
+		want, vertices[v.Name], changed = max(want, np), np, changed || np != vc
 		if change == Required && cfg.OutOfBounds(v.Rates) {
 			act = true
 			if why == "" || np > whyP {
@@ -198,24 +230,35 @@ func (p *Policy) Step(now time.Duration, obs policy.Observation) []policy.Action
 			}
 		}
 	}
-	if !act || want == cur {
+	if !act || each && !changed || !each && want == cur {
 		return nil
 	}
 	for _, sd := range p.downs {
 		sd.Clear() // the job restarts at the new parallelism: its recommendations are void
 	}
 	p.rescaleAt = t
-	if want > cur {
-		p.scaledUp = t
+	for _, v := range rates {
+		if !each {
+			vertices[v.Name] = want
+		}
+		if vertices[v.Name] > current(v) {
+			p.scaledUp[v.Name] = t // the grace period's start, per vertex
+		}
+	}
+	restart := cfg.RestartTime.Seconds()
+	if each {
+		return []policy.Action{{Kind: policy.RescaleVertices, Parallelism: want, Vertices: vertices,
+			Reason: fmt.Sprintf("flink-autoscaler: %s (%s; restart time %.0f s)", vertexChanges(rates, vertices), why, restart)}}
 	}
 	return []policy.Action{{Kind: policy.Rescale, Parallelism: want,
-		Reason: fmt.Sprintf("flink-autoscaler: %d → %d (%s; restart time %.0f s)", cur, want, why, cfg.RestartTime.Seconds())}}
+		Reason: fmt.Sprintf("flink-autoscaler: %d → %d (%s; restart time %.0f s)", cur, want, why, restart)}}
 }
 
 // VertexRates is one vertex's evaluation.
 type VertexRates struct {
 	Rates
 	Name           string
+	Parallelism    int
 	Keyed          bool
 	MaxParallelism int
 	Partitions     int
@@ -262,7 +305,7 @@ func (p *Policy) Evaluate(w []results.Sample, d []results.Detail, from float64) 
 	out := make([]VertexRates, len(ops))
 	srcIn := in[0] / n
 	for k, o := range ops {
-		v := VertexRates{Name: o.Name, Keyed: o.Keyed, MaxParallelism: o.MaxParallelism, Partitions: o.Partitions}
+		v := VertexRates{Name: o.Name, Parallelism: o.Parallelism, Keyed: o.Keyed, MaxParallelism: o.MaxParallelism, Partitions: o.Partitions}
 		rate, b := in[k]/n, busy[k]/n
 		v.InputRate = rate
 		v.TrueProcessingRate = math.Inf(1)

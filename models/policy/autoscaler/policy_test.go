@@ -202,3 +202,30 @@ func TestScaleUpGracePeriod(t *testing.T) {
 		}
 	}
 }
+
+// TestVerticesEach: TestScaleUpByHand's window with vertices: each. The
+// source asks for 12 and is out of bounds, the window is in bounds and
+// keeps its 4: the job restarts with the source at 12 and the window at 4
+// (with vertices: job both run at 12). The policy then needs a backend
+// that gives vertices their own parallelism.
+func TestVerticesEach(t *testing.T) {
+	s := DefaultSettings()
+	s.Vertices = "each"
+	p, err := New(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := load(3*time.Hour, 4, 50000, 40000, 1, 20000, 0.5)
+	o.Job.Uptime = 20 * time.Minute
+	a := p.Step(3*time.Hour, o)
+	if len(a) != 1 || a[0].Kind != policy.RescaleVertices || a[0].Parallelism != 12 || fmt.Sprint(a[0].Vertices) != "map[source:12 window:4]" {
+		t.Fatalf("got %+v, want rescale_vertices to source 12, window 4", a)
+	}
+	if r := p.Requires(); len(r) != 1 || r[0] != policy.RescaleVertices {
+		t.Errorf("requires %v, want [rescale_vertices]", r)
+	}
+	s.Vertices = "all"
+	if _, err := New(s); err == nil {
+		t.Error("vertices: all accepted")
+	}
+}

@@ -278,6 +278,20 @@ func (p *Policy) actions(data []byte) ([]policy.Action, error) {
 				return nil, fmt.Errorf("action %d: rescale needs parallelism ≥ 1%s", i, bound)
 			}
 			act.Parallelism = *a.Parallelism
+		case policy.RescaleVertices:
+			if len(a.Vertices) == 0 {
+				return nil, fmt.Errorf("action %d: rescale_vertices needs vertices, an object of operator name → parallelism", i)
+			}
+			for name, par := range a.Vertices {
+				if par < 1 || p.info.MaxParallelism > 0 && par > p.info.MaxParallelism {
+					bound := "≥ 1"
+					if p.info.MaxParallelism > 0 {
+						bound = fmt.Sprintf("in 1..%d", p.info.MaxParallelism)
+					}
+					return nil, fmt.Errorf("action %d: rescale_vertices: vertex %q needs a parallelism %s, got %d", i, name, bound, par)
+				}
+			}
+			act.Vertices = a.Vertices
 		}
 		out = append(out, act)
 	}

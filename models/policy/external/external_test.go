@@ -119,7 +119,7 @@ func TestFailureModes(t *testing.T) {
 		{"crash", []string{"exited (exit status 1) at tick 2 (t=20s) before replying", "ZeroDivisionError"}},
 		{"hang", []string{"did not reply at tick 2 (t=20s) within 500ms"}},
 		{"malformed", []string{"reply at tick 2 (t=20s): not valid: invalid character 'o'", `"ok"`}},
-		{"unknown", []string{"tick 2 (t=20s): action 0: unknown kind \"explode\" (allowed: set_checkpoint_interval, rescale, trigger_savepoint, note)"}},
+		{"unknown", []string{"tick 2 (t=20s): action 0: unknown kind \"explode\" (allowed: set_checkpoint_interval, rescale, rescale_vertices, trigger_savepoint, note)"}},
 		{"typo", []string{"tick 2 (t=20s): not valid: json: unknown field \"intervall_s\""}},
 		{"protocol2", []string{"speaks protocol 2; streamtwin speaks 1"}},
 		{"requires", []string{`requires "teleport", which is no action`}},

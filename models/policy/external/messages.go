@@ -76,10 +76,11 @@ type reply struct {
 }
 
 type actionMsg struct {
-	Kind        string   `json:"kind"`
-	IntervalS   *float64 `json:"interval_s"`
-	Parallelism *int     `json:"parallelism"`
-	Reason      string   `json:"reason"`
+	Kind        string         `json:"kind"`
+	IntervalS   *float64       `json:"interval_s"`
+	Parallelism *int           `json:"parallelism"`
+	Vertices    map[string]int `json:"vertices"` // rescale_vertices: operator name → parallelism
+	Reason      string         `json:"reason"`
 }
 
 // observation encodes one tick's message: the samples since the last one
