@@ -4,7 +4,7 @@ VENV    := .venv
 PYTHON  := $(VENV)/bin/python
 BIN     := bin/streamtwin
 
-.PHONY: demo test unit python-test docs deps validation validation-data monitoring daedalus autoscaler-tuning live-rescale-profile live-capacity live-warmup live-faults live-khaos-repeat live-daedalus live-autoscaling live-autoscaling-second live-wordcount live-league-twin live-parity bench build vet clean reference calibration calibration-live live-jobs live-test live-khaos-profile live-khaos-reference live-test-reference live-traffic-profile live-host-profile live-soak fuzz slurm-test
+.PHONY: demo test unit python-test docs deps validation validation-data monitoring daedalus autoscaler-tuning live-rescale-profile live-capacity live-warmup live-faults live-khaos-repeat live-daedalus live-autoscaling live-autoscaling-second live-wordcount live-league-twin live-parity bench build vet verify clean reference calibration calibration-live live-jobs live-test live-khaos-profile live-khaos-reference live-test-reference live-traffic-profile live-host-profile live-soak fuzz slurm-test
 
 build:
 	$(GO) build -o $(BIN) ./cmd/streamtwin
@@ -22,6 +22,13 @@ $(PYTHON): requirements.txt
 vet:
 	$(GO) vet ./...
 
+# The tree as committed: gofmt leaves every Go file as it is, go.mod and
+# go.sum are tidy, go vet is clean. In make unit and make test, so that a
+# formatting fix never needs its own commit.
+verify: vet
+	@out=$$(gofmt -l $$($(GO) list -f '{{.Dir}}' ./...)); if [ -n "$$out" ]; then echo "gofmt would change (run gofmt -w):"; echo "$$out"; exit 1; fi
+	$(GO) mod tidy -diff
+
 # The Debian packages the tests need, installed when missing (as root or
 # through sudo; otherwise the command names them): a JDK and Maven for the
 # live job jar, Flink and Kafka; prometheus and node-exporter for
@@ -32,7 +39,7 @@ deps:
 # Unit and model tests; the Python policy package's tests (python-test);
 # end-to-end CLI runs whose files must open in pandas/pyarrow and DuckDB; the
 # notebooks executed headless on them.
-test: deps vet build $(PYTHON) live-jobs python-test
+test: deps verify build $(PYTHON) live-jobs python-test
 	$(GO) test -count=1 ./...
 	rm -rf runs/test
 	$(BIN) run scenarios/demo.yaml --out runs/test/demo --plot
@@ -51,7 +58,7 @@ test: deps vet build $(PYTHON) live-jobs python-test
 # skip), the Python policy package's tests, then a demo run and a variants
 # run checked in pandas/pyarrow and DuckDB. `make test` runs everything,
 # without -short.
-unit: vet build $(PYTHON) python-test
+unit: verify build $(PYTHON) python-test
 	STREAMTWIN_LIVE= STREAMTWIN_LIVE_SOAK= STREAMTWIN_BENCH= $(GO) test -count=1 -short ./...
 	rm -rf runs/unit
 	$(BIN) run scenarios/demo.yaml --out runs/unit/demo --plot

@@ -5,7 +5,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -205,14 +204,5 @@ func TestCommonParent(t *testing.T) {
 		if got := commonParent(c.dirs); got != c.want {
 			t.Errorf("commonParent(%v) = %q, want %q", c.dirs, got, c.want)
 		}
-	}
-}
-
-func TestNaturalCompare(t *testing.T) {
-	got := []string{"runs/ci120/x", "runs/ci30/x", "runs/ci10/x", "runs/b", "runs/a2", "runs/a10", "runs/ci060/x"}
-	slices.SortStableFunc(got, naturalCompare)
-	want := []string{"runs/a2", "runs/a10", "runs/b", "runs/ci10/x", "runs/ci30/x", "runs/ci060/x", "runs/ci120/x"}
-	if !slices.Equal(got, want) {
-		t.Errorf("sorted %v, want %v", got, want)
 	}
 }

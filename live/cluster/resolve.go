@@ -114,12 +114,6 @@ func Resolve(ctx context.Context, cacheDir string) (Jars, error) {
 	return resolve(ctx, cacheDir, live.Pinned(), false, func(string, ...any) {})
 }
 
-// ResolvePrometheus is Resolve that also resolves Flink's Prometheus
-// reporter (Jars.FlinkPrometheusLib).
-func ResolvePrometheus(ctx context.Context, cacheDir string) (Jars, error) {
-	return resolve(ctx, cacheDir, live.Pinned(), true, func(string, ...any) {})
-}
-
 func resolve(ctx context.Context, cacheDir string, v live.Versions, prometheus bool, logf func(string, ...any)) (Jars, error) {
 	if cacheDir == "" {
 		d, err := DefaultCacheDir()

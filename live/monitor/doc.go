@@ -5,7 +5,7 @@
 // §5.4): scraping of each metric family is turned on and off by rewriting
 // Prometheus's configuration and reloading it.
 //
-// [RunSamplers] (or [Run.Do]) ticks once a second for the run's duration.
+// [Run.Do] ticks once a second for the run's duration.
 // At second k, a family whose current Step has ended asks its Sampler for
 // the next one (Next(k, points scraped so far)); the family is scraped in
 // the Step's first Scrape seconds and not in its Skip seconds. All families

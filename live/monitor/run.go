@@ -133,13 +133,6 @@ func (a Accounting) String() string {
 	return b.String()
 }
 
-// RunSamplers runs samplers against client for duration (whole seconds)
-// with the defaults of Run.
-func RunSamplers(ctx context.Context, client Scraper, samplers map[string]models.Sampler, duration time.Duration) (Accounting, error) {
-	// samplers by family
-	return Run{Client: client, Samplers: samplers, Duration: duration}.Do(ctx)
-}
-
 type famState struct {
 	name    string
 	sampler models.Sampler

@@ -603,3 +603,12 @@ func TestFigureTitlesNameTheBackend(t *testing.T) {
 		}
 	}
 }
+
+func TestCompareNatural(t *testing.T) {
+	got := []string{"runs/ci120/x", "runs/ci30/x", "runs/ci10/x", "runs/b", "runs/a2", "runs/a10", "runs/ci060/x"}
+	slices.SortStableFunc(got, compareNatural)
+	want := []string{"runs/a2", "runs/a10", "runs/b", "runs/ci10/x", "runs/ci30/x", "runs/ci060/x", "runs/ci120/x"}
+	if !slices.Equal(got, want) {
+		t.Errorf("sorted %v, want %v", got, want)
+	}
+}
