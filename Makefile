@@ -331,17 +331,20 @@ validation: build
 
 # The measured tables of the validation datasets made from this project's
 # committed live runs (validation/live-khaos/measured.csv from the live
-# Khaos repeat runs, all at CI 10 s: Khaos set it at its first tick, before
-# the first kill): each run's faults from its events, their recoveries
-# detected in its series by the one recovery detector. make validation
-# reads the committed table; rerun this after make live-khaos-repeat.
-LIVE_KHAOS_RUNS = $(sort $(wildcard $(KHAOS_REPEAT_REF)/run-*))
+# Khaos repeat runs at 3,000/s, labelled run-N, and at 6,000/s, labelled
+# 6k-run-N): each run's faults from its events, their recoveries detected
+# in its series by the one recovery detector, each at the CI in force
+# before it (Khaos sets it at its first tick, before the first kill). make
+# validation reads the committed table; rerun this after make
+# live-khaos-repeat.
+LIVE_KHAOS_RUNS = $(sort $(wildcard results/reference/live/live-khaos-repeat/run-*)) $(sort $(wildcard results/reference/live/live-khaos-6k/run-*))
 validation-data: build
 	set -e; out=validation/live-khaos/measured.csv; tmp=$$(mktemp -d); \
-	for d in $(LIVE_KHAOS_RUNS); do n=$$(basename $$d); \
+	for d in $(LIVE_KHAOS_RUNS); do n=$$(basename $$d); case $$d in *-6k/*) n=6k-$$n;; esac; \
 		at=$$($(BIN) results cat --csv --kind fault $$d/events.parquet | awk -F, 'NR > 1 {printf "%s%ss", sep, $$1; sep = ","}'); \
-		$(BIN) calibrate convert --series $$d/timeseries.parquet --fault-at $$at --ci 10s --label $$n --out $$tmp/$$n.csv; done; \
-	{ head -n 1 $$tmp/run-1.csv; for f in $$tmp/run-*.csv; do tail -n +2 $$f; done; } > $$out.tmp && mv $$out.tmp $$out; rm -rf $$tmp
+		$(BIN) calibrate convert --series $$d/timeseries.parquet --fault-at $$at --label $$n --out $$tmp/$$n.csv; done; \
+	{ head -n 1 $$tmp/run-1.csv; for d in $(LIVE_KHAOS_RUNS); do n=$$(basename $$d); case $$d in *-6k/*) n=6k-$$n;; esac; \
+		tail -n +2 $$tmp/$$n.csv; done; } > $$out.tmp && mv $$out.tmp $$out; rm -rf $$tmp
 
 # Re-fit scenarios/khaos-ysb-calibrated.yaml (and its fit report) to the
 # measured Khaos failures: fitted on CI 30 s and 90 s, the rest held out,
@@ -430,16 +433,20 @@ live-faults: build live-jobs
 # reconfiguration each; the runs are committed in
 # results/reference/live/live-khaos-repeat/run-N (those of KHAOS_RUNS
 # replaced, the others kept: KHAOS_RUNS="4 5 6" adds three) and make docs
-# sets the twin's seeds beside every one.
+# sets the twin's seeds beside every one. The same at 6,000/s for the live
+# Khaos validation dataset (make validation-data):
+#   make live-khaos-repeat KHAOS_SCENARIO=scenarios/live-khaos-6k.yaml \
+#     KHAOS_REPEAT_REF=results/reference/live/live-khaos-6k KHAOS_RUNS="1 2 3"
 KHAOS_REPEAT_DIR := runs/live-khaos-repeat-cluster
-KHAOS_REPEAT_REF := results/reference/live/live-khaos-repeat
+KHAOS_SCENARIO ?= scenarios/live-khaos.yaml
+KHAOS_REPEAT_REF ?= results/reference/live/live-khaos-repeat
 KHAOS_RUNS ?= 1 2 3
 live-khaos-repeat: build live-jobs
 	rm -rf runs/live-khaos-repeat; set -u; \
 	trap '$(BIN) live down --dir $(KHAOS_REPEAT_DIR) >/dev/null 2>&1' EXIT; \
 	for i in $(KHAOS_RUNS); do out=runs/live-khaos-repeat/run-$$i; echo "== khaos: $$out, started $$(date +%T)"; \
 		$(BIN) live up --taskmanagers 2 --slots 2 --dir $(KHAOS_REPEAT_DIR) || exit 1; \
-		$(BIN) live run scenarios/live-khaos.yaml --dir $(KHAOS_REPEAT_DIR) --out $$out; rc=$$?; \
+		$(BIN) live run $(KHAOS_SCENARIO) --dir $(KHAOS_REPEAT_DIR) --out $$out; rc=$$?; \
 		$(BIN) live down --dir $(KHAOS_REPEAT_DIR); [ $$rc -eq 0 ] || exit $$rc; \
 	done
 	for i in $(KHAOS_RUNS); do rm -rf $(KHAOS_REPEAT_REF)/run-$$i; mkdir -p $(KHAOS_REPEAT_REF)/run-$$i; \

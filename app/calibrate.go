@@ -234,15 +234,16 @@ func convertCommand() *cli.Command {
 		Usage: "make a measured table from Khaos's failures.txt or from a measured series",
 		Description: "--khaos FILE: the FailureMetrics log of dos-group/khaos; rows of the profiling copies\n" +
 			"(jobId profile_<CI ms>) become points, the Khaos-managed job (its CI changed during the day) is skipped.\n" +
-			"--series FILE --fault-at T1,T2,… --ci CI: recovery times detected in a measured run (our\n" +
+			"--series FILE --fault-at T1,T2,… [--ci CI]: recovery times detected in a measured run (our\n" +
 			"timeseries.parquet, or a CSV time_s,throughput,lag[,latency_ms][,input_rate]) by the simulator's\n" +
 			"rule: the first of 15 consecutive samples with lag back at its pre-fault level and throughput\n" +
-			"following the input.",
+			"following the input. Without --ci each fault's CI is the series' checkpoint_interval_s in force\n" +
+			"before it (our timeseries.parquet; a CSV series needs --ci).",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "khaos", Usage: "Khaos failures.txt"},
 			&cli.StringFlag{Name: "series", Usage: "measured series (timeseries.parquet or CSV)"},
 			&cli.StringFlag{Name: "fault-at", Usage: "fault times in the series, e.g. 600s,1800s"},
-			&cli.StringFlag{Name: "ci", Usage: "checkpoint interval of the measured run, e.g. 60s"},
+			&cli.StringFlag{Name: "ci", Usage: "checkpoint interval of the measured run, e.g. 60s (default: the series' own at each fault)"},
 			&cli.StringFlag{Name: "label", Usage: "label for the series' rows"},
 			&cli.StringFlag{Name: "latency", Usage: "the series' latency column averaged into latency_ms: marker (latency-marker p99, what Khaos recorded), p99, p50 or mean (event time); default: marker if the series has it, else p99"},
 			&cli.StringFlag{Name: "out", Usage: "table to write (.csv or .parquet)", Required: true},
@@ -290,15 +291,18 @@ func runConvert(c *cli.Context) error {
 }
 
 func seriesPoints(c *cli.Context) ([]calibrate.Point, error) {
-	if !c.IsSet("fault-at") || !c.IsSet("ci") {
-		return nil, badInput(errors.New("--series needs --fault-at (the fault times in the series) and --ci (its checkpoint interval)"))
+	if !c.IsSet("fault-at") {
+		return nil, badInput(errors.New("--series needs --fault-at (the fault times in the series)"))
 	}
 	if k := c.String("latency"); k != "" && !slices.Contains(results.LatencyKinds, k) {
 		return nil, badInput(fmt.Errorf("--latency must be one of %s, got %q", strings.Join(results.LatencyKinds, ", "), k))
 	}
-	ci, err := sim.ParseDuration(c.String("ci"))
-	if err != nil || ci <= 0 {
-		return nil, badInput(fmt.Errorf("--ci: want a positive duration such as 60s, got %q", c.String("ci")))
+	var ci sim.Duration // 0: the series' own, at each fault
+	if c.String("ci") != "" {
+		var err error
+		if ci, err = sim.ParseDuration(c.String("ci")); err != nil || ci <= 0 {
+			return nil, badInput(fmt.Errorf("--ci: want a positive duration such as 60s, got %q", c.String("ci")))
+		}
 	}
 	if err := requireFile("calibrate convert: --series", c.String("series")); err != nil {
 		return nil, err

@@ -17,8 +17,11 @@ const khaosBaselineS = 300
 type Series struct {
 	Name    string           // the file it was read from, for errors
 	Samples []results.Sample // in time order
-	CI      float64          // the run's checkpoint interval, s
-	Label   string           // the points' label
+	// CI is the run's checkpoint interval (s); 0: each fault's from the
+	// series' own checkpoint_interval_s (our timeseries.parquet), the CI in
+	// force in the last sample before it.
+	CI    float64
+	Label string // the points' label
 	// Latency is the column averaged into each point's latency_ms, one of
 	// results.LatencyKinds; "": the latency markers if the series has them
 	// (what Khaos recorded), else the event-time p99.
@@ -127,6 +130,15 @@ func (s Series) point(at sim.Duration, baselineS float64) (Point, error) {
 	if math.IsNaN(r.RecoveryS) {
 		return Point{}, fmt.Errorf("%s: the fault at %v has not recovered by the end of the series; cut it off or measure longer", s.Name, at)
 	}
-	return Point{Label: s.Label, Throughput: r.PreThroughput, CheckpointIntervalS: s.CI,
+	ci := s.CI
+	if ci == 0 {
+		for i := sort.Search(len(s.Samples), func(i int) bool { return s.Samples[i].TimeS >= float64(at) }) - 1; i >= 0 && ci == 0; i-- {
+			ci = s.Samples[i].CheckpointIntervalS
+		}
+		if !(ci > 0) {
+			return Point{}, fmt.Errorf("%s: no checkpoint interval in the series before the fault at %v; give the run's with --ci", s.Name, at)
+		}
+	}
+	return Point{Label: s.Label, Throughput: r.PreThroughput, CheckpointIntervalS: ci,
 		RecoveryS: r.RecoveryS, LatencyMs: r.PreLatencyMs, FaultAtS: float64(at)}, nil
 }
