@@ -29,8 +29,8 @@ type Graph struct {
 	opIndex map[string]int
 	ops     []Operator
 	par     []int // parallelism per operator
-	// vertices is what a reconfiguration asked per operator name (nil: one
-	// parallelism for the job)
+	// vertices is every operator's parallelism by name after a per-vertex
+	// reconfiguration (nil: one parallelism for the job)
 	vertices map[string]int
 	gain     []float64   // input records of the operator per source record
 	share    [][]float64 // share of the operator's input per subtask
@@ -250,8 +250,8 @@ func (g *Graph) OperatorDetail(x, busyX float64) []results.OperatorSample {
 	return out
 }
 
-// Vertices is the parallelism per operator name a reconfiguration gave
-// the graph's vertices (Job.Reconfigure); nil when it gave none.
+// Vertices is every operator's parallelism by name once a reconfiguration
+// gave vertices their own (Job.Reconfigure); nil when none did.
 func (g *Graph) Vertices() map[string]int { return g.vertices }
 
 // OperatorNames are the operators' names in graph order.

@@ -399,7 +399,12 @@ func (j *Job) Reconfigure(ci float64, par int, vertices map[string]int, reason s
 		return err
 	}
 	if vertices != nil {
-		g.vertices, g.Parallelism = vertices, slices.Max(g.par) // the job's: its largest vertex's
+		// every vertex's, named or not, so that a later change of the CI
+		// (which hands Status().Vertices back) keeps them all
+		g.vertices, g.Parallelism = make(map[string]int, len(g.ops)), slices.Max(g.par) // the job's: its largest vertex's
+		for i, op := range g.ops {
+			g.vertices[op.Name] = g.par[i]
+		}
 	}
 	if j.cfg.Rescale.Mode == RescaleCheckpoint && ci == j.ci && (!g.sameParallelism(j.graph) || j.scaleUp != nil) {
 		j.rescaleFromCheckpoint(g, reason)

@@ -759,4 +759,17 @@ func TestVerticesOfTheirOwn(t *testing.T) {
 			t.Errorf("%g s: %d TaskManagers, want 2", at, w)
 		}
 	}
+	// A vertex it does not name keeps the job's parallelism, also across a
+	// CI change: 3 partitions, 120k/s. The map to 3 at 100 s leaves the
+	// source at 2 (shares 2/3 and 1/3): TaskManager 0 runs ⅔ of the source
+	// and ⅓ of the map, 10 µs per record: 100k/s, lagging. After the CI
+	// change at 200 s still 100k/s (the source at 3 too would give 150k/s).
+	job = strings.Replace(job, "partitions: 2", "partitions: 3", 1)
+	m, _ = runYAML(t, "duration: 300s\nworkload: {shape: constant, rate: 120000/s}\n"+job+
+		"actions:\n  - {at: 100s, vertices: {map: 3}}\n  - {at: 200s, checkpoint_interval: 20s}\n")
+	near(t, "throughput, map at 3", m.at(150).Throughput, 1e5, 1e-6)
+	near(t, "throughput after the CI change", m.at(250).Throughput, 1e5, 1e-6)
+	if w := m.at(250).Workers; w != 3 {
+		t.Errorf("250 s: %d TaskManagers, want 3", w)
+	}
 }
