@@ -106,7 +106,7 @@ type run struct {
 	submitted []string
 	ci        float64
 	par       int
-	vertices  map[string]int // the vertices' own parallelism (by REST name); nil: all at par
+	vertices  map[string]int // the vertices' own parallelism as the last rescale asked it (operator or REST names); nil: all at par
 	events    []results.Event
 	samples   []results.Sample
 	faults    int

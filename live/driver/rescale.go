@@ -63,25 +63,26 @@ func (r *run) rescaleFromCheckpoint(ctx context.Context, par int, vertices map[s
 		r.rescaling = false
 		r.mu.Unlock()
 	}()
+	var byREST map[string]int // vertices by the job's REST names
 	if vertices != nil {
 		j, err := r.env.REST.Job(ctx, id)
 		if err != nil {
 			return err
 		}
-		if vertices, err = restVertices(j, vertices); err != nil {
+		if byREST, err = restVertices(j, vertices); err != nil {
 			return err
 		}
 	}
 	asked := r.now()
-	if err := r.env.REST.SetParallelism(ctx, id, par, vertices); err != nil {
+	if err := r.env.REST.SetParallelism(ctx, id, par, byREST); err != nil {
 		return err
 	}
-	left, back, err := r.waitParallelism(ctx, id, par, vertices, asked)
+	left, back, err := r.waitParallelism(ctx, id, par, byREST, asked)
 	if err != nil {
 		return err
 	}
 	r.mu.Lock()
-	r.par, r.vertices = top, vertices
+	r.par, r.vertices = top, vertices // as asked, so that the same request again is seen as one
 	r.runningAt = time.Now()
 	r.mu.Unlock()
 	r.forgetRestart(ctx, id)
@@ -89,7 +90,7 @@ func (r *run) rescaleFromCheckpoint(ctx context.Context, par int, vertices map[s
 	r.event(results.Event{TimeS: back, Kind: results.KindReconfigured, DurationS: &down, Reason: why})
 	own := ""
 	if vertices != nil {
-		own = fmt.Sprintf(" (vertices of their own: %v)", vertices)
+		own = fmt.Sprintf(" (vertices of their own: %v)", byREST)
 	}
 	r.logf("rescaled to %d from a checkpoint%s: asked at %.1f s, down %.1f–%.1f s", top, own, asked, left, back)
 	return r.stopIdleTaskManagers(ctx, need)
