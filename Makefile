@@ -278,9 +278,9 @@ endef
 FUZZTIME ?= 60s
 FUZZMINTIME ?= 5s
 fuzz:
-	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) ./models/scenario/
-	$(GO) test -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) ./models/sweep/
-	$(GO) test -run '^$$' -fuzz '^FuzzParseShard$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) ./models/sweep/
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) ./internal/scenario/
+	$(GO) test -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) ./internal/sweep/
+	$(GO) test -run '^$$' -fuzz '^FuzzParseShard$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) ./internal/sweep/
 	$(GO) test -run '^$$' -fuzz '^FuzzParseMeasuredCSV$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) ./results/
 	$(GO) test -run '^$$' -fuzz '^FuzzReadCSVTable$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) ./results/
 	$(GO) test -run '^$$' -fuzz '^FuzzParseTrace$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) ./workloads/
@@ -303,13 +303,13 @@ slurm-test: build
 BENCH := runs/bench
 bench: build
 	mkdir -p $(BENCH)
-	$(GO) test -run '^$$' -bench . -benchtime 5x ./models/twin/ | tee $(BENCH)/twin.txt
+	$(GO) test -run '^$$' -bench . -benchtime 5x ./internal/twin/ | tee $(BENCH)/twin.txt
 	$(GO) test -run '^$$' -bench AppendSecond -cpu 1 -benchtime 2s ./workloads/ysb/ ./workloads/iot/
-	$(GO) test -run '^$$' -bench PolicyStep -benchtime 20000x ./models/control/ | grep -E 'Benchmark|ok'
+	$(GO) test -run '^$$' -bench PolicyStep -benchtime 20000x ./internal/control/ | grep -E 'Benchmark|ok'
 	STREAMTWIN_BENCH=1 $(GO) test -count=1 -run TestStepCost -v ./examples/go-policy/loadci/ | grep -E 'policy step|ok|FAIL'
 	$(GO) test -run '^$$' -bench MonitoringWeek -benchtime 3x ./models/monitor/ | grep -E 'Benchmark|ok'
 	STREAMTWIN_BENCH=1 $(GO) test -count=1 -run TestWeekPeakMemory -v ./app/ | grep -E 'peak|ok|FAIL'
-	STREAMTWIN_BENCH=1 $(GO) test -count=1 -run TestSweepScaling -v -timeout 20m ./models/sweep/ | grep -E 'round|best|speedup|ok|FAIL'
+	STREAMTWIN_BENCH=1 $(GO) test -count=1 -run TestSweepScaling -v -timeout 20m ./internal/sweep/ | grep -E 'round|best|speedup|ok|FAIL'
 	$(BIN) calibrate --scenario scenarios/khaos-ysb-base.yaml --measured scenarios/measured/khaos-ysb-failures.csv \
 		--out $(BENCH)/khaos-ysb-all-points.yaml | tee $(BENCH)/calibrate.txt | grep -E 'calibrated in|points:'
 	@awk '/^BenchmarkDay30k/ {day = $$3 / 1e9} /calibrated in/ {cal = $$3} \

@@ -8,8 +8,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/streamtwin/streamtwin/models/calibrate"
-	"github.com/streamtwin/streamtwin/models/scenario"
+	"github.com/streamtwin/streamtwin/internal/calibrate"
+	"github.com/streamtwin/streamtwin/internal/scenario"
 	"github.com/streamtwin/streamtwin/results"
 )
 

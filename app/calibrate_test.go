@@ -274,7 +274,7 @@ func TestCalibrateBadInput(t *testing.T) {
 func TestCalibrateConvert(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "k.csv")
-	stdout, stderr, code, _ := runCLI(t, "calibrate", "convert", "--khaos", "../models/calibrate/testdata/khaos-ysb-failures.txt", "--out", out)
+	stdout, stderr, code, _ := runCLI(t, "calibrate", "convert", "--khaos", "../internal/calibrate/testdata/khaos-ysb-failures.txt", "--out", out)
 	if code != 0 || !strings.Contains(stdout, "60 points") || !strings.Contains(stderr, "skipped 12") {
 		t.Fatalf("exit %d: %s%s", code, stdout, stderr)
 	}

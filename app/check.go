@@ -8,7 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/streamtwin/streamtwin/models/check"
+	"github.com/streamtwin/streamtwin/internal/check"
 	"github.com/streamtwin/streamtwin/results"
 )
 

@@ -353,7 +353,7 @@ func TestPrintedNumbers(t *testing.T) {
 		// calibration
 		table("calibrate", "--scenario", "../scenarios/live-traffic.yaml", "--measured", "../scenarios/measured/live-traffic-profile.csv",
 			"--fit", "restart_delay", "--max-evaluations", "3", "--cv", "k=2", "--replications", "2", "--out", p("cal", "cal.yaml")),
-		table("calibrate", "convert", "--khaos", "../models/calibrate/testdata/khaos-ysb-failures.txt", "--out", p("measured.csv")),
+		table("calibrate", "convert", "--khaos", "../internal/calibrate/testdata/khaos-ysb-failures.txt", "--out", p("measured.csv")),
 		{args: []string{"calibrate", "hostmetrics", "--measured", "../scenarios/measured/live-host-metrics.csv"}, fileFrom: "monitoring:"},
 		// regression checks: unchanged, then a policy that does worse (exit 1)
 		table("check", "--list", "../examples/ci/check.yaml"),

@@ -13,15 +13,15 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/streamtwin/streamtwin/internal/control"
+	"github.com/streamtwin/streamtwin/internal/scenario"
+	"github.com/streamtwin/streamtwin/internal/twin"
 	"github.com/streamtwin/streamtwin/live/cluster"
 	"github.com/streamtwin/streamtwin/live/driver"
 	livemonitor "github.com/streamtwin/streamtwin/live/monitor"
 	"github.com/streamtwin/streamtwin/live/prometheus"
 	"github.com/streamtwin/streamtwin/live/rest"
-	"github.com/streamtwin/streamtwin/models/control"
 	"github.com/streamtwin/streamtwin/models/policy"
-	"github.com/streamtwin/streamtwin/models/scenario"
-	"github.com/streamtwin/streamtwin/models/twin"
 	"github.com/streamtwin/streamtwin/results"
 	"github.com/streamtwin/streamtwin/sim"
 )

@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/streamtwin/streamtwin/models/scenario"
-	"github.com/streamtwin/streamtwin/models/twin"
+	"github.com/streamtwin/streamtwin/internal/scenario"
+	"github.com/streamtwin/streamtwin/internal/twin"
 	"github.com/streamtwin/streamtwin/results"
 	"github.com/streamtwin/streamtwin/results/figures"
 	"github.com/streamtwin/streamtwin/sim"

@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/streamtwin/streamtwin/models/sweep"
+	"github.com/streamtwin/streamtwin/internal/sweep"
 	"github.com/streamtwin/streamtwin/results"
 	"github.com/streamtwin/streamtwin/sim"
 	"github.com/urfave/cli/v2"

@@ -13,8 +13,8 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/streamtwin/streamtwin/models/scenario"
-	"github.com/streamtwin/streamtwin/models/sweep"
+	"github.com/streamtwin/streamtwin/internal/scenario"
+	"github.com/streamtwin/streamtwin/internal/sweep"
 	"github.com/streamtwin/streamtwin/results"
 	"github.com/urfave/cli/v2"
 )

@@ -11,7 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/streamtwin/streamtwin/models/validate"
+	"github.com/streamtwin/streamtwin/internal/validate"
 )
 
 // DatasetsDir is where `streamtwin validate` looks for dataset folders

@@ -87,7 +87,7 @@ var outputPatterns = []struct{ command, pattern string }{
 	{"evaluate", "evaluation.md"}, {"evaluate", "failures.csv"}, {"evaluate", "variants.csv"}, {"evaluate", "evaluation-*"},
 	{"evaluate", "scaling.md"}, {"evaluate", "scaling.csv"}, {"evaluate", "scaling-runs.csv"}, {"evaluate", "scaling-*"},
 	{"plot", "figure-*"}, {"plot", "latency-*"},
-	// models/profile: PointsFile, ProfilingFile, ModelsFile and its figures
+	// internal/profile: PointsFile, ProfilingFile, ModelsFile and its figures
 	{"profile", "failure_points.csv"}, {"profile", "profiling.parquet"}, {"profile", "models.json"},
 	{"profile", "recovery_model"}, {"profile", "latency_model"},
 }

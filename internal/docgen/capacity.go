@@ -10,7 +10,7 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 
-	"github.com/streamtwin/streamtwin/models/scenario"
+	"github.com/streamtwin/streamtwin/internal/scenario"
 	"github.com/streamtwin/streamtwin/results"
 )
 

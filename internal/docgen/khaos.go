@@ -14,8 +14,8 @@ import (
 	"strings"
 
 	"github.com/goccy/go-yaml"
+	"github.com/streamtwin/streamtwin/internal/profile"
 	"github.com/streamtwin/streamtwin/models/policy/khaos"
-	"github.com/streamtwin/streamtwin/models/profile"
 	"github.com/streamtwin/streamtwin/results"
 	"github.com/streamtwin/streamtwin/results/evaluation"
 	"github.com/streamtwin/streamtwin/sim"

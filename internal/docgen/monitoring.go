@@ -12,9 +12,9 @@ import (
 	"strings"
 
 	"github.com/goccy/go-yaml"
+	"github.com/streamtwin/streamtwin/internal/scenario"
 	"github.com/streamtwin/streamtwin/models/hostmetrics"
 	"github.com/streamtwin/streamtwin/models/monitor"
-	"github.com/streamtwin/streamtwin/models/scenario"
 	"github.com/streamtwin/streamtwin/results"
 )
 

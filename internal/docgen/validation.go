@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/streamtwin/streamtwin/models/validate"
+	"github.com/streamtwin/streamtwin/internal/validate"
 )
 
 // validationDatasets are the dataset folders of `make validation`, in the

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/streamtwin/streamtwin/internal/control"
 	"github.com/streamtwin/streamtwin/live/rest"
-	"github.com/streamtwin/streamtwin/models/control"
 	"github.com/streamtwin/streamtwin/models/flink"
 	"github.com/streamtwin/streamtwin/models/policy"
 	"github.com/streamtwin/streamtwin/results"

@@ -7,7 +7,7 @@
 // metrics every second and writes the simulator's result files. With
 // Env.ExactlyOnce it audits the sink topic against the input (audit.go).
 //
-// It may import models/control, models/policy, models/scenario, results,
-// workloads, sim and live/rest; never the simulator (models/twin) or
+// It may import internal/control, models/policy, internal/scenario, results,
+// workloads, sim and live/rest; never the simulator (internal/twin) or
 // results' figure and comparison layers.
 package driver

@@ -16,11 +16,11 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/streamtwin/streamtwin/internal/control"
+	"github.com/streamtwin/streamtwin/internal/scenario"
 	"github.com/streamtwin/streamtwin/live/rest"
-	"github.com/streamtwin/streamtwin/models/control"
 	"github.com/streamtwin/streamtwin/models/flink"
 	"github.com/streamtwin/streamtwin/models/policy"
-	"github.com/streamtwin/streamtwin/models/scenario"
 	"github.com/streamtwin/streamtwin/results"
 	"github.com/streamtwin/streamtwin/sim"
 	"github.com/streamtwin/streamtwin/workloads/iot"
@@ -179,7 +179,7 @@ func (r *run) event(e results.Event) {
 
 // Run replays sc's schedule live and streams its rows to sink. The
 // scenario's policy, forced actions and faults are driven by the same
-// controller as in the simulator (models/control), with this run as its
+// controller as in the simulator (internal/control), with this run as its
 // backend. It always cancels the jobs and deletes the topics and jar it
 // created.
 func Run(ctx context.Context, sc scenario.Scenario, sched *scenario.Schedule, env Env, sink Sink) (sum results.Summary, err error) {

@@ -1,4 +1,4 @@
-// Package policy is the interface between the controller (models/control)
+// Package policy is the interface between the controller (internal/control)
 // and the policies that steer a job, and the registry that lets a
 // scenario's `policy: {name: …}` name one. It is streamtwin's stable API
 // for policies written in Go (docs/policies.md; examples/go-policy).

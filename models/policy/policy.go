@@ -12,7 +12,7 @@ import (
 	"github.com/streamtwin/streamtwin/sim"
 )
 
-// Policy steers a job: the controller (models/control) calls Step every
+// Policy steers a job: the controller (internal/control) calls Step every
 // Interval. Step must be deterministic given its inputs and
 // the random stream it was built with.
 type Policy interface {

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/streamtwin/streamtwin/examples/go-policy/loadci"
-	"github.com/streamtwin/streamtwin/models/scenario"
-	"github.com/streamtwin/streamtwin/models/twin"
+	"github.com/streamtwin/streamtwin/internal/scenario"
+	"github.com/streamtwin/streamtwin/internal/twin"
 )
 
 func init() { loadci.Register() }

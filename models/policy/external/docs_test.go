@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/streamtwin/streamtwin/models/scenario"
-	"github.com/streamtwin/streamtwin/models/twin"
+	"github.com/streamtwin/streamtwin/internal/scenario"
+	"github.com/streamtwin/streamtwin/internal/twin"
 	"github.com/streamtwin/streamtwin/results"
 )
 

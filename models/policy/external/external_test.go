@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/streamtwin/streamtwin/internal/scenario"
+	"github.com/streamtwin/streamtwin/internal/twin"
 	"github.com/streamtwin/streamtwin/models/policy"
 	"github.com/streamtwin/streamtwin/models/policy/external"
-	"github.com/streamtwin/streamtwin/models/scenario"
-	"github.com/streamtwin/streamtwin/models/twin"
 	"github.com/streamtwin/streamtwin/results"
 )
 

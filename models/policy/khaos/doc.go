@@ -3,5 +3,5 @@
 // (plus a physical recovery model), and the runtime optimiser that moves
 // the checkpoint interval on a QoS violation by stop-with-savepoint and
 // resubmit. Phase 2, the chaos experiments, needs a backend: see
-// models/profile for the twin's.
+// internal/profile for the twin's.
 package khaos
