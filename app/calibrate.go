@@ -19,6 +19,8 @@ import (
 	"github.com/streamtwin/streamtwin/internal/scenario"
 	"github.com/streamtwin/streamtwin/models/hostmetrics"
 	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/ingest"
+	"github.com/streamtwin/streamtwin/results/textfmt"
 	"github.com/streamtwin/streamtwin/sim"
 )
 
@@ -70,102 +72,25 @@ func runCalibrate(c *cli.Context) error {
 		return badInput(errors.New("calibrate needs --scenario BASE.yaml and --measured TABLE (.csv or .parquet; make one with `streamtwin calibrate convert`)"))
 	}
 	path := c.String("scenario")
-	for _, flag := range []string{"scenario", "measured"} {
-		if err := requireFile("calibrate: --"+flag, c.String(flag)); err != nil {
-			return err
-		}
-	}
-	data, err := os.ReadFile(path)
+	data, base, pts, err := calibrateInputs(c)
 	if err != nil {
-		return badInput(err)
+		return err
 	}
-	base, err := scenario.ParseRun(path, data, c.String("variant"), nil)
+	opt, names, err := calibrateOptions(c, pts)
 	if err != nil {
-		return badInput(err)
+		return err
 	}
-	pts, err := results.ReadMeasured(c.String("measured"))
+	out, report, err := calibrateOutputs(c, path)
 	if err != nil {
-		return badInput(err)
-	}
-	for _, w := range calibrate.Warnings(c.String("measured"), pts) {
-		fmt.Fprintln(os.Stderr, "warning:", w)
-	}
-	opt := calibrate.Options{Workers: c.Int("workers"), MaxEvaluations: c.Int("max-evaluations"), Latency: c.String("latency"),
-		Replications: c.Int("replications"), IntervalReplications: c.Int("interval-replications")}
-	if opt.Replications < 1 {
-		return badInput(fmt.Errorf("--replications must be ≥ 1, got %d", opt.Replications))
-	}
-	if c.IsSet("interval-replications") && opt.IntervalReplications < max(2, opt.Replications) {
-		return badInput(fmt.Errorf("--interval-replications must be ≥ 2 and ≥ --replications (%d), got %d", opt.Replications, opt.IntervalReplications))
-	}
-	if !slices.Contains(results.LatencyKinds, opt.Latency) {
-		return badInput(fmt.Errorf("--latency must be one of %s, got %q", strings.Join(results.LatencyKinds, ", "), opt.Latency))
-	}
-	bc, err := sim.ParseDuration(c.String("before-checkpoint"))
-	if err != nil || bc < 0 {
-		return badInput(fmt.Errorf("--before-checkpoint: want a duration ≥ 0 such as 3s, got %q", c.String("before-checkpoint")))
-	}
-	opt.BeforeCheckpoint = math.Max(float64(bc), 1e-9) // 0 would mean "default"
-	names := calibrate.DefaultFitFor(pts)
-	if c.IsSet("fit") {
-		names = strings.Split(c.String("fit"), ",")
-	}
-	if opt.Fit, err = calibrate.LookupParams(names); err != nil {
-		return badInput(err)
-	}
-	if c.IsSet("cv") {
-		if opt.CV, err = calibrate.ParseCV(c.String("cv")); err != nil {
-			return badInput(err)
-		}
-		done := 0
-		opt.FoldDone = func(f calibrate.Fold, folds int) {
-			done++
-			fmt.Fprintf(os.Stderr, "cross-validation %d/%d, %s held out: recovery MAPE twin %s %%, closed form %s %%, OLS %s %%\n",
-				done, folds, f.Label, results.FormatNumber(f.Twin, 0), results.FormatNumber(f.ClosedForm, 0), results.FormatNumber(f.OLS, 0))
-		}
-	}
-	holdout := c.String("holdout")
-	if holdout != "" {
-		if opt.Holdout, err = calibrate.HoldoutIntervals(holdout, pts); err != nil {
-			return badInput(err)
-		}
-	}
-	opt = opt.WithDefaults(pts)
-	if err := opt.Check(pts); err != nil {
-		return badInput(err)
-	}
-	out := c.String("out")
-	if out == "" {
-		stem := strings.TrimSuffix(strings.TrimSuffix(path, filepath.Ext(path)), "-base")
-		out = stem + "-calibrated.yaml"
-	}
-	report := c.String("report")
-	if report == "" {
-		report = strings.TrimSuffix(out, filepath.Ext(out)) + "-fit"
-	}
-	// the output folders now: failing to write after minutes of fitting
-	// would lose them
-	for _, d := range []string{filepath.Dir(out), filepath.Dir(report)} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return badInput(fmt.Errorf("--out/--report: %w", err))
-		}
+		return err
 	}
 	// thousands of short runs that keep nothing: as in sweeps, a loose GC
 	// target keeps the collector off the second core (40 s → 21 s here)
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400)
 	}
-	var bar *progressbar.ProgressBar
-	if st, err := os.Stderr.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
-		bar = progressbar.NewOptions(opt.MaxEvaluations, progressbar.OptionSetWriter(os.Stderr),
-			progressbar.OptionSetDescription("calibrating"), progressbar.OptionShowCount(),
-			progressbar.OptionThrottle(200*time.Millisecond), progressbar.OptionSetWidth(30), progressbar.OptionClearOnFinish())
-		opt.Progress = func(n int, best float64) {
-			bar.Describe("calibrating (loss " + results.FormatNumber(best, 0) + ")")
-			_ = bar.Set(n)
-		}
-	}
-	fmt.Fprintf(os.Stderr, "calibrate: %s, fitting %s on %s of them\n", results.Plural(len(pts), "point"), strings.Join(names, ", "), results.FormatCount(float64(len(opt.Fitted(pts)))))
+	bar := calibrateProgress(&opt)
+	fmt.Fprintf(os.Stderr, "calibrate: %s, fitting %s on %s of them\n", textfmt.Plural(len(pts), "point"), strings.Join(names, ", "), textfmt.Count(float64(len(opt.Fitted(pts)))))
 	res, err := calibrate.Calibrate(base, pts, opt)
 	if bar != nil {
 		_ = bar.Finish()
@@ -173,7 +98,7 @@ func runCalibrate(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	info := calibrate.ReportInfo{Scenario: path, Measured: c.String("measured"), Holdout: holdout, Base: base}
+	info := calibrate.ReportInfo{Scenario: path, Measured: c.String("measured"), Holdout: c.String("holdout"), Base: base}
 	if err := calibrate.WriteScenario(out, data, res, info, report); err != nil {
 		return err
 	}
@@ -185,17 +110,133 @@ func runCalibrate(c *cli.Context) error {
 	return nil
 }
 
+// calibrateInputs reads what calibrate fits to: the base scenario (its
+// bytes and its resolved variant) and the measured points, whose doubtful
+// rows it warns of.
+func calibrateInputs(c *cli.Context) (data []byte, base scenario.Scenario, pts []calibrate.Point, err error) {
+	path := c.String("scenario")
+	for _, flag := range []string{"scenario", "measured"} {
+		if err := requireFile("calibrate: --"+flag, c.String(flag)); err != nil {
+			return nil, base, nil, err
+		}
+	}
+	data, err = os.ReadFile(path)
+	if err != nil {
+		return nil, base, nil, badInput(err)
+	}
+	base, err = scenario.ParseRun(path, data, c.String("variant"), nil)
+	if err != nil {
+		return nil, base, nil, badInput(err)
+	}
+	pts, err = ingest.ReadMeasured(c.String("measured"))
+	if err != nil {
+		return nil, base, nil, badInput(err)
+	}
+	for _, w := range calibrate.Warnings(c.String("measured"), pts) {
+		fmt.Fprintln(os.Stderr, "warning:", w)
+	}
+	return data, base, pts, nil
+}
+
+// calibrateOptions turns the flags into the fit's options for the points
+// pts, defaults filled in and checked, and returns the fitted parameters'
+// names.
+func calibrateOptions(c *cli.Context, pts []calibrate.Point) (opt calibrate.Options, names []string, err error) {
+	opt = calibrate.Options{Workers: c.Int("workers"), MaxEvaluations: c.Int("max-evaluations"), Latency: c.String("latency"),
+		Replications: c.Int("replications"), IntervalReplications: c.Int("interval-replications")}
+	if opt.Replications < 1 {
+		return opt, nil, badInput(fmt.Errorf("--replications must be ≥ 1, got %d", opt.Replications))
+	}
+	if c.IsSet("interval-replications") && opt.IntervalReplications < max(2, opt.Replications) {
+		return opt, nil, badInput(fmt.Errorf("--interval-replications must be ≥ 2 and ≥ --replications (%d), got %d", opt.Replications, opt.IntervalReplications))
+	}
+	if !slices.Contains(results.LatencyKinds, opt.Latency) {
+		return opt, nil, badInput(fmt.Errorf("--latency must be one of %s, got %q", strings.Join(results.LatencyKinds, ", "), opt.Latency))
+	}
+	bc, err := sim.ParseDuration(c.String("before-checkpoint"))
+	if err != nil || bc < 0 {
+		return opt, nil, badInput(fmt.Errorf("--before-checkpoint: want a duration ≥ 0 such as 3s, got %q", c.String("before-checkpoint")))
+	}
+	opt.BeforeCheckpoint = math.Max(float64(bc), 1e-9) // 0 would mean "default"
+	names = calibrate.DefaultFitFor(pts)
+	if c.IsSet("fit") {
+		names = strings.Split(c.String("fit"), ",")
+	}
+	if opt.Fit, err = calibrate.LookupParams(names); err != nil {
+		return opt, nil, badInput(err)
+	}
+	if c.IsSet("cv") {
+		if opt.CV, err = calibrate.ParseCV(c.String("cv")); err != nil {
+			return opt, nil, badInput(err)
+		}
+		done := 0
+		opt.FoldDone = func(f calibrate.Fold, folds int) {
+			done++
+			fmt.Fprintf(os.Stderr, "cross-validation %d/%d, %s held out: recovery MAPE twin %s %%, closed form %s %%, OLS %s %%\n",
+				done, folds, f.Label, textfmt.Number(f.Twin, 0), textfmt.Number(f.ClosedForm, 0), textfmt.Number(f.OLS, 0))
+		}
+	}
+	if holdout := c.String("holdout"); holdout != "" {
+		if opt.Holdout, err = calibrate.HoldoutIntervals(holdout, pts); err != nil {
+			return opt, nil, badInput(err)
+		}
+	}
+	opt = opt.WithDefaults(pts)
+	if err := opt.Check(pts); err != nil {
+		return opt, nil, badInput(err)
+	}
+	return opt, names, nil
+}
+
+// calibrateOutputs returns the calibrated scenario's path and the report
+// folder (by default beside the base scenario at path) and makes their
+// folders now: failing to write after minutes of fitting would lose them.
+func calibrateOutputs(c *cli.Context, path string) (out, report string, err error) {
+	out = c.String("out")
+	if out == "" {
+		stem := strings.TrimSuffix(strings.TrimSuffix(path, filepath.Ext(path)), "-base")
+		out = stem + "-calibrated.yaml"
+	}
+	report = c.String("report")
+	if report == "" {
+		report = strings.TrimSuffix(out, filepath.Ext(out)) + "-fit"
+	}
+	for _, d := range []string{filepath.Dir(out), filepath.Dir(report)} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return "", "", badInput(fmt.Errorf("--out/--report: %w", err))
+		}
+	}
+	return out, report, nil
+}
+
+// calibrateProgress shows the fit's progress on a terminal: it returns the
+// bar it sets opt to drive, nil elsewhere.
+func calibrateProgress(opt *calibrate.Options) *progressbar.ProgressBar {
+	st, err := os.Stderr.Stat()
+	if err != nil || st.Mode()&os.ModeCharDevice == 0 {
+		return nil
+	}
+	bar := progressbar.NewOptions(opt.MaxEvaluations, progressbar.OptionSetWriter(os.Stderr),
+		progressbar.OptionSetDescription("calibrating"), progressbar.OptionShowCount(),
+		progressbar.OptionThrottle(200*time.Millisecond), progressbar.OptionSetWidth(30), progressbar.OptionClearOnFinish())
+	opt.Progress = func(n int, best float64) {
+		bar.Describe("calibrating (loss " + textfmt.Number(best, 0) + ")")
+		_ = bar.Set(n)
+	}
+	return bar
+}
+
 func printCalibration(r *calibrate.Result, out string, files []string) {
-	n := func(x float64) string { return results.FormatNumber(x, 0) }
-	fmt.Printf("calibrated in %s s (%s, %s)\n", n(r.WallS), results.Plural(r.Evaluations, "evaluation"), r.Status)
+	n := func(x float64) string { return textfmt.Number(x, 0) }
+	fmt.Printf("calibrated in %s s (%s, %s)\n", n(r.WallS), textfmt.Plural(r.Evaluations, "evaluation"), r.Status)
 	for _, v := range r.Values {
 		fmt.Printf("  %-18s %10s → %-10s %s\n", v.Name, n(v.Initial), n(v.Fitted), v.Unit)
 	}
 	line := func(name string, m calibrate.Metrics) {
-		fmt.Printf("  %-9s %s: recovery MAPE %5s %% (closed form %s %%, OLS %s %%, median %s %%, Daedalus %s %%), R² %s", name, results.Plural(m.N, "point"),
+		fmt.Printf("  %-9s %s: recovery MAPE %5s %% (closed form %s %%, OLS %s %%, median %s %%, Daedalus %s %%), R² %s", name, textfmt.Plural(m.N, "point"),
 			n(m.RecoveryMAPE), n(m.ClosedFormMAPE), n(m.OLSMAPE), n(m.MedianMAPE), n(m.DaedalusMAPE), n(m.RecoveryR2))
 		if m.Censored > 0 {
-			fmt.Printf(", %s censored", results.FormatCount(float64(m.Censored)))
+			fmt.Printf(", %s censored", textfmt.Count(float64(m.Censored)))
 		}
 		if !math.IsNaN(m.Coverage) {
 			fmt.Printf(", 90 %% interval coverage %s %%", n(100*m.Coverage))
@@ -219,7 +260,7 @@ func printCalibration(r *calibrate.Result, out string, files []string) {
 	}
 	if cv := r.CV; cv != nil {
 		fmt.Printf("  cross-validation (%s, %s): recovery MAPE twin %s ± %s %%, closed form %s ± %s %%, OLS %s ± %s %% (mean ± s.d. over folds)\n",
-			cv.Scheme, results.Plural(len(cv.Folds), "fold"), n(cv.Twin.Mean), n(cv.Twin.SD), n(cv.ClosedForm.Mean), n(cv.ClosedForm.SD), n(cv.OLS.Mean), n(cv.OLS.SD))
+			cv.Scheme, textfmt.Plural(len(cv.Folds), "fold"), n(cv.Twin.Mean), n(cv.Twin.SD), n(cv.ClosedForm.Mean), n(cv.ClosedForm.SD), n(cv.OLS.Mean), n(cv.OLS.SD))
 	}
 	for _, w := range r.Warnings() {
 		fmt.Fprintln(os.Stderr, "warning:", w)
@@ -271,7 +312,7 @@ func runConvert(c *cli.Context) error {
 			return badInput(err)
 		}
 		if skipped > 0 {
-			fmt.Fprintf(os.Stderr, "convert: skipped %s of the Khaos-managed job (its CI changed during the run)\n", results.Plural(skipped, "row"))
+			fmt.Fprintf(os.Stderr, "convert: skipped %s of the Khaos-managed job (its CI changed during the run)\n", textfmt.Plural(skipped, "row"))
 		}
 	default:
 		var err error
@@ -279,14 +320,14 @@ func runConvert(c *cli.Context) error {
 			return err
 		}
 	}
-	if err := results.WriteMeasured(c.String("out"), pts); err != nil {
+	if err := ingest.WriteMeasured(c.String("out"), pts); err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
 			return badInput(err)
 		}
 		return err
 	}
-	fmt.Printf("%s → %s\n", results.Plural(len(pts), "point"), c.String("out"))
+	fmt.Printf("%s → %s\n", textfmt.Plural(len(pts), "point"), c.String("out"))
 	return nil
 }
 
@@ -307,7 +348,7 @@ func seriesPoints(c *cli.Context) ([]calibrate.Point, error) {
 	if err := requireFile("calibrate convert: --series", c.String("series")); err != nil {
 		return nil, err
 	}
-	samples, err := results.ReadMeasuredSeries(c.String("series"))
+	samples, err := ingest.ReadMeasuredSeries(c.String("series"))
 	if err != nil {
 		return nil, badInput(err)
 	}
@@ -331,7 +372,7 @@ func hostMetricsCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "hostmetrics",
 		Usage: "fit the twin's host-metric relations (metric = intercept + slope·load(t − lag)) to a measured table",
-		Description: "--measured: a CSV " + strings.Join(results.HostMeasuredColumns, ",") + " at 1 s (make live-host-profile).\n" +
+		Description: "--measured: a CSV " + strings.Join(ingest.HostMeasuredColumns, ",") + " at 1 s (make live-host-profile).\n" +
 			"Each metric column present is fitted on the first 1 − holdout of the seconds (least squares at the lag of\n" +
 			"best R², up to --max-lag) and judged on the rest, beside the fitted part's mean; prints the table and the\n" +
 			"monitoring.metrics block for a scenario (docs/monitoring.md).",
@@ -345,7 +386,7 @@ func hostMetricsCommand() *cli.Command {
 			if err := requireFile("calibrate hostmetrics: --measured", c.String("measured")); err != nil {
 				return err
 			}
-			cols, err := results.ReadHostMeasured(c.String("measured"))
+			cols, err := ingest.ReadHostMeasured(c.String("measured"))
 			if err != nil {
 				return badInput(err)
 			}

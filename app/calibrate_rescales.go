@@ -10,7 +10,8 @@ import (
 
 	"github.com/streamtwin/streamtwin/internal/calibrate"
 	"github.com/streamtwin/streamtwin/internal/scenario"
-	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/measure"
+	"github.com/streamtwin/streamtwin/results/textfmt"
 )
 
 func calibrateRescalesCommand() *cli.Command {
@@ -67,7 +68,7 @@ func runCalibrateRescales(c *cli.Context) error {
 	if err != nil {
 		return badInput(err)
 	}
-	ms, err := results.ReadRescalesCSV(f)
+	ms, err := measure.ReadRescalesCSV(f)
 	f.Close()
 	if err != nil {
 		return badInput(fmt.Errorf("%s: %w", c.String("measured"), err))
@@ -98,8 +99,8 @@ func runCalibrateRescales(c *cli.Context) error {
 	for _, d := range []string{calibrate.DirectionUp, calibrate.DirectionDown} {
 		t, m := r.HeldOutErrors(d)
 		fmt.Printf("%s (%d): held-out mean absolute error, twin: delay %s s, downtime %s s, recovery %s s; mean of the others: %s, %s, %s s\n", d, t.N,
-			results.FormatNumber(t.DelayS, 2), results.FormatNumber(t.DowntimeS, 2), results.FormatNumber(t.RecoveryS, 2),
-			results.FormatNumber(m.DelayS, 2), results.FormatNumber(m.DowntimeS, 2), results.FormatNumber(m.RecoveryS, 2))
+			textfmt.Number(t.DelayS, 2), textfmt.Number(t.DowntimeS, 2), textfmt.Number(t.RecoveryS, 2),
+			textfmt.Number(m.DelayS, 2), textfmt.Number(m.DowntimeS, 2), textfmt.Number(m.RecoveryS, 2))
 	}
 	for _, w := range written {
 		fmt.Println("wrote", w)

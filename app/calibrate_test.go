@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/ingest"
+	"github.com/streamtwin/streamtwin/results/measure"
 )
 
 const (
@@ -205,7 +207,7 @@ func preFailureLatency(t *testing.T, run string) float64 {
 		if e.Kind != results.KindFault {
 			continue
 		}
-		r, err := results.DetectRecovery(samples, e.TimeS, results.RecoveryOptions{})
+		r, err := measure.DetectRecovery(samples, e.TimeS, measure.RecoveryOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -315,7 +317,7 @@ func TestCalibrateConvert(t *testing.T) {
 	if code != 2 || !strings.Contains(stderr, "--fault-at") {
 		t.Errorf("series without --fault-at: exit %d, %s", code, stderr)
 	}
-	pts, err := results.ReadMeasured(table)
+	pts, err := ingest.ReadMeasured(table)
 	if err != nil {
 		t.Fatal(err)
 	}

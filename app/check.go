@@ -9,7 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/streamtwin/streamtwin/internal/check"
-	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/textfmt"
 )
 
 func checkCommand() *cli.Command {
@@ -69,7 +69,7 @@ func checkCommand() *cli.Command {
 				return err
 			}
 			if worse := rep.WorseEntries(); len(worse) > 0 {
-				return cli.Exit(fmt.Sprintf("%s of %s got worse beyond tolerance: %s", results.FormatCount(float64(len(worse))), results.Plural(len(rep.Entries), "scenario"), strings.Join(worse, ", ")), 1)
+				return cli.Exit(fmt.Sprintf("%s of %s got worse beyond tolerance: %s", textfmt.Count(float64(len(worse))), textfmt.Plural(len(rep.Entries), "scenario"), strings.Join(worse, ", ")), 1)
 			}
 			return nil
 		},

@@ -6,9 +6,11 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/urfave/cli/v2"
+
 	"github.com/streamtwin/streamtwin/results"
 	"github.com/streamtwin/streamtwin/results/compare"
-	"github.com/urfave/cli/v2"
+	"github.com/streamtwin/streamtwin/results/textfmt"
 )
 
 func compareCommand() *cli.Command {
@@ -96,9 +98,9 @@ func compareCommand() *cli.Command {
 			}
 			switch {
 			case cmp.Beyond > 0:
-				return cli.Exit(fmt.Sprintf("%s of %s beyond tolerance", results.FormatCount(float64(cmp.Beyond)), results.Plural(cmp.Compared, "figure")), 1)
+				return cli.Exit(fmt.Sprintf("%s of %s beyond tolerance", textfmt.Count(float64(cmp.Beyond)), textfmt.Plural(cmp.Compared, "figure")), 1)
 			case cmp.Failed(strict):
-				return cli.Exit(fmt.Sprintf("%s or %s on one side only (--strict)", results.Plural(cmp.OneSided, "figure"), results.PluralNoun(cmp.OneSided, "run")), 1)
+				return cli.Exit(fmt.Sprintf("%s or %s on one side only (--strict)", textfmt.Plural(cmp.OneSided, "figure"), textfmt.PluralNoun(cmp.OneSided, "run")), 1)
 			}
 			return nil
 		},

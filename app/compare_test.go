@@ -11,6 +11,7 @@ import (
 
 	"github.com/streamtwin/streamtwin/results"
 	"github.com/streamtwin/streamtwin/results/compare"
+	"github.com/streamtwin/streamtwin/results/resultstest"
 )
 
 // shiftedCopy copies the summary of run into dir with some figures
@@ -138,7 +139,7 @@ func TestCompareCLI(t *testing.T) {
 	}
 }
 
-func mustFigures() []string { names, _ := results.Figures(results.Summary{}); return names }
+func mustFigures() []string { names, _ := results.Summary{}.Figures(); return names }
 
 // TestCompareSweepsCLI compares two sweeps row by row, matched by run_id.
 func TestCompareSweepsCLI(t *testing.T) {
@@ -163,7 +164,7 @@ func TestCompareSweepsCLI(t *testing.T) {
 	write := func(name string, rs []results.RunRecord) string {
 		d := filepath.Join(dir, name)
 		os.MkdirAll(d, 0o755)
-		if err := results.WriteRunsTable(filepath.Join(d, results.RunsFile), rs); err != nil {
+		if err := resultstest.WriteRunsTable(filepath.Join(d, results.RunsFile), rs); err != nil {
 			t.Fatal(err)
 		}
 		return d

@@ -9,10 +9,12 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/urfave/cli/v2"
+
 	"github.com/streamtwin/streamtwin/results"
 	"github.com/streamtwin/streamtwin/results/evaluation"
+	"github.com/streamtwin/streamtwin/results/ingest"
 	"github.com/streamtwin/streamtwin/sim"
-	"github.com/urfave/cli/v2"
 )
 
 func evaluateCommand() *cli.Command {
@@ -78,7 +80,7 @@ func evaluateCommand() *cli.Command {
 				if err := requireFile("evaluate: --measured", m); err != nil {
 					return err
 				}
-				pts, err := results.ReadMeasured(m)
+				pts, err := ingest.ReadMeasured(m)
 				if err != nil {
 					return badInput(err)
 				}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/ingest"
 )
 
 func TestEvaluateCommand(t *testing.T) {
@@ -101,7 +101,7 @@ func TestEvaluateCommandErrors(t *testing.T) {
 }
 
 // TestEvaluateMeasuredTable: evaluate --measured reads the table through
-// results.ReadMeasured, the reader of calibrate: Parquet is accepted, and a
+// ingest.ReadMeasured, the reader of calibrate: Parquet is accepted, and a
 // repeated row, a zero recovery and an unknown extension are refused.
 func TestEvaluateMeasuredTable(t *testing.T) {
 	dir := t.TempDir()
@@ -111,7 +111,7 @@ func TestEvaluateMeasuredTable(t *testing.T) {
 	}
 	pq := filepath.Join(dir, "measured.parquet")
 	nan := math.NaN()
-	if err := results.WriteMeasured(pq, []results.MeasuredFailure{
+	if err := ingest.WriteMeasured(pq, []ingest.MeasuredFailure{
 		{Throughput: 60000, CheckpointIntervalS: 10, RecoveryS: 150, LatencyMs: nan, FaultAtS: nan},
 		{Throughput: 70000, CheckpointIntervalS: 10, RecoveryS: 170, LatencyMs: nan, FaultAtS: nan},
 	}); err != nil {

@@ -10,12 +10,14 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/urfave/cli/v2"
+	"gonum.org/v1/plot/vg"
+
 	"github.com/streamtwin/streamtwin/results"
 	"github.com/streamtwin/streamtwin/results/evaluation"
 	"github.com/streamtwin/streamtwin/results/figures"
+	"github.com/streamtwin/streamtwin/results/textfmt"
 	"github.com/streamtwin/streamtwin/sim"
-	"github.com/urfave/cli/v2"
-	"gonum.org/v1/plot/vg"
 )
 
 func plotCommand() *cli.Command {
@@ -160,148 +162,183 @@ func parseWidth(s string) (vg.Length, error) {
 // panels from several run folders. Each writes BASE.png, BASE.svg and
 // BASE.pdf and prints their paths.
 func figureCommands() []*cli.Command {
-	outFlag := &cli.StringFlag{Name: "out", Usage: "output path without extension (writes .png, .svg and .pdf)"}
-	titleFlag := &cli.StringFlag{Name: "title", Usage: `figure title ("" for none)`}
-	xLabel := &cli.StringFlag{Name: "x-label", Usage: "x axis label (default: from the column name, with its unit)"}
-	yLabel := &cli.StringFlag{Name: "y-label", Usage: "y axis label (default: from the column name, with its unit)"}
-	labelsFlag := &cli.StringSliceFlag{Name: "labels", Usage: "legend names of the runs, in order (repeat, or comma-separate; default: folder names)"}
-	return []*cli.Command{
-		{
-			Name:      "lines",
-			Usage:     "a sweep figure against a parameter, one line per value of another: mean and 95% CI over replications",
-			ArgsUsage: "RUNS_DIR|runs.parquet",
-			Description: "e.g. streamtwin plot lines runs/sweep-ci --x job.checkpoint.interval --y recovery_mean_s --lines workload.rate\n" +
-				"--x and --lines are parameter columns of runs.parquet (scenario paths), --y a summary figure.",
-			Flags: []cli.Flag{
-				&cli.StringFlag{Name: "x", Usage: "parameter on the x axis, e.g. job.checkpoint.interval"},
-				&cli.StringFlag{Name: "y", Usage: "figure on the y axis, e.g. recovery_mean_s"},
-				&cli.StringFlag{Name: "lines", Usage: "parameter with one line per value, e.g. workload.rate"},
-				outFlag, titleFlag, xLabel, yLabel,
-			},
-			Action: func(c *cli.Context) error {
-				runs, err := runsTableArg(c, "plot lines")
-				if err != nil {
-					return err
-				}
-				if err := needFlags(c, "plot lines", "x", "y"); err != nil {
-					return err
-				}
-				out := outOr(c, filepath.Join(filepath.Dir(runs), "figure-lines-"+fileSafe(c.String("y"))))
-				return printPaths(figures.PlotSweepLines(runs, out, c.String("x"), c.String("y"), c.String("lines"), figureOptions(c)...))
-			},
+	f := newFigureFlags()
+	return []*cli.Command{plotLinesCommand(f), plotHeatmapCommand(f), plotLatencyCommand(f), plotPanelsCommand(f), plotFaultsCommand(f)}
+}
+
+// figureFlags are the flags the comparison figures share.
+type figureFlags struct {
+	out, title, xLabel, yLabel, labels cli.Flag
+}
+
+func newFigureFlags() figureFlags {
+	return figureFlags{
+		out:    &cli.StringFlag{Name: "out", Usage: "output path without extension (writes .png, .svg and .pdf)"},
+		title:  &cli.StringFlag{Name: "title", Usage: `figure title ("" for none)`},
+		xLabel: &cli.StringFlag{Name: "x-label", Usage: "x axis label (default: from the column name, with its unit)"},
+		yLabel: &cli.StringFlag{Name: "y-label", Usage: "y axis label (default: from the column name, with its unit)"},
+		labels: &cli.StringSliceFlag{Name: "labels", Usage: "legend names of the runs, in order (repeat, or comma-separate; default: folder names)"},
+	}
+}
+
+// plotLinesCommand is `plot lines`: a summary figure of a sweep against one
+// parameter, a line per value of another.
+func plotLinesCommand(f figureFlags) *cli.Command {
+	return &cli.Command{
+		Name:      "lines",
+		Usage:     "a sweep figure against a parameter, one line per value of another: mean and 95% CI over replications",
+		ArgsUsage: "RUNS_DIR|runs.parquet",
+		Description: "e.g. streamtwin plot lines runs/sweep-ci --x job.checkpoint.interval --y recovery_mean_s --lines workload.rate\n" +
+			"--x and --lines are parameter columns of runs.parquet (scenario paths), --y a summary figure.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "x", Usage: "parameter on the x axis, e.g. job.checkpoint.interval"},
+			&cli.StringFlag{Name: "y", Usage: "figure on the y axis, e.g. recovery_mean_s"},
+			&cli.StringFlag{Name: "lines", Usage: "parameter with one line per value, e.g. workload.rate"},
+			f.out, f.title, f.xLabel, f.yLabel,
 		},
-		{
-			Name:        "heatmap",
-			Usage:       "a sweep figure on the grid of two parameters: mean over replications per cell",
-			ArgsUsage:   "RUNS_DIR|runs.parquet",
-			Description: "e.g. streamtwin plot heatmap runs/sweep-ci --x job.checkpoint.interval --y workload.rate --z latency_p99_ms",
-			Flags: []cli.Flag{
-				&cli.StringFlag{Name: "x", Usage: "parameter along the x axis"},
-				&cli.StringFlag{Name: "y", Usage: "parameter along the y axis"},
-				&cli.StringFlag{Name: "z", Usage: "figure shown by the cell colour, e.g. recovery_mean_s"},
-				&cli.StringFlag{Name: "z-label", Usage: "colour bar label (default: from the column name, with its unit)"},
-				outFlag, titleFlag, xLabel, yLabel,
-			},
-			Action: func(c *cli.Context) error {
-				runs, err := runsTableArg(c, "plot heatmap")
-				if err != nil {
-					return err
-				}
-				if err := needFlags(c, "plot heatmap", "x", "y", "z"); err != nil {
-					return err
-				}
-				if c.String("x") == c.String("y") {
-					return badInput(fmt.Errorf("plot heatmap: --x and --y are both %q; give two parameters", c.String("x")))
-				}
-				out := outOr(c, filepath.Join(filepath.Dir(runs), "figure-heatmap-"+fileSafe(c.String("z"))))
-				return printPaths(figures.PlotHeatmap(runs, out, c.String("x"), c.String("y"), c.String("z"), figureOptions(c)...))
-			},
+		Action: func(c *cli.Context) error {
+			runs, err := runsTableArg(c, "plot lines")
+			if err != nil {
+				return err
+			}
+			if err := needFlags(c, "plot lines", "x", "y"); err != nil {
+				return err
+			}
+			out := outOr(c, filepath.Join(filepath.Dir(runs), "figure-lines-"+fileSafe(c.String("y"))))
+			return printPaths(figures.PlotSweepLines(runs, out, c.String("x"), c.String("y"), c.String("lines"), figureOptions(c)...))
 		},
-		{
-			Name:      "latency",
-			Usage:     "the distribution of per-interval latency of several runs: CDFs or box plots",
-			ArgsUsage: "RUN_DIR...",
-			Description: "Each RUN_DIR is a run folder; a single folder holding variant sub-folders\n" +
-				"(streamtwin run of a scenario with variants) compares those variants.",
-			Flags: []cli.Flag{
-				&cli.StringFlag{Name: "kind", Value: figures.LatencyOverview, Usage: "overview (letter values beside the tail), cdf, ccdf (the tail), letter or box"},
-				&cli.StringFlag{Name: "metric", Value: "p99", Usage: "per-interval latency: p99, p50 or mean"},
-				labelsFlag, outFlag, titleFlag, xLabel, yLabel, widthFlag,
-			},
-			Action: func(c *cli.Context) error {
-				kind := c.String("kind")
-				if !slices.Contains(figures.LatencyKinds, kind) {
-					return badInput(fmt.Errorf("plot latency: --kind %q: want one of %s", kind, strings.Join(figures.LatencyKinds, ", ")))
-				}
-				metric := c.String("metric")
-				if !slices.Contains([]string{"p99", "p50", "mean"}, metric) {
-					return badInput(fmt.Errorf("plot latency: --metric %q: want p99, p50 or mean", metric))
-				}
-				dirs, labels, outDir, err := runDirsArg(c, "plot latency")
-				if err != nil {
-					return err
-				}
-				name := "figure-latency-" + kind
-				if metric != "p99" {
-					name += "-" + metric
-				}
-				opts, err := layoutOptions(c)
-				if err != nil {
-					return err
-				}
-				opts = append(opts, figures.WithLatencyColumn("latency_"+metric+"_ms"))
-				return printPaths(figures.PlotLatencyDistributions(dirs, labels, outOr(c, filepath.Join(outDir, name)), kind, opts...))
-			},
+	}
+}
+
+// plotHeatmapCommand is `plot heatmap`: a summary figure of a sweep on the
+// grid of two parameters.
+func plotHeatmapCommand(f figureFlags) *cli.Command {
+	return &cli.Command{
+		Name:        "heatmap",
+		Usage:       "a sweep figure on the grid of two parameters: mean over replications per cell",
+		ArgsUsage:   "RUNS_DIR|runs.parquet",
+		Description: "e.g. streamtwin plot heatmap runs/sweep-ci --x job.checkpoint.interval --y workload.rate --z latency_p99_ms",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "x", Usage: "parameter along the x axis"},
+			&cli.StringFlag{Name: "y", Usage: "parameter along the y axis"},
+			&cli.StringFlag{Name: "z", Usage: "figure shown by the cell colour, e.g. recovery_mean_s"},
+			&cli.StringFlag{Name: "z-label", Usage: "colour bar label (default: from the column name, with its unit)"},
+			f.out, f.title, f.xLabel, f.yLabel,
 		},
-		{
-			Name:      "panels",
-			Usage:     "time panels of several runs on one time axis: rates, lag, latency p99, checkpoint interval",
-			ArgsUsage: "RUN_DIR...",
-			Description: "Each RUN_DIR is a run folder; a single folder holding variant sub-folders\n" +
-				"(streamtwin run of a scenario with variants) compares those variants.",
-			Flags: append([]cli.Flag{labelsFlag, outFlag, titleFlag, widthFlag,
-				&cli.BoolFlag{Name: "overlay", Usage: "draw every run in one set of axes (the figure before small multiples)"}},
-				windowFlags()...),
-			Action: func(c *cli.Context) error {
-				dirs, labels, outDir, err := runDirsArg(c, "plot panels")
-				if err != nil {
-					return err
-				}
-				opts, err := layoutOptions(c)
-				if err != nil {
-					return err
-				}
-				if c.Bool("overlay") {
-					opts = append(opts, figures.WithOverlay())
-				}
-				return printPaths(figures.PlotPanels(dirs, labels, outOr(c, filepath.Join(outDir, "figure-panels")), opts...))
-			},
+		Action: func(c *cli.Context) error {
+			runs, err := runsTableArg(c, "plot heatmap")
+			if err != nil {
+				return err
+			}
+			if err := needFlags(c, "plot heatmap", "x", "y", "z"); err != nil {
+				return err
+			}
+			if c.String("x") == c.String("y") {
+				return badInput(fmt.Errorf("plot heatmap: --x and --y are both %q; give two parameters", c.String("x")))
+			}
+			out := outOr(c, filepath.Join(filepath.Dir(runs), "figure-heatmap-"+fileSafe(c.String("z"))))
+			return printPaths(figures.PlotHeatmap(runs, out, c.String("x"), c.String("y"), c.String("z"), figureOptions(c)...))
 		},
-		{
-			Name:      "faults",
-			Usage:     "one zoomed panel per fault: each run's lag around it, its recovery time, the recovery bound",
-			ArgsUsage: "RUN_DIR...",
-			Description: "Each RUN_DIR is a run folder; a single folder holding variant sub-folders\n" +
-				"(streamtwin run of a scenario with variants) compares those variants. Panel N holds\n" +
-				"the N'th fault of every run, aligned at the fault.",
-			Flags: []cli.Flag{labelsFlag, outFlag, titleFlag, widthFlag,
-				&cli.IntFlag{Name: "fault", Usage: "draw only the N'th fault (1 = the first)"},
-				&cli.StringFlag{Name: "margin", Value: "2m", Usage: "time shown before each fault and after its latest recovery"}},
-			Action: func(c *cli.Context) error {
-				dirs, labels, outDir, err := runDirsArg(c, "plot faults")
-				if err != nil {
-					return err
-				}
-				opts, err := layoutOptions(c)
-				if err != nil {
-					return err
-				}
-				paths, err := figures.PlotFaults(dirs, labels, outOr(c, filepath.Join(outDir, "figure-faults")), opts...)
-				if err == nil && len(paths) == 0 {
-					fmt.Fprintln(os.Stderr, "plot faults: the runs have no faults; nothing drawn")
-				}
-				return printPaths(paths, err)
-			},
+	}
+}
+
+// plotLatencyCommand is `plot latency`: the distributions of the
+// per-interval latency of several runs.
+func plotLatencyCommand(f figureFlags) *cli.Command {
+	return &cli.Command{
+		Name:      "latency",
+		Usage:     "the distribution of per-interval latency of several runs: CDFs or box plots",
+		ArgsUsage: "RUN_DIR...",
+		Description: "Each RUN_DIR is a run folder; a single folder holding variant sub-folders\n" +
+			"(streamtwin run of a scenario with variants) compares those variants.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "kind", Value: figures.LatencyOverview, Usage: "overview (letter values beside the tail), cdf, ccdf (the tail), letter or box"},
+			&cli.StringFlag{Name: "metric", Value: "p99", Usage: "per-interval latency: p99, p50 or mean"},
+			f.labels, f.out, f.title, f.xLabel, f.yLabel, widthFlag,
+		},
+		Action: func(c *cli.Context) error {
+			kind := c.String("kind")
+			if !slices.Contains(figures.LatencyKinds, kind) {
+				return badInput(fmt.Errorf("plot latency: --kind %q: want one of %s", kind, strings.Join(figures.LatencyKinds, ", ")))
+			}
+			metric := c.String("metric")
+			if !slices.Contains([]string{"p99", "p50", "mean"}, metric) {
+				return badInput(fmt.Errorf("plot latency: --metric %q: want p99, p50 or mean", metric))
+			}
+			dirs, labels, outDir, err := runDirsArg(c, "plot latency")
+			if err != nil {
+				return err
+			}
+			name := "figure-latency-" + kind
+			if metric != "p99" {
+				name += "-" + metric
+			}
+			opts, err := layoutOptions(c)
+			if err != nil {
+				return err
+			}
+			opts = append(opts, figures.WithLatencyColumn("latency_"+metric+"_ms"))
+			return printPaths(figures.PlotLatencyDistributions(dirs, labels, outOr(c, filepath.Join(outDir, name)), kind, opts...))
+		},
+	}
+}
+
+// plotPanelsCommand is `plot panels`: the time panels of several runs on one
+// time axis.
+func plotPanelsCommand(f figureFlags) *cli.Command {
+	return &cli.Command{
+		Name:      "panels",
+		Usage:     "time panels of several runs on one time axis: rates, lag, latency p99, checkpoint interval",
+		ArgsUsage: "RUN_DIR...",
+		Description: "Each RUN_DIR is a run folder; a single folder holding variant sub-folders\n" +
+			"(streamtwin run of a scenario with variants) compares those variants.",
+		Flags: append([]cli.Flag{f.labels, f.out, f.title, widthFlag,
+			&cli.BoolFlag{Name: "overlay", Usage: "draw every run in one set of axes (the figure before small multiples)"}},
+			windowFlags()...),
+		Action: func(c *cli.Context) error {
+			dirs, labels, outDir, err := runDirsArg(c, "plot panels")
+			if err != nil {
+				return err
+			}
+			opts, err := layoutOptions(c)
+			if err != nil {
+				return err
+			}
+			if c.Bool("overlay") {
+				opts = append(opts, figures.WithOverlay())
+			}
+			return printPaths(figures.PlotPanels(dirs, labels, outOr(c, filepath.Join(outDir, "figure-panels")), opts...))
+		},
+	}
+}
+
+// plotFaultsCommand is `plot faults`: a zoomed panel per fault of several
+// runs.
+func plotFaultsCommand(f figureFlags) *cli.Command {
+	return &cli.Command{
+		Name:      "faults",
+		Usage:     "one zoomed panel per fault: each run's lag around it, its recovery time, the recovery bound",
+		ArgsUsage: "RUN_DIR...",
+		Description: "Each RUN_DIR is a run folder; a single folder holding variant sub-folders\n" +
+			"(streamtwin run of a scenario with variants) compares those variants. Panel N holds\n" +
+			"the N'th fault of every run, aligned at the fault.",
+		Flags: []cli.Flag{f.labels, f.out, f.title, widthFlag,
+			&cli.IntFlag{Name: "fault", Usage: "draw only the N'th fault (1 = the first)"},
+			&cli.StringFlag{Name: "margin", Value: "2m", Usage: "time shown before each fault and after its latest recovery"}},
+		Action: func(c *cli.Context) error {
+			dirs, labels, outDir, err := runDirsArg(c, "plot faults")
+			if err != nil {
+				return err
+			}
+			opts, err := layoutOptions(c)
+			if err != nil {
+				return err
+			}
+			paths, err := figures.PlotFaults(dirs, labels, outOr(c, filepath.Join(outDir, "figure-faults")), opts...)
+			if err == nil && len(paths) == 0 {
+				fmt.Fprintln(os.Stderr, "plot faults: the runs have no faults; nothing drawn")
+			}
+			return printPaths(paths, err)
 		},
 	}
 }
@@ -357,7 +394,7 @@ func runDirsArg(c *cli.Context, cmd string) (dirs, labels []string, outDir strin
 	}
 	if given := splitList(c.StringSlice("labels")); len(given) > 0 {
 		if len(given) != len(dirs) {
-			return nil, nil, "", badInput(fmt.Errorf("%s: %s --labels for %s (%s)", cmd, results.FormatCount(float64(len(given))), results.Plural(len(dirs), "run"), strings.Join(dirs, ", ")))
+			return nil, nil, "", badInput(fmt.Errorf("%s: %s --labels for %s (%s)", cmd, textfmt.Count(float64(len(given))), textfmt.Plural(len(dirs), "run"), strings.Join(dirs, ", ")))
 		}
 		labels = given
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/resultstest"
 )
 
 // figureSweep writes dir/runs.parquet: checkpoint interval x rate, 3
@@ -34,7 +35,7 @@ func figureSweep(t *testing.T, dir string) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := results.WriteRunsTable(filepath.Join(dir, results.RunsFile), rows); err != nil {
+	if err := resultstest.WriteRunsTable(filepath.Join(dir, results.RunsFile), rows); err != nil {
 		t.Fatal(err)
 	}
 }

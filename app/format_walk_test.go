@@ -14,7 +14,7 @@ import (
 // evaluation, workloads, a calibration and a check, with each line of
 // stdout and stderr scanned for numbers that break the one number format of
 // docs/results.md ("One number format for every printed table",
-// results.FormatNumber and its siblings):
+// textfmt.Number and its siblings):
 //
 //   - a raw float: more than 4 significant digits with decimals (570.172,
 //     0.000622618);
@@ -196,7 +196,7 @@ func partIssues(part string, mode scanMode, ms bool) []string {
 	}
 	var issues []string
 	if exp != "" {
-		issues = append(issues, part+": an exponent (plain decimals: results.FormatNumber)")
+		issues = append(issues, part+": an exponent (plain decimals: textfmt.Number)")
 	}
 	v, _ := strconv.ParseFloat(digits+frac+exp, 64)
 	if v == 0 && sign != "" && sign != "+" {

@@ -4,11 +4,10 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/streamtwin/streamtwin/internal/run"
 	"github.com/streamtwin/streamtwin/internal/scenario"
-	"github.com/streamtwin/streamtwin/models/policy"
 	"github.com/streamtwin/streamtwin/results"
 	"github.com/streamtwin/streamtwin/results/evaluation"
-	"github.com/streamtwin/streamtwin/sim"
 	"github.com/urfave/cli/v2"
 )
 
@@ -90,8 +89,7 @@ func policyInterval(runDir string) (float64, error) {
 	if len(runs) != 1 {
 		return 0, fmt.Errorf("%s holds %d runs, want one", filepath.Join(runDir, results.ScenarioFile), len(runs))
 	}
-	sc := runs[0]
-	pol, err := policy.New(sc.Policy.Name, sc.Policy.Node, sim.Seeds{Root: sc.Seed}.Stream("policy"))
+	pol, err := run.NewPolicy(runs[0])
 	if err != nil {
 		return 0, err
 	}

@@ -11,10 +11,11 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/urfave/cli/v2"
+
 	"github.com/streamtwin/streamtwin/live"
 	"github.com/streamtwin/streamtwin/live/cluster"
-	"github.com/streamtwin/streamtwin/results"
-	"github.com/urfave/cli/v2"
+	"github.com/streamtwin/streamtwin/results/textfmt"
 )
 
 // liveExtra holds more `live` subcommands; another file of this package
@@ -149,7 +150,7 @@ func liveUpCommand() *cli.Command {
 			if !c.Bool("quiet") {
 				fmt.Fprintf(c.App.Writer, "up in %.1fs: Flink %s, %s × %s, Kafka %s; state in %s\n"+
 					"stop with: streamtwin live down --dir %s\n",
-					time.Since(t0).Seconds(), cl.State().Flink, results.Plural(cfg.TaskManagers, "TaskManager"), results.Plural(cfg.Slots, "slot"), cl.State().Kafka, cl.Dir(), c.String("dir"))
+					time.Since(t0).Seconds(), cl.State().Flink, textfmt.Plural(cfg.TaskManagers, "TaskManager"), textfmt.Plural(cfg.Slots, "slot"), cl.State().Kafka, cl.Dir(), c.String("dir"))
 			}
 			return nil
 		},
@@ -188,7 +189,7 @@ func liveDownCommand() *cli.Command {
 			if err := cl.Down(ctx); err != nil {
 				return err
 			}
-			fmt.Fprintf(c.App.Writer, "stopped %s in %.1fs (%s)\n", results.Plural(n, "process"), time.Since(t0).Seconds(), cl.Dir())
+			fmt.Fprintf(c.App.Writer, "stopped %s in %.1fs (%s)\n", textfmt.Plural(n, "process"), time.Since(t0).Seconds(), cl.Dir())
 			return nil
 		},
 	}
@@ -237,8 +238,8 @@ func liveStatusCommand() *cli.Command {
 					healthy = false
 				}
 				fmt.Fprintf(w, "flink  %s: %d/%s, %d/%s free, %s running (%d finished, %d cancelled, %d failed)\n",
-					ep.REST, o.TaskManagers, results.Plural(st.TaskManagers, "TaskManager"), o.SlotsAvailable, results.Plural(o.SlotsTotal, "slot"),
-					results.Plural(o.JobsRunning, "job"), o.JobsFinished, o.JobsCancelled, o.JobsFailed)
+					ep.REST, o.TaskManagers, textfmt.Plural(st.TaskManagers, "TaskManager"), o.SlotsAvailable, textfmt.Plural(o.SlotsTotal, "slot"),
+					textfmt.Plural(o.JobsRunning, "job"), o.JobsFinished, o.JobsCancelled, o.JobsFailed)
 			}
 			if md, err := cl.KafkaMetadata(ctx); err != nil {
 				healthy = false
@@ -251,7 +252,7 @@ func liveStatusCommand() *cli.Command {
 					}
 				}
 				slices.Sort(topics)
-				fmt.Fprintf(w, "kafka  %s: %s, controller %d, %s\n", ep.Kafka, results.Plural(len(md.Brokers), "broker"), md.Controller, results.Plural(len(topics), "topic"))
+				fmt.Fprintf(w, "kafka  %s: %s, controller %d, %s\n", ep.Kafka, textfmt.Plural(len(md.Brokers), "broker"), md.Controller, textfmt.Plural(len(topics), "topic"))
 				for _, name := range topics {
 					fmt.Fprintf(w, "  topic %s\n", name)
 				}

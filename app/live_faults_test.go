@@ -11,6 +11,7 @@ import (
 
 	"github.com/streamtwin/streamtwin/live/cluster"
 	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/measure"
 )
 
 // TestLiveFaults replays scenarios/live-faults.yaml, one fault of every
@@ -123,7 +124,7 @@ func checkFaultsRun(t *testing.T, run string) {
 	if in(results.KindDetected, 215+8, 215+14) == 0 || in(results.KindRunning, 215, 270) == 0 {
 		t.Errorf("the 20 s freeze at 215 s: no failover detected 8–14 s later, or no return to RUNNING")
 	}
-	for _, f := range results.FaultRecoveries(events) {
+	for _, f := range measure.FaultRecoveries(events) {
 		if f.AtS == 275 && f.Recovered() {
 			t.Errorf("the JobManager crash at 275 s recovered in %g s; without HA the job is lost", f.RecoveryS)
 		}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/statistics"
 )
 
 // parityScenario is one quarter-core TaskManager (live up --taskmanagers 1
@@ -184,7 +185,7 @@ func windowMean(ss []results.Sample, w parityWindow, f func(results.Sample) floa
 			xs = append(xs, f(s))
 		}
 	}
-	return results.FiniteMean(results.FiniteValues(xs))
+	return statistics.FiniteMean(statistics.FiniteValues(xs))
 }
 
 // at is f of the sample at second t (NaN if none).

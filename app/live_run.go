@@ -9,20 +9,17 @@ import (
 	"path/filepath"
 	"slices"
 	"syscall"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/streamtwin/streamtwin/internal/control"
+	"github.com/streamtwin/streamtwin/internal/run"
 	"github.com/streamtwin/streamtwin/internal/scenario"
-	"github.com/streamtwin/streamtwin/internal/twin"
 	"github.com/streamtwin/streamtwin/live/cluster"
 	"github.com/streamtwin/streamtwin/live/driver"
 	livemonitor "github.com/streamtwin/streamtwin/live/monitor"
 	"github.com/streamtwin/streamtwin/live/prometheus"
 	"github.com/streamtwin/streamtwin/live/rest"
-	"github.com/streamtwin/streamtwin/models/policy"
-	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/textfmt"
 	"github.com/streamtwin/streamtwin/sim"
 )
 
@@ -110,20 +107,7 @@ func liveRunCommand() *cli.Command {
 				return err
 			}
 			sc := runs[0]
-			pol, err := policy.New(sc.Policy.Name, sc.Policy.Node, sim.Seeds{Root: sc.Seed}.Stream("policy"))
-			if err != nil {
-				return badInput(fmt.Errorf("%s: policy: %w", f.Path, err))
-			}
-			ping, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			caps, capsErr := driver.Capabilities(ping, env)
-			if refused := control.Check(sc, pol, caps); refused != nil {
-				return badInput(scenario.ProblemsAt(f.Path, refused))
-			}
-			if capsErr != nil {
-				return badInput(capsErr)
-			}
-			output := twin.Output{Durable: true, Force: c.Bool("force")}
+			output := run.Output{Durable: true, Force: c.Bool("force")}
 			var session *livemonitor.Session
 			if sc.Monitoring != nil {
 				if session, err = monitoringSession(f.Path, sc, cl); err != nil {
@@ -132,21 +116,18 @@ func liveRunCommand() *cli.Command {
 				env.Beside, output.Monitoring = session.Run, session.Evaluate
 			}
 			// the live driver executes the run; the run folder is written as `run` writes it
-			live := func(sc scenario.Scenario, sched *scenario.Schedule, sink twin.Sink) (results.Summary, error) {
-				ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-				defer stop()
-				return driver.Run(ctx, sc, sched, env, sink)
-			}
-			sum, err := twin.RunToDirWith(live, sc, out, output)
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			sum, err := run.ToDir(ctx, driver.Backend{Env: env}, sc, out, output)
 			if err != nil {
-				return err
+				return refusedAt(f.Path, err)
 			}
 			if session != nil {
 				fmt.Print(session.Accounting())
 			}
-			fmt.Printf("%s: %s s replayed live; %s → %s\n", sc.Name, results.FormatNumber(sum.DurationS, 0), faultsPhrase(sum), out)
+			fmt.Printf("%s: %s s replayed live; %s → %s\n", sc.Name, textfmt.Number(sum.DurationS, 0), faultsPhrase(sum), out)
 			if a := sum.SinkAudit; a != nil {
-				fmt.Printf("sink audit: %s in, %s counted; %s lost, %s duplicated\n", results.Plural(int(a.RecordsIn), "view"), results.FormatCount(float64(a.RecordsOut)), results.FormatCount(float64(a.RecordsLost)), results.FormatCount(float64(a.RecordsDuplicated)))
+				fmt.Printf("sink audit: %s in, %s counted; %s lost, %s duplicated\n", textfmt.Plural(int(a.RecordsIn), "view"), textfmt.Count(float64(a.RecordsOut)), textfmt.Count(float64(a.RecordsLost)), textfmt.Count(float64(a.RecordsDuplicated)))
 			}
 			return nil
 		},

@@ -19,6 +19,8 @@ import (
 	"github.com/streamtwin/streamtwin/live/cluster"
 	"github.com/streamtwin/streamtwin/results"
 	"github.com/streamtwin/streamtwin/results/compare"
+	"github.com/streamtwin/streamtwin/results/ingest"
+	"github.com/streamtwin/streamtwin/results/measure"
 )
 
 // TestLiveEndToEnd replays scenarios/live-traffic.yaml against a real
@@ -127,7 +129,7 @@ func liveCalibration(t *testing.T, run, dir string, events []results.Event) {
 		"--fault-at", at, "--ci", "10s", "--latency", "p99", "--out", table); code != 0 {
 		t.Fatalf("calibrate convert: exit %d\n%s", code, stderr)
 	}
-	pts, err := results.ReadMeasured(table)
+	pts, err := ingest.ReadMeasured(table)
 	if err != nil || len(pts) != 1 {
 		t.Fatalf("measured table: %v, %d points", err, len(pts))
 	}
@@ -489,7 +491,7 @@ func TestLiveRescale(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []string
-	for _, r := range results.Rescales(samples, events) {
+	for _, r := range measure.Rescales(samples, events) {
 		got = append(got, fmt.Sprintf("%d→%d", r.From, r.To))
 		if !(r.DowntimeS > 0 && r.DowntimeS < 30) || math.IsNaN(r.RecoveryS) {
 			t.Errorf("rescale %d→%d: downtime %.1f s, recovery %.1f s", r.From, r.To, r.DowntimeS, r.RecoveryS)

@@ -13,7 +13,7 @@ import (
 	"github.com/streamtwin/streamtwin/internal/profile"
 	"github.com/streamtwin/streamtwin/internal/scenario"
 	"github.com/streamtwin/streamtwin/models/policy/khaos"
-	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/textfmt"
 	"github.com/streamtwin/streamtwin/sim"
 	"github.com/streamtwin/streamtwin/workloads"
 )
@@ -138,17 +138,17 @@ func positiveDuration(c *cli.Context, name string) (float64, error) {
 }
 
 func printProfile(r *profile.Result, files []string) {
-	n := func(x float64) string { return results.FormatNumber(x, 0) }
+	n := func(x float64) string { return textfmt.Number(x, 0) }
 	fmt.Printf("profiled %s × %s (CI %s … %s s) in %s s; %s without recovery\n",
-		results.Plural(len(r.Points), "failure point"), results.Plural(len(r.CIs), "copy"), n(r.CIs[0]), n(r.CIs[len(r.CIs)-1]),
-		n(r.WallS), results.Plural(r.Missed, "failure"))
+		textfmt.Plural(len(r.Points), "failure point"), textfmt.Plural(len(r.CIs), "copy"), n(r.CIs[0]), n(r.CIs[len(r.CIs)-1]),
+		n(r.WallS), textfmt.Plural(r.Missed, "failure"))
 	l, rec := r.Models.Latency, r.Models.Recovery
 	model := func(m khaos.Linear) string {
-		return results.FormatLinear(m.Intercept, results.Term{Coef: m.Throughput, Var: "thr"}, results.Term{Coef: m.CIms, Var: "CI_ms"})
+		return textfmt.Linear(m.Intercept, textfmt.Term{Coef: m.Throughput, Var: "thr"}, textfmt.Term{Coef: m.CIms, Var: "CI_ms"})
 	}
-	fmt.Printf("  latency  (ms) = %s   R² %s, accuracy %s (n %s)\n", model(l), n(l.R2), n(l.Accuracy), results.FormatCount(float64(l.N)))
+	fmt.Printf("  latency  (ms) = %s   R² %s, accuracy %s (n %s)\n", model(l), n(l.R2), n(l.Accuracy), textfmt.Count(float64(l.N)))
 	fmt.Printf("  recovery (s)  = %s   R² %s, accuracy %s (n %s, recoveries > %s)\n", model(rec), n(rec.R2), n(rec.Accuracy),
-		results.FormatCount(float64(rec.N)), sim.Duration(r.Models.MinRecoveryS))
+		textfmt.Count(float64(rec.N)), sim.Duration(r.Models.MinRecoveryS))
 	if p := r.Models.Physics; p != nil {
 		fmt.Printf("  physical recovery = D + λ(CI − 3 s + D)/(μ − λ): D %s s, μ %s records/s, accuracy %s\n", n(p.DowntimeS), n(p.Capacity), n(p.Accuracy))
 	}

@@ -8,9 +8,12 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/streamtwin/streamtwin/results"
-	"github.com/streamtwin/streamtwin/sim"
 	"github.com/urfave/cli/v2"
+
+	"github.com/streamtwin/streamtwin/internal/suggest"
+	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/cat"
+	"github.com/streamtwin/streamtwin/results/measure"
 )
 
 func resultsCommand() *cli.Command {
@@ -36,12 +39,12 @@ func catCommand() *cli.Command {
 			"--summary prints one line per fault: its time and TaskManager, when the failure was\n"+
 			"detected, when the job ran again, when it recovered and the recovery time (an unrecovered\n"+
 			"fault says unrecovered, with the lower bound of its recovery time).",
-			results.DefaultCatRows, strings.Join(results.EventKinds, ", ")),
+			cat.DefaultRows, strings.Join(cat.EventKinds, ", ")),
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "csv", Usage: "write CSV with exact values instead of an aligned table (every row unless --head/--tail)"},
 			&cli.IntFlag{Name: "head", Usage: "print only the first `N` rows"},
 			&cli.IntFlag{Name: "tail", Usage: "print only the last `N` rows"},
-			&cli.BoolFlag{Name: "all", Usage: fmt.Sprintf("print every row of the table (default: the first %d)", results.DefaultCatRows)},
+			&cli.BoolFlag{Name: "all", Usage: fmt.Sprintf("print every row of the table (default: the first %d)", cat.DefaultRows)},
 			&cli.StringSliceFlag{Name: "kind", Usage: "events.parquet: keep only events of these kinds, e.g. `fault,recovered` (comma separated or repeated)"},
 			&cli.BoolFlag{Name: "summary", Usage: "events.parquet: one line per fault: detected, running, recovered, recovery time"},
 		},
@@ -54,7 +57,7 @@ func catCommand() *cli.Command {
 			if !exists(path) {
 				return badInput(fmt.Errorf("%s: no such file", path))
 			}
-			opt := results.CatOptions{CSV: c.Bool("csv"), Head: c.Int("head"), Tail: c.Int("tail"), All: c.Bool("all"), Summary: c.Bool("summary")}
+			opt := cat.Options{CSV: c.Bool("csv"), Head: c.Int("head"), Tail: c.Int("tail"), All: c.Bool("all"), Summary: c.Bool("summary")}
 			kinds, err := eventKinds(c.StringSlice("kind"))
 			if err != nil {
 				return badInput(err)
@@ -70,8 +73,8 @@ func catCommand() *cli.Command {
 			case opt.Summary && (opt.Head > 0 || opt.Tail > 0 || opt.All || len(opt.Kinds) > 0):
 				return badInput(fmt.Errorf("--summary prints one line per fault: give it without --head, --tail, --all or --kind"))
 			}
-			err = results.Cat(os.Stdout, path, opt)
-			if errors.Is(err, results.ErrNoKindColumn) || errors.Is(err, results.ErrNotResultFile) {
+			err = cat.Print(os.Stdout, path, opt)
+			if errors.Is(err, cat.ErrNoKindColumn) || errors.Is(err, cat.ErrNotResultFile) {
 				return badInput(err)
 			}
 			return err
@@ -91,17 +94,17 @@ func eventKinds(values []string) ([]string, error) {
 		}
 	}
 	if len(values) > 0 && len(kinds) == 0 {
-		return nil, fmt.Errorf("--kind takes event kinds: %s", strings.Join(results.EventKinds, ", "))
+		return nil, fmt.Errorf("--kind takes event kinds: %s", strings.Join(cat.EventKinds, ", "))
 	}
 	for _, k := range kinds {
-		if slices.Contains(results.EventKinds, k) {
+		if slices.Contains(cat.EventKinds, k) {
 			continue
 		}
 		msg := fmt.Sprintf("--kind %q: no such event kind", k)
 		if s := kindMeant(k); len(s) > 0 {
 			msg += "; did you mean " + strings.Join(s, " or ") + "?"
 		}
-		return nil, fmt.Errorf("%s (kinds: %s)", msg, strings.Join(results.EventKinds, ", "))
+		return nil, fmt.Errorf("%s (kinds: %s)", msg, strings.Join(cat.EventKinds, ", "))
 	}
 	return kinds, nil
 }
@@ -110,11 +113,11 @@ func eventKinds(values []string) ([]string, error) {
 // recovered), else the kinds that contain it (checkpoint →
 // checkpoint_completed, checkpoint_failed).
 func kindMeant(k string) []string {
-	if s := sim.Suggest(k, results.EventKinds); s != "" {
+	if s := suggest.Typo(k, cat.EventKinds); s != "" {
 		return []string{s}
 	}
 	var in []string
-	for _, known := range results.EventKinds {
+	for _, known := range cat.EventKinds {
 		if len(k) >= 3 && strings.Contains(known, strings.ToLower(k)) {
 			in = append(in, known)
 		}
@@ -143,7 +146,7 @@ func rescalesCommand() *cli.Command {
 			if err != nil {
 				return badInput(err)
 			}
-			return results.WriteRescalesCSV(os.Stdout, results.Rescales(samples, events))
+			return measure.WriteRescalesCSV(os.Stdout, measure.Rescales(samples, events))
 		},
 	}
 }

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -9,12 +10,15 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/urfave/cli/v2"
+
+	"github.com/streamtwin/streamtwin/internal/run"
 	"github.com/streamtwin/streamtwin/internal/scenario"
 	"github.com/streamtwin/streamtwin/internal/twin"
 	"github.com/streamtwin/streamtwin/results"
 	"github.com/streamtwin/streamtwin/results/figures"
+	"github.com/streamtwin/streamtwin/results/textfmt"
 	"github.com/streamtwin/streamtwin/sim"
-	"github.com/urfave/cli/v2"
 )
 
 func runCommand() *cli.Command {
@@ -65,17 +69,17 @@ func runCommand() *cli.Command {
 				if sc.Variant != "" {
 					dir = filepath.Join(out, sc.Variant)
 				}
-				sum, err := twin.RunToDir(sc, dir, twin.Output{Durable: true, Force: c.Bool("force")})
+				sum, err := run.ToDir(context.Background(), twin.Backend{}, sc, dir, run.Output{Durable: true, Force: c.Bool("force")})
 				if err != nil {
-					return err
+					return refusedAt(f.Path, err)
 				}
 				label := sc.Name
 				if sc.Variant != "" {
 					label += "/" + sc.Variant
 				}
 				fmt.Printf("%s: %s s simulated in %s s wall; %s; latency p99 %s ms → %s\n",
-					label, results.FormatNumber(sum.DurationS, 0), results.FormatNumber(sum.WallTimeS, 0), faultsPhrase(sum),
-					results.FormatNumber(sum.LatencyP99Ms, 0), dir)
+					label, textfmt.Number(sum.DurationS, 0), textfmt.Number(sum.WallTimeS, 0), faultsPhrase(sum),
+					textfmt.Number(sum.LatencyP99Ms, 0), dir)
 				if c.Bool("plot") {
 					paths, err := figures.PlotRun(dir)
 					if err != nil {
@@ -86,6 +90,20 @@ func runCommand() *cli.Command {
 			}
 			return nil
 		},
+	}
+}
+
+// refusedAt reports a run refused before it started (run.RefusedError) as
+// bad input at the scenario file's lines; other errors pass unchanged.
+func refusedAt(path string, err error) error {
+	var re *run.RefusedError
+	switch {
+	case !errors.As(err, &re):
+		return err
+	case len(re.Problems) > 0:
+		return badInput(scenario.ProblemsAt(path, re.Problems))
+	default:
+		return badInput(err)
 	}
 }
 
@@ -157,15 +175,15 @@ func faultsPhrase(sum results.Summary) string {
 	if sum.Faults == 0 {
 		return "no faults"
 	}
-	s := results.Plural(sum.Faults, "fault")
+	s := textfmt.Plural(sum.Faults, "fault")
 	if sum.UnrecoveredFaults > 0 {
-		s += ", " + results.FormatCount(float64(sum.UnrecoveredFaults)) + " unrecovered"
+		s += ", " + textfmt.Count(float64(sum.UnrecoveredFaults)) + " unrecovered"
 	}
 	switch {
 	case math.IsNaN(sum.RecoveryMeanS) || sum.Recoveries+sum.UnrecoveredFaults == 0:
 		return s + ", no recovery detected"
 	case sum.UnrecoveredFaults > 0:
-		return s + ", recovery mean ≥ " + results.FormatNumber(sum.RecoveryMeanS, 0) + " s"
+		return s + ", recovery mean ≥ " + textfmt.Number(sum.RecoveryMeanS, 0) + " s"
 	}
-	return s + ", recovery mean " + results.FormatNumber(sum.RecoveryMeanS, 0) + " s"
+	return s + ", recovery mean " + textfmt.Number(sum.RecoveryMeanS, 0) + " s"
 }

@@ -7,7 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/streamtwin/streamtwin/internal/scenario"
-	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/textfmt"
 )
 
 func scenarioCommand() *cli.Command {
@@ -24,7 +24,7 @@ func scenarioCommand() *cli.Command {
 					if err != nil {
 						return err
 					}
-					fmt.Printf("%s: ok (%s)\n", f.Path, results.Plural(len(f.Runs()), "run"))
+					fmt.Printf("%s: ok (%s)\n", f.Path, textfmt.Plural(len(f.Runs()), "run"))
 					return nil
 				},
 			},

@@ -12,10 +12,13 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/urfave/cli/v2"
+
 	"github.com/streamtwin/streamtwin/internal/sweep"
 	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/statistics"
+	"github.com/streamtwin/streamtwin/results/textfmt"
 	"github.com/streamtwin/streamtwin/sim"
-	"github.com/urfave/cli/v2"
 )
 
 func summarizeCommand() *cli.Command {
@@ -50,7 +53,7 @@ func summarizeCommand() *cli.Command {
 			}
 			figures := splitList(c.StringSlice("figure"))
 			for _, f := range figures {
-				if err := results.CheckFigure(f); err != nil {
+				if err := statistics.CheckFigure(f); err != nil {
 					return badInput(fmt.Errorf("--figure: %w", err))
 				}
 			}
@@ -60,8 +63,8 @@ func summarizeCommand() *cli.Command {
 			}
 			by, pool := splitList(c.StringSlice("by")), splitList(c.StringSlice("pool"))
 			keys := paramKeys(filepath.Dir(path), t)
-			stats, err := results.SummarizeRuns(t, by, pool)
-			var pe *results.PoolingError
+			stats, err := statistics.SummarizeRuns(t, by, pool)
+			var pe *statistics.PoolingError
 			switch {
 			case errors.As(err, &pe):
 				return badInput(fmt.Errorf("%s: %s", path, poolingMessage(t, keys, pe, pool)))
@@ -80,7 +83,7 @@ func summarizeCommand() *cli.Command {
 				}
 				out = filepath.Join(filepath.Dir(path), name)
 			}
-			if err := results.WriteStats(out, t, by, pool, stats); err != nil {
+			if err := statistics.WriteStats(out, t, by, pool, stats); err != nil {
 				return err
 			}
 			fmt.Println("→", out)
@@ -99,7 +102,7 @@ var headlineFigures = []string{"recovery_mean_s", "qos_recovery_violations", "la
 // printStats prints the statistics of the chosen figures (figures given,
 // else all with all, else the headline ones) as an aligned table, the group
 // values in their parameters' units (keys).
-func printStats(w io.Writer, by []string, stats []results.FigureStat, figures []string, all bool, keys paramKeyFormat) {
+func printStats(w io.Writer, by []string, stats []statistics.FigureStat, figures []string, all bool, keys paramKeyFormat) {
 	if len(figures) == 0 && !all {
 		figures = headlineFigures
 	}
@@ -125,25 +128,25 @@ func printStats(w io.Writer, by []string, stats []results.FigureStat, figures []
 	for i := len(by) + 1; i < len(right); i++ {
 		right[i] = true
 	}
-	results.WriteAligned(w, rows, right)
+	textfmt.WriteAligned(w, rows, right)
 	if total := countFigures(stats); len(shown) < total {
-		fmt.Fprintf(w, "(%s of %s; --all prints every one, --figure F picks)\n", results.FormatCount(float64(len(shown))), results.Plural(total, "figure"))
+		fmt.Fprintf(w, "(%s of %s; --all prints every one, --figure F picks)\n", textfmt.Count(float64(len(shown))), textfmt.Plural(total, "figure"))
 	}
 }
 
 // statRow formats one figure of one group; every number of the row is read
 // against the figure's magnitude, so a std of 3e-10 on a mean of 375 is 0.
-func statRow(s results.FigureStat) []string {
-	scale := results.Scale(s.Mean, s.Min, s.Max)
+func statRow(s statistics.FigureStat) []string {
+	scale := textfmt.Scale(s.Mean, s.Min, s.Max)
 	row := append(slices.Clone(s.Group), s.Figure, strconv.Itoa(s.N))
 	for _, x := range []float64{s.Mean, s.Std, s.CILow, s.CIHigh} {
-		row = append(row, results.FormatNumber(x, scale))
+		row = append(row, textfmt.Number(x, scale))
 	}
 	// The extremes of a count are counts; its mean and spread are not.
-	return append(row, results.FormatFigure(s.Figure, s.Min, scale), results.FormatFigure(s.Figure, s.Max, scale))
+	return append(row, textfmt.Figure(s.Figure, s.Min, scale), textfmt.Figure(s.Figure, s.Max, scale))
 }
 
-func countFigures(stats []results.FigureStat) int {
+func countFigures(stats []statistics.FigureStat) int {
 	seen := map[string]bool{}
 	for _, s := range stats {
 		seen[s.Figure] = true
@@ -156,17 +159,17 @@ func countFigures(stats []results.FigureStat) int {
 func pooledLine(t *results.Table, pool []string) string {
 	var parts []string
 	for _, p := range pool {
-		parts = append(parts, fmt.Sprintf("%s (%s)", p, results.Plural(len(results.Levels(t, p)), "value")))
+		parts = append(parts, fmt.Sprintf("%s (%s)", p, textfmt.Plural(len(statistics.Levels(t, p)), "value")))
 	}
 	return "pooled over " + strings.Join(parts, ", ") + ": n counts the runs of every value, not replications only"
 }
 
 // poolingMessage explains a refused summary: which parameters vary within
 // the groups (with their values, in their units) and the two ways out.
-func poolingMessage(t *results.Table, keys paramKeyFormat, e *results.PoolingError, pool []string) string {
+func poolingMessage(t *results.Table, keys paramKeyFormat, e *statistics.PoolingError, pool []string) string {
 	var what []string
 	for _, p := range e.Params {
-		levels := results.Levels(t, p)
+		levels := statistics.Levels(t, p)
 		var vs []string
 		for _, l := range levels[:min(len(levels), 5)] {
 			vs = append(vs, keys.format(p, l))
@@ -174,7 +177,7 @@ func poolingMessage(t *results.Table, keys paramKeyFormat, e *results.PoolingErr
 		if len(levels) > 5 {
 			vs = append(vs, "…")
 		}
-		what = append(what, fmt.Sprintf("%s (%s: %s)", p, results.Plural(len(levels), "value"), strings.Join(vs, ", ")))
+		what = append(what, fmt.Sprintf("%s (%s: %s)", p, textfmt.Plural(len(levels), "value"), strings.Join(vs, ", ")))
 	}
 	it, verb := "it", "varies"
 	if len(e.Params) > 1 {
@@ -200,7 +203,7 @@ type paramKeyFormat map[string]func(float64) string
 // unit as it is, no value as –.
 func (p paramKeyFormat) format(name, key string) string {
 	if key == "" {
-		return results.NoValue
+		return textfmt.NoValue
 	}
 	if f := p[name]; f != nil {
 		if x, err := strconv.ParseFloat(key, 64); err == nil {
@@ -269,7 +272,7 @@ func unitFormat(text string) func(float64) string {
 // fractional rate (a random draw) to 4 significant digits.
 func formatRate(x float64) string {
 	if x == math.Trunc(x) {
-		return results.FormatCount(x) + "/s"
+		return textfmt.Count(x) + "/s"
 	}
-	return results.FormatNumber(x, 0) + "/s"
+	return textfmt.Number(x, 0) + "/s"
 }

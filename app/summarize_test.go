@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/statistics"
 )
 
 // summarizeSweep runs testSweep (checkpoint interval 10s/30s/60s × rate
@@ -78,9 +79,9 @@ func TestSummarizeTests(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		col := tab.Strings[results.PooledColumn]
+		col := tab.Strings[statistics.PooledColumn]
 		if len(col) == 0 || col[0] != "workload.rate,faults[0].at" {
-			t.Errorf("%s: column %s = %q, want workload.rate,faults[0].at", stats, results.PooledColumn, col)
+			t.Errorf("%s: column %s = %q, want workload.rate,faults[0].at", stats, statistics.PooledColumn, col)
 		}
 		os.Remove(stats)
 		// grouped by every parameter nothing is pooled, and the column says so
@@ -91,8 +92,8 @@ func TestSummarizeTests(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if col := tab.Strings[results.PooledColumn]; len(col) == 0 || col[0] != "" {
-			t.Errorf("nothing pooled: column %s = %q, want empty", results.PooledColumn, col)
+		if col := tab.Strings[statistics.PooledColumn]; len(col) == 0 || col[0] != "" {
+			t.Errorf("nothing pooled: column %s = %q, want empty", statistics.PooledColumn, col)
 		}
 	})
 

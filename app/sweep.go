@@ -13,10 +13,12 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/urfave/cli/v2"
+
 	"github.com/streamtwin/streamtwin/internal/scenario"
 	"github.com/streamtwin/streamtwin/internal/sweep"
 	"github.com/streamtwin/streamtwin/results"
-	"github.com/urfave/cli/v2"
+	"github.com/streamtwin/streamtwin/results/textfmt"
 )
 
 func sweepCommand() *cli.Command {
@@ -93,7 +95,7 @@ func sweepCommand() *cli.Command {
 				return err
 			}
 			fmt.Printf("%s: %s (shard %s): %s run now, %s already complete, %s failed in %s s → %s\n",
-				path, results.Plural(rep.Total, "run"), spec.Shard, results.FormatCount(float64(rep.Done)), results.FormatCount(float64(rep.Skipped)), results.FormatCount(float64(len(rep.Failed))), results.FormatNumber(rep.Wall.Seconds(), 0), filepath.Join(out, results.RunsFile))
+				path, textfmt.Plural(rep.Total, "run"), spec.Shard, textfmt.Count(float64(rep.Done)), textfmt.Count(float64(rep.Skipped)), textfmt.Count(float64(len(rep.Failed))), textfmt.Number(rep.Wall.Seconds(), 0), filepath.Join(out, results.RunsFile))
 			for _, f := range rep.Failed {
 				fmt.Fprintln(os.Stderr, "failed:", f)
 			}
@@ -101,7 +103,7 @@ func sweepCommand() *cli.Command {
 			case rep.Interrupted:
 				return cli.Exit("interrupted; continue with --resume", 130)
 			case len(rep.Failed) > 0:
-				return cli.Exit(results.Plural(len(rep.Failed), "run")+" failed", 1)
+				return cli.Exit(textfmt.Plural(len(rep.Failed), "run")+" failed", 1)
 			}
 			return nil
 		},
@@ -134,7 +136,7 @@ func mergeCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			fmt.Printf("%s from %s → %s\n", results.Plural(int(t.Rows), "run"), results.Plural(c.NArg(), "shard folder"), path)
+			fmt.Printf("%s from %s → %s\n", textfmt.Plural(int(t.Rows), "run"), textfmt.Plural(c.NArg(), "shard folder"), path)
 			return nil
 		},
 	}

@@ -11,14 +11,17 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/urfave/cli/v2"
+
 	"github.com/streamtwin/streamtwin/models/flink"
 	"github.com/streamtwin/streamtwin/results"
 	"github.com/streamtwin/streamtwin/results/figures"
+	"github.com/streamtwin/streamtwin/results/statistics"
+	"github.com/streamtwin/streamtwin/results/textfmt"
 	"github.com/streamtwin/streamtwin/sim"
 	"github.com/streamtwin/streamtwin/workloads"
 	"github.com/streamtwin/streamtwin/workloads/iot"
 	"github.com/streamtwin/streamtwin/workloads/ysb"
-	"github.com/urfave/cli/v2"
 )
 
 // scheduleFlags shape a built-in workload on the command line.
@@ -283,12 +286,12 @@ func showRates(label string, rates []float64) {
 	for _, r := range rates {
 		total += r
 	}
-	q := func(p float64) float64 { return results.Quantile(sorted, p) } // sorted already: no work
-	n := func(x float64) string { return results.FormatNumber(x, 0) }
-	fmt.Printf("%s: %s at 1 s (%s s)\n", label, sim.Duration(len(rates)), results.FormatCount(float64(len(rates))))
+	q := func(p float64) float64 { return statistics.Quantile(sorted, p) } // sorted already: no work
+	n := func(x float64) string { return textfmt.Number(x, 0) }
+	fmt.Printf("%s: %s at 1 s (%s s)\n", label, sim.Duration(len(rates)), textfmt.Count(float64(len(rates))))
 	fmt.Printf("  rate (records/s): min %s  mean %s  max %s\n", n(sorted[0]), n(total/float64(len(rates))), n(sorted[len(sorted)-1]))
 	fmt.Printf("  percentiles: p5 %s  p25 %s  p50 %s  p75 %s  p95 %s  p99 %s\n", n(q(.05)), n(q(.25)), n(q(.5)), n(q(.75)), n(q(.95)), n(q(.99)))
-	fmt.Printf("  total events: %s\n", results.FormatCount(total))
+	fmt.Printf("  total events: %s\n", textfmt.Count(total))
 	means, byDay := figures.HourlyProfile(rates)
 	if byDay {
 		fmt.Println("  hourly profile (mean records/s by hour of day over all days):")

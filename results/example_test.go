@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/measure"
 )
 
 // A run folder is written through a RunWriter (rows streamed, the summary
@@ -25,7 +26,7 @@ func ExampleReadSummary() {
 		log.Fatal(err)
 	}
 	defer w.Abort() // a no-op after Commit
-	z := results.NewSummarizer("example", "", "sim", 1, 1000, 60, 4)
+	z := measure.NewSummarizer("example", "", "sim", 1, 1000, 60, 4)
 	for i, lat := range []float64{120, 180, 150, 900} {
 		s := results.Sample{TimeS: float64(i + 1), InputRate: 1000, Throughput: 1000, OutputRate: 1000,
 			LatencyMeanMs: lat, LatencyP50Ms: lat, LatencyP99Ms: 2 * lat, Parallelism: 2, Workers: 2, JobState: "RUNNING"}
@@ -56,23 +57,4 @@ func ExampleReadSummary() {
 	// example: 4 samples, 4000 records processed
 	// latency p50 165.0 ms, p99 1756.8 ms, 1 s over the 1000 ms bound
 	// last sample: t = 4 s, p99 1800 ms
-}
-
-// Quantile interpolates linearly between order statistics: the median of
-// four values lies halfway between the middle two.
-func ExampleQuantile() {
-	fmt.Println(results.Quantile([]float64{4, 1, 3, 2}, 0.5))
-	fmt.Printf("%.2f\n", results.Quantile([]float64{1, 2, 3, 4}, 0.99))
-	// Output:
-	// 2.5
-	// 3.97
-}
-
-// MeanCI is the mean with the half-width of its 95 % Student-t confidence
-// interval and the sample standard deviation.
-func ExampleMeanCI() {
-	mean, half, std := results.MeanCI([]float64{10, 12, 14})
-	fmt.Printf("%.1f ± %.3f (std %.1f)\n", mean, half, std)
-	// Output:
-	// 12.0 ± 4.968 (std 2.0)
 }

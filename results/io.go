@@ -24,7 +24,7 @@ const (
 // `streamtwin run --plot`).
 const (
 	FigurePNG = "figure.png"
-	FigureSVG = "figure.svg"
+	figureSVG = "figure.svg"
 )
 
 const (
@@ -168,7 +168,7 @@ const (
 // `defer w.Abort()` is the intended pattern.
 //
 // The user's files are never touched: dir must be new, empty or a run
-// folder (MarkerFile, or only the run's own files); anything else is a
+// folder (markerFile, or only the run's own files); anything else is a
 // *RefusedError unless force, which writes the run's files beside the
 // foreign ones. A flock on dir+".lock" refuses a second concurrent writer.
 func CreateRun(dir string, force bool) (*RunWriter, error) {
@@ -249,7 +249,7 @@ func (w *RunWriter) WriteFile(name string, data []byte) error {
 		return errors.New("results: WriteFile after Commit or Abort")
 	}
 	switch name {
-	case TimeseriesFile, EventsFile, SummaryFile, ScenarioFile, MarkerFile:
+	case TimeseriesFile, EventsFile, SummaryFile, ScenarioFile, markerFile:
 		return fmt.Errorf("results: %s is written by the run itself", name)
 	}
 	if !runFileNames[name] {
@@ -281,7 +281,7 @@ func (w *RunWriter) commit(s Summary, scenarioYAML []byte) error {
 	if err := w.events.finish(durable); err != nil {
 		return err
 	}
-	js, err := MarshalSummary(s)
+	js, err := s.Marshal()
 	if err != nil {
 		return err
 	}
@@ -338,10 +338,10 @@ func fileOf[T any](t *table[T]) *os.File {
 	return t.f
 }
 
-// MarshalSummary renders summary.json: indented, trailing newline, and
+// Marshal renders summary.json: indented, trailing newline, and
 // recovery_times_s as [] rather than null so readers see a list either way.
 // encoding/json rejects NaN and Inf, so a summary must hold finite numbers.
-func MarshalSummary(s Summary) ([]byte, error) {
+func (s Summary) Marshal() ([]byte, error) {
 	if s.RecoveryTimesS == nil {
 		s.RecoveryTimesS = []float64{}
 	}
@@ -367,13 +367,13 @@ func mergeDir(tmp, dir string) error {
 	fresh := map[string]bool{}
 	for _, e := range entries {
 		fresh[e.Name()] = true
-		if e.Name() != MarkerFile {
+		if e.Name() != markerFile {
 			if err := os.Rename(filepath.Join(tmp, e.Name()), filepath.Join(dir, e.Name())); err != nil {
 				return err
 			}
 		}
 	}
-	if err := os.Rename(filepath.Join(tmp, MarkerFile), filepath.Join(dir, MarkerFile)); err != nil {
+	if err := os.Rename(filepath.Join(tmp, markerFile), filepath.Join(dir, markerFile)); err != nil {
 		return err
 	}
 	old, err := os.ReadDir(dir)

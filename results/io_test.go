@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/parquet-go/parquet-go"
+
 	"github.com/streamtwin/streamtwin/results"
 	"github.com/streamtwin/streamtwin/results/resultstest"
 )
@@ -107,7 +108,7 @@ func TestOutputIsByteDeterministic(t *testing.T) {
 func TestSummaryJSONFormat(t *testing.T) {
 	_, _, sum := resultstest.SyntheticRun(1)
 	sum.RecoveryTimesS = nil
-	b, err := results.MarshalSummary(sum)
+	b, err := sum.Marshal()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +120,7 @@ func TestSummaryJSONFormat(t *testing.T) {
 		t.Errorf("nil recovery_times_s should be written as []:\n%s", s)
 	}
 	sum.LatencyMeanMs = math.NaN()
-	if _, err := results.MarshalSummary(sum); err == nil || !strings.Contains(err.Error(), results.SummaryFile) {
+	if _, err := sum.Marshal(); err == nil || !strings.Contains(err.Error(), results.SummaryFile) {
 		t.Errorf("NaN in summary: want an error naming %s, got %v", results.SummaryFile, err)
 	}
 }

@@ -13,28 +13,28 @@ import (
 	"syscall"
 )
 
-// MarkerFile marks a run folder as streamtwin's and lists the files the run
+// markerFile marks a run folder as streamtwin's and lists the files the run
 // wrote, with their sizes and hashes: a later run may replace them, and
 // never anything else.
-const MarkerFile = ".streamtwin.json"
+const markerFile = ".streamtwin.json"
 
 // runFileNames are the files a run folder's writers own: the results, the
 // figure of `run --plot`, a sweep run's params.json and a monitoring
 // section's files and figure.
 var runFileNames = map[string]bool{
 	TimeseriesFile: true, EventsFile: true, SummaryFile: true, ScenarioFile: true,
-	FigurePNG: true, FigureSVG: true, "figure.pdf": true, "params.json": true, MarkerFile: true,
+	FigurePNG: true, figureSVG: true, "figure.pdf": true, "params.json": true, markerFile: true,
 	HostMetricsFile: true, TradeoffCSV: true, MonitoringLiveCSV: true, TradeoffParquet: true, "tradeoff.png": true, "tradeoff.svg": true, "tradeoff.pdf": true,
 }
 
-// Marker is the content of MarkerFile.
-type Marker struct {
+// runMarker is the content of markerFile.
+type runMarker struct {
 	WrittenBy string             `json:"written_by"`
-	Files     map[string]FileSum `json:"files"`
+	Files     map[string]fileSum `json:"files"`
 }
 
-// FileSum identifies a file's content.
-type FileSum struct {
+// fileSum identifies a file's content.
+type fileSum struct {
 	Bytes  int64  `json:"bytes"`
 	SHA256 string `json:"sha256"`
 }
@@ -79,7 +79,7 @@ func inspectOut(dir string, force bool) (keep []string, err error) {
 	var others []os.DirEntry // the entries of foreign
 	for _, e := range entries {
 		switch {
-		case e.Name() == MarkerFile:
+		case e.Name() == markerFile:
 			ours = true
 		case e.IsDir() && keptDirs[e.Name()]:
 			keep = append(keep, e.Name())
@@ -113,15 +113,15 @@ func refusal(c folderContents) string {
 		what, shortList(c.unknown, 5))
 }
 
-// markFolder writes MarkerFile into dir, listing every run file in it.
+// markFolder writes markerFile into dir, listing every run file in it.
 func markFolder(dir, by string, durable bool) error {
-	m := Marker{WrittenBy: by, Files: map[string]FileSum{}}
+	m := runMarker{WrittenBy: by, Files: map[string]fileSum{}}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return err
 	}
 	for _, e := range entries {
-		if !runFileNames[e.Name()] || e.Name() == MarkerFile || e.IsDir() {
+		if !runFileNames[e.Name()] || e.Name() == markerFile || e.IsDir() {
 			continue
 		}
 		sum, err := sumFile(filepath.Join(dir, e.Name()))
@@ -134,30 +134,30 @@ func markFolder(dir, by string, durable bool) error {
 	if err != nil {
 		return err
 	}
-	return writeSynced(filepath.Join(dir, MarkerFile), append(b, '\n'), durable)
+	return writeSynced(filepath.Join(dir, markerFile), append(b, '\n'), durable)
 }
 
-func sumFile(path string) (FileSum, error) {
+func sumFile(path string) (fileSum, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return FileSum{}, err
+		return fileSum{}, err
 	}
 	defer f.Close()
 	h := sha256.New()
 	n, err := io.Copy(h, f)
-	return FileSum{Bytes: n, SHA256: hex.EncodeToString(h.Sum(nil))}, err
+	return fileSum{Bytes: n, SHA256: hex.EncodeToString(h.Sum(nil))}, err
 }
 
 // VerifyRun checks that every file the marker of run folder dir lists is
 // there with its size and hash; a sweep's resume reruns a run that fails.
 func VerifyRun(dir string) error {
-	b, err := os.ReadFile(filepath.Join(dir, MarkerFile))
+	b, err := os.ReadFile(filepath.Join(dir, markerFile))
 	if err != nil {
 		return err
 	}
-	var m Marker
+	var m runMarker
 	if err := json.Unmarshal(b, &m); err != nil {
-		return fmt.Errorf("%s: %w", filepath.Join(dir, MarkerFile), err)
+		return fmt.Errorf("%s: %w", filepath.Join(dir, markerFile), err)
 	}
 	for _, name := range []string{TimeseriesFile, EventsFile, SummaryFile, ScenarioFile} {
 		if _, ok := m.Files[name]; !ok {

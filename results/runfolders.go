@@ -2,9 +2,7 @@ package results
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -33,47 +31,9 @@ func RunSubfolders(dir string) ([]string, error) {
 
 func fileExists(path string) bool { _, err := os.Stat(path); return err == nil }
 
-// RunKey is how a single summary is keyed: its variant, or its scenario
+// Key is how a single summary is keyed: its variant, or its scenario
 // name when it has none.
-func RunKey(s Summary) string { return cmp.Or(s.Variant, s.Scenario) }
-
-// LabelledRun is one run folder of a multi-run figure or evaluation.
-type LabelledRun struct {
-	Dir, Label string
-	Summary    *Summary // nil when the folder has no summary.json
-}
-
-// LabelRuns pairs run folders with labels; without labels a run is named by
-// its folder (with the parent folder too when two runs share a name).
-func LabelRuns(runDirs, labels []string) ([]LabelledRun, error) {
-	if len(runDirs) == 0 {
-		return nil, errors.New("no run folders")
-	}
-	if len(labels) > 0 && len(labels) != len(runDirs) {
-		return nil, fmt.Errorf("%d labels for %d run folders", len(labels), len(runDirs))
-	}
-	out := make([]LabelledRun, len(runDirs))
-	count := map[string]int{}
-	for _, d := range runDirs {
-		count[filepath.Base(filepath.Clean(d))]++
-	}
-	for i, d := range runDirs {
-		d = filepath.Clean(d)
-		out[i] = LabelledRun{Dir: d, Label: filepath.Base(d)}
-		if count[out[i].Label] > 1 {
-			out[i].Label = filepath.Join(filepath.Base(filepath.Dir(d)), filepath.Base(d))
-		}
-		if s, err := ReadSummary(d); err == nil {
-			out[i].Summary = &s
-		} else if !errors.Is(err, fs.ErrNotExist) {
-			return nil, err
-		}
-		if len(labels) > 0 {
-			out[i].Label = labels[i]
-		}
-	}
-	return out, nil
-}
+func (s Summary) Key() string { return cmp.Or(s.Variant, s.Scenario) }
 
 // outputPatterns are the files streamtwin's commands write beside or
 // around run folders, by the command that writes them (file name patterns
@@ -164,7 +124,7 @@ func contentsOf(dir string, entries []os.DirEntry, depth int) folderContents {
 // isRunFolder tells a folder a run wrote: it has the marker, or, written
 // before markers, a summary and a timeseries.
 func isRunFolder(dir string) bool {
-	return fileExists(filepath.Join(dir, MarkerFile)) ||
+	return fileExists(filepath.Join(dir, markerFile)) ||
 		fileExists(filepath.Join(dir, SummaryFile)) && fileExists(filepath.Join(dir, TimeseriesFile))
 }
 

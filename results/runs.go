@@ -38,10 +38,10 @@ type RunRecord struct {
 // are not: it is a nested pointer, and live only).
 var countType = reflect.TypeOf(Count(0))
 
-// Figures flattens a summary into its numeric figures, in a fixed order:
+// Figures flattens the summary into its numeric figures, in a fixed order:
 // the JSON names, qos.* as qos_*, without fields summary.json leaves out
 // (the wall time) and without the list of recovery times.
-func Figures(s Summary) ([]string, []float64) {
+func (s Summary) Figures() ([]string, []float64) {
 	var names []string
 	var values []float64
 	var walk func(prefix string, v reflect.Value, t reflect.Type)
@@ -83,40 +83,11 @@ func jsonName(f reflect.StructField) string {
 	return tag
 }
 
-// WriteRunsTable writes runs.parquet atomically. Columns: run_id,
-// run_index, replication, seed, one per parameter (double, or string when
-// any run's value is not a number), then every summary figure. Rows are
-// written in the order given (callers sort by run_index), so the file
-// depends only on the runs, not on the order they finished in.
-func WriteRunsTable(path string, rows []RunRecord) error {
-	var params []string
-	numeric := map[string]bool{}
-	if len(rows) > 0 {
-		for _, p := range rows[0].Params {
-			params = append(params, p.Name)
-			numeric[p.Name] = true
-		}
-	}
-	for _, r := range rows {
-		for _, p := range r.Params {
-			numeric[p.Name] = numeric[p.Name] && p.IsNumber
-		}
-	}
-	i := 0
-	return StreamRunsTable(path, params, numeric, func() (RunRecord, bool, error) {
-		if i == len(rows) {
-			return RunRecord{}, false, nil
-		}
-		i++
-		return rows[i-1], true, nil
-	})
-}
-
 // StreamRunsTable writes runs.parquet from an iterator, holding one row at
 // a time: a sweep of any size collects in flat memory. params and numeric
 // give the parameter columns and their types.
 func StreamRunsTable(path string, params []string, numeric map[string]bool, next func() (RunRecord, bool, error)) error {
-	figNames, _ := Figures(Summary{})
+	figNames, _ := Summary{}.Figures()
 	fields := []reflect.StructField{
 		{Name: "RunID", Type: reflect.TypeOf(""), Tag: `parquet:"run_id"`},
 		{Name: "RunIndex", Type: reflect.TypeOf(int64(0)), Tag: `parquet:"run_index"`},
@@ -162,7 +133,7 @@ func StreamRunsTable(path string, params []string, numeric map[string]bool, next
 				v.Field(4 + i).SetString(p.Text)
 			}
 		}
-		_, values := Figures(r.Summary)
+		_, values := r.Summary.Figures()
 		for i, x := range values {
 			v.Field(4 + len(params) + i).SetFloat(x)
 		}
@@ -245,6 +216,19 @@ func ReadTable(path string) (*Table, error) {
 // Column returns a numeric column, or nil.
 func (t *Table) Column(name string) []float64 { return t.Floats[name] }
 
+// Key is row i of a column as a group key: a number in its shortest exact
+// form in plain decimals (strconv 'f', -1: 10, 1000000, 0.25), NaN as "",
+// text as it is. Two runs are in one group only if their values are equal.
+func (t *Table) Key(name string, i int) string {
+	if c, ok := t.Floats[name]; ok {
+		if math.IsNaN(c[i]) {
+			return ""
+		}
+		return strconv.FormatFloat(c[i], 'f', -1, 64)
+	}
+	return t.Strings[name][i]
+}
+
 // Value formats row i of a column for printing.
 func (t *Table) Value(name string, i int) string {
 	if c, ok := t.Floats[name]; ok {
@@ -256,8 +240,12 @@ func (t *Table) Value(name string, i int) string {
 	return t.Strings[name][i]
 }
 
-// writeReflectRows writes rows (a slice of the struct type rt) atomically.
-func writeReflectRows(path string, rt reflect.Type, rows reflect.Value) error {
+// WriteParquetRows writes rows, a slice of a struct type made at run time
+// (reflect.StructOf: a table whose columns depend on its content, such as
+// results summarize's statistics), as one parquet file, atomically, with
+// the writer options of the run files.
+func WriteParquetRows(path string, rows reflect.Value) error {
+	rt := rows.Type().Elem()
 	var buf bytes.Buffer
 	w := parquet.NewWriter(&buf, append(writerOptions(), parquet.SchemaOf(reflect.New(rt).Interface()))...)
 	for i := 0; i < rows.Len(); i++ {

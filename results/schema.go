@@ -25,7 +25,7 @@ type Sample struct {
 	CheckpointIntervalS float64 `parquet:"checkpoint_interval_s"` // s, the CI in force
 	Parallelism         int32   `parquet:"parallelism"`           // job parallelism in force
 	Workers             int32   `parquet:"workers"`               // TaskManager processes alive at the end of the interval
-	CPUBusyMean         float64 `parquet:"cpu_busy_mean"`         // CPU utilisation of the allotment (results.CPUUtilisation; > 1 possible without a CPU limit), mean over running TaskManagers
+	CPUBusyMean         float64 `parquet:"cpu_busy_mean"`         // CPU utilisation of the allotment (measure.CPUUtilisation; > 1 possible without a CPU limit), mean over running TaskManagers
 	CPUBusyMax          float64 `parquet:"cpu_busy_max"`          // the same, the busiest TaskManager
 	Backpressure        float64 `parquet:"backpressure"`          // fraction of the interval the sources were throttled by a bottleneck
 	JobState            string  `parquet:"job_state,dict"`        // RUNNING, FAILING, RESTARTING, RESTORING, STOPPING, STOPPED, FAILED
@@ -73,7 +73,7 @@ const (
 	KindRestart             = "restart"              // the restart strategy's delay elapsed; tasks are (re)scheduled
 	KindTaskManagerUp       = "taskmanager_started"  // a (replacement) TaskManager registered
 	KindRunning             = "running"              // state restored, sources consuming again; Value = backlog (records)
-	KindRecovered           = "recovered"            // lag and throughput back to pre-fault behaviour (DetectRecovery's rule on the samples); DurationS = recovery time
+	KindRecovered           = "recovered"            // lag and throughput back to pre-fault behaviour (measure.DetectRecovery's rule on the samples); DurationS = recovery time
 	KindCheckpointCompleted = "checkpoint_completed" // DurationS = end-to-end duration, SizeBytes = uploaded bytes
 	KindCheckpointFailed    = "checkpoint_failed"    // timeout, or aborted by a failure
 	KindSavepoint           = "savepoint_completed"  // stop-with-savepoint finished; job STOPPED
@@ -99,6 +99,6 @@ const (
 // IsReconfiguration reports whether a recovered or unrecovered event's
 // reason marks it as closing a reconfiguration ("reconfiguration: …"), not
 // a fault.
-func IsReconfiguration(reason string) bool {
-	return len(reason) >= 16 && reason[:16] == "reconfiguration:"
+func (e Event) IsReconfiguration() bool {
+	return len(e.Reason) >= 16 && e.Reason[:16] == "reconfiguration:"
 }

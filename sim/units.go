@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/goccy/go-yaml/ast"
+
+	"github.com/streamtwin/streamtwin/internal/decode"
 )
 
 // Duration is a span of simulated time in seconds. In scenario files it is
@@ -69,7 +71,7 @@ func (d Duration) String() string {
 
 func (d Duration) MarshalYAML() (any, error) { return d.String(), nil }
 
-func (d *Duration) UnmarshalYAML(node ast.Node) error { return decodeNode(node, ParseDuration, d) }
+func (d *Duration) UnmarshalYAML(node ast.Node) error { return decode.Scalar(node, ParseDuration, d) }
 
 // Rate is records per second, written 25000/s, 25k/s or 1.5M/s.
 type Rate float64
@@ -93,7 +95,7 @@ func ParseRate(s string) (Rate, error) {
 
 func (r Rate) String() string                     { return strconv.FormatFloat(float64(r), 'g', -1, 64) + "/s" }
 func (r Rate) MarshalYAML() (any, error)          { return r.String(), nil }
-func (r *Rate) UnmarshalYAML(node ast.Node) error { return decodeNode(node, ParseRate, r) }
+func (r *Rate) UnmarshalYAML(node ast.Node) error { return decode.Scalar(node, ParseRate, r) }
 
 // Bytes is a size in bytes, written 512KiB, 100MiB, 2GiB, 10MB or 0.
 type Bytes float64
@@ -125,7 +127,7 @@ func (b Bytes) String() string {
 	return strconv.FormatFloat(float64(b), 'g', -1, 64) + "B"
 }
 func (b Bytes) MarshalYAML() (any, error)          { return b.String(), nil }
-func (b *Bytes) UnmarshalYAML(node ast.Node) error { return decodeNode(node, ParseBytes, b) }
+func (b *Bytes) UnmarshalYAML(node ast.Node) error { return decode.Scalar(node, ParseBytes, b) }
 
 // Bandwidth is bytes per second, written 100MiB/s.
 type Bandwidth float64
@@ -146,7 +148,7 @@ func ParseBandwidth(s string) (Bandwidth, error) {
 
 func (b Bandwidth) String() string                     { return Bytes(b).String() + "/s" }
 func (b Bandwidth) MarshalYAML() (any, error)          { return b.String(), nil }
-func (b *Bandwidth) UnmarshalYAML(node ast.Node) error { return decodeNode(node, ParseBandwidth, b) }
+func (b *Bandwidth) UnmarshalYAML(node ast.Node) error { return decode.Scalar(node, ParseBandwidth, b) }
 
 // parseScaled reads "<number><suffix>" where suffix is a key of units (or
 // empty, meaning ×1).

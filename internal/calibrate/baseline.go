@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	"github.com/streamtwin/streamtwin/models/policy/khaos"
-	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/statistics"
 )
 
 // Baselines are the models a twin must beat to be worth its cost, fitted
@@ -71,7 +71,7 @@ func fitBaselines(pts []PointResult, o Options) Baselines {
 	if len(rec) == 0 {
 		b.MedianNote = "no uncensored fitted point"
 	} else {
-		m := results.Quantile(slices.Clone(rec), 0.5)
+		m := statistics.Quantile(slices.Clone(rec), 0.5)
 		b.Median = &m
 	}
 	if d, err := FitDaedalus(fit); err != nil {

@@ -1,12 +1,15 @@
 package calibrate_test
 
 import (
+	"context"
 	"math"
 	"testing"
 
+	"github.com/streamtwin/streamtwin/internal/run"
 	"github.com/streamtwin/streamtwin/internal/scenario"
 	"github.com/streamtwin/streamtwin/internal/twin"
 	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/measure"
 )
 
 // detectorSink keeps a run in memory.
@@ -39,7 +42,7 @@ func (m *detectorSink) only(t *testing.T, kind string) results.Event {
 	return found[0]
 }
 
-// TestDetectorAgreesWithSimulator: results.DetectRecovery, run on the
+// TestDetectorAgreesWithSimulator: measure.DetectRecovery, run on the
 // simulator's own samples, finds the recovery time the simulator reports
 // (within the 1-s sample resolution, 2 s allowed), so measured and simulated
 // recoveries follow the same rule when the calibration compares them.
@@ -47,7 +50,7 @@ func TestDetectorAgreesWithSimulator(t *testing.T) {
 	cases := []struct{ name, duration, workload, ci, at string }{
 		{"Khaos-like: 50000/s, CI 60 s", "1200s", "{shape: constant, rate: 50000/s}", "60s", "400s"},
 		// after the restart the checkpoint stalls land just before sample
-		// ends, so the lag shows them (see results.RecoveryOptions.LagFloor)
+		// ends, so the lag shows them (see measure.RecoveryOptions.LagFloor)
 		{"high load: 90000/s, CI 10 s", "1200s", "{shape: constant, rate: 90000/s}", "10s", "400s"},
 		{"30000/s, CI 120 s", "1200s", "{shape: constant, rate: 30000/s}", "120s", "400s"},
 		// a varying input: the throughput band follows the input rate
@@ -64,7 +67,7 @@ func TestDetectorAgreesWithSimulator(t *testing.T) {
 			if rec.DurationS == nil || math.Abs(rec.TimeS-fault-*rec.DurationS) > 1e-6 {
 				t.Fatalf("recovered event %+v does not measure from the fault at %gs", rec, fault)
 			}
-			got, err := results.DetectRecovery(m.samples, fault, results.RecoveryOptions{})
+			got, err := measure.DetectRecovery(m.samples, fault, measure.RecoveryOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -89,7 +92,7 @@ func simulate(t *testing.T, src string) *detectorSink {
 		t.Fatal(err)
 	}
 	m := &detectorSink{}
-	if _, err := twin.Run(sc, sched, m); err != nil {
+	if _, err := run.Stream(context.Background(), twin.Backend{}, sc, sched, m); err != nil {
 		t.Fatal(err)
 	}
 	return m

@@ -16,7 +16,8 @@ import (
 	"gonum.org/v1/gonum/optimize"
 
 	"github.com/streamtwin/streamtwin/internal/scenario"
-	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/ingest"
+	"github.com/streamtwin/streamtwin/results/statistics"
 	"github.com/streamtwin/streamtwin/sim"
 )
 
@@ -174,7 +175,7 @@ type Result struct {
 // that a typo does not silently hold out nothing.
 func HoldoutValues(col string, values []string, pts []Point) (func(Point) bool, error) {
 	if _, ok := (Point{}).Cell(col); !ok {
-		return nil, fmt.Errorf("holdout: %q is no column of a measured table (%s)", col, strings.Join(results.MeasuredColumns(), ", "))
+		return nil, fmt.Errorf("holdout: %q is no column of a measured table (%s)", col, strings.Join(ingest.MeasuredColumns(), ", "))
 	}
 	for _, v := range values {
 		if !slices.ContainsFunc(pts, func(p Point) bool { c, _ := p.Cell(col); return c == v }) {
@@ -716,8 +717,8 @@ func intervals(pts []PointResult) []IntervalMetrics {
 		}
 		m := metricsOfSet(g)
 		out = append(out, IntervalMetrics{CheckpointIntervalS: k.ci, HeldOut: k.held, N: len(g), RecoveryMAPE: m.RecoveryMAPE,
-			MeasuredMedianS: results.Quantile(slices.Clone(rm), 0.5), PredictedMedianS: results.Quantile(slices.Clone(rp), 0.5),
-			MeasuredLatencyMs: results.FiniteMean(lm), PredictedLatencyMs: results.FiniteMean(lp),
+			MeasuredMedianS: statistics.Quantile(slices.Clone(rm), 0.5), PredictedMedianS: statistics.Quantile(slices.Clone(rp), 0.5),
+			MeasuredLatencyMs: statistics.FiniteMean(lm), PredictedLatencyMs: statistics.FiniteMean(lp),
 			ClosedFormMAPE: m.ClosedFormMAPE, OLSMAPE: m.OLSMAPE, MedianMAPE: m.MedianMAPE, DaedalusMAPE: m.DaedalusMAPE, Coverage: m.Coverage})
 	}
 	return out

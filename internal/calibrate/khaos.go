@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/ingest"
 )
 
 // failureLineExample is what a FailureMetrics line looks like, for errors.
@@ -101,12 +101,12 @@ func parseFailureLine(text string) (p Point, ok bool, err error) {
 
 // khaosNames renames the table columns in a value error to the log's keys.
 func khaosNames(err error) error {
-	var ve *results.ValueError
+	var ve *ingest.ValueError
 	if !errors.As(err, &ve) {
 		return err
 	}
 	key := map[string]string{"throughput": "avgThr", "recovery_s": "recTime", "latency_ms": "avgLat", "checkpoint_interval_s": "jobId"}[ve.Column]
-	return &results.ValueError{Column: key, Msg: ve.Msg}
+	return &ingest.ValueError{Column: key, Msg: ve.Msg}
 }
 
 // keyValues splits `k=v, k='v',k=v`: spaces after commas are optional and

@@ -3,13 +3,13 @@ package calibrate
 import (
 	"fmt"
 
-	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/ingest"
 )
 
 // Point is one measured failure, a row of the measured table that
-// results.ReadMeasured reads and results.WriteMeasured writes (the same
+// ingest.ReadMeasured reads and ingest.WriteMeasured writes (the same
 // table `streamtwin evaluate --measured` reads).
-type Point = results.MeasuredFailure
+type Point = ingest.MeasuredFailure
 
 // Warnings are things a fit can run with but a reader should know: a CI
 // measured at fewer than two failures, whose fit error is one number.

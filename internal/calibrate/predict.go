@@ -1,12 +1,14 @@
 package calibrate
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
 	"sync"
 	"sync/atomic"
 
+	"github.com/streamtwin/streamtwin/internal/run"
 	"github.com/streamtwin/streamtwin/internal/scenario"
 	"github.com/streamtwin/streamtwin/internal/twin"
 	"github.com/streamtwin/streamtwin/results"
@@ -49,7 +51,7 @@ func predictOnce(sc scenario.Scenario, p Point, o Options) (Prediction, error) {
 // simulatePoint runs p on sc into sink: the point's constant load and CI,
 // the crash armed after o.Settle, until o.Horizon after the CI, or until
 // the sink stops the run (pointSink does once the recovery is in).
-func simulatePoint(sc scenario.Scenario, p Point, o Options, sink twin.Sink) error {
+func simulatePoint(sc scenario.Scenario, p Point, o Options, sink run.Sink) error {
 	fault, err := ParseFault(p.Fault)
 	if err != nil {
 		return err
@@ -66,7 +68,7 @@ func simulatePoint(sc scenario.Scenario, p Point, o Options, sink twin.Sink) err
 	}
 	fault.At, fault.BeforeCheckpoint, fault.TaskManager, fault.Pick = o.Settle, o.BeforeCheckpoint, -1, -1
 	fault.Operator, fault.Source = sc.Job.Operators[len(sc.Job.Operators)-1].Name, "calibration point"
-	_, err = twin.Run(sc, &scenario.Schedule{Rates: workloads.NewSchedule(rates), Faults: []scenario.ScheduledFault{fault}}, sink)
+	_, err = run.Stream(context.Background(), twin.Backend{}, sc, &scenario.Schedule{Rates: workloads.NewSchedule(rates), Faults: []scenario.ScheduledFault{fault}}, sink)
 	return err
 }
 

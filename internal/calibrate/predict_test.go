@@ -9,6 +9,7 @@ import (
 	"github.com/streamtwin/streamtwin/internal/scenario"
 	"github.com/streamtwin/streamtwin/internal/twin"
 	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/ingest"
 )
 
 // fullRun hides the sink's request to stop: the point runs to its horizon,
@@ -85,7 +86,7 @@ func TestEarlyStopPredictsAsTheFullRun(t *testing.T) {
 			stop := end
 			if c.wantRecover {
 				// the recovery ends at a sample's end; the 15th normal sample
-				// after it (results.RecoveryOptions.Hold) confirms it
+				// after it (measure.RecoveryOptions.Hold) confirms it
 				stop = math.Ceil(early.faultAt+got.RecoveryS) + 15
 			}
 			if lastEarly := lastSample(early); lastEarly != stop {
@@ -122,7 +123,7 @@ func khaosPoints(tb testing.TB) (scenario.Scenario, []Point) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	pts, err := results.ReadMeasured("../../scenarios/measured/khaos-ysb-failures.csv")
+	pts, err := ingest.ReadMeasured("../../scenarios/measured/khaos-ysb-failures.csv")
 	if err != nil {
 		tb.Fatal(err)
 	}

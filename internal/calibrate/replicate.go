@@ -5,7 +5,7 @@ import (
 	"math"
 
 	"github.com/streamtwin/streamtwin/internal/scenario"
-	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/statistics"
 	"github.com/streamtwin/streamtwin/sim"
 )
 
@@ -60,8 +60,8 @@ func spanOf(reps []Prediction) Span {
 		rec[i] = pr.RecoveryS
 	}
 	tail := (1 - IntervalLevel) / 2
-	lo := results.Quantile(rec, tail) // sorts rec
-	return Span{lo, results.Quantile(rec, 1-tail)}
+	lo := statistics.Quantile(rec, tail) // sorts rec
+	return Span{lo, statistics.Quantile(rec, 1-tail)}
 }
 
 // predictSpread is PredictAll with each point's prediction interval: the

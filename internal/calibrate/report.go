@@ -15,6 +15,7 @@ import (
 	"github.com/streamtwin/streamtwin/models/kafka"
 	"github.com/streamtwin/streamtwin/results"
 	"github.com/streamtwin/streamtwin/results/figures"
+	"github.com/streamtwin/streamtwin/results/textfmt"
 )
 
 // Report file names inside a fit-report folder.
@@ -328,7 +329,7 @@ func reportText(r *Result, rep jsonReport) []byte {
 		r.Options.BeforeCheckpoint, r.Options.Settle, r.Options.Latency, r.Options.Window)
 	if n, m := r.Options.Replications, r.Options.IntervalReplications; m > 1 {
 		fmt.Fprintf(&b, "Predictions are means over %s per point; the prediction interval is the central %.0f %% of %s' predictions.\n\n",
-			results.Plural(n, "seed"), 100*IntervalLevel, results.Plural(m, "seed"))
+			textfmt.Plural(n, "seed"), 100*IntervalLevel, textfmt.Plural(m, "seed"))
 	}
 	if ws := r.Warnings(); len(ws) > 0 {
 		b.WriteString("## Warnings\n\n")

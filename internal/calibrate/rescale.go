@@ -1,6 +1,7 @@
 package calibrate
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"sort"
@@ -9,10 +10,12 @@ import (
 
 	"gonum.org/v1/gonum/optimize"
 
+	"github.com/streamtwin/streamtwin/internal/run"
 	"github.com/streamtwin/streamtwin/internal/scenario"
 	"github.com/streamtwin/streamtwin/internal/twin"
 	"github.com/streamtwin/streamtwin/models/flink"
 	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/measure"
 	"github.com/streamtwin/streamtwin/sim"
 	"github.com/streamtwin/streamtwin/workloads"
 )
@@ -52,7 +55,7 @@ const (
 )
 
 // directionOf names r's direction.
-func directionOf(r results.Rescale) string {
+func directionOf(r measure.Rescale) string {
 	if r.Up() {
 		return DirectionUp
 	}
@@ -96,7 +99,7 @@ func (o RescaleOptions) withDefaults() RescaleOptions {
 // decisions, so the rate changes halfway between two decisions whose rates
 // differ. The run ends one mean gap between decisions after the last one
 // (the schedule's own spacing, which left the live job time to catch up).
-func RescaleRun(base scenario.Scenario, measured []results.Rescale) (scenario.Scenario, *scenario.Schedule, error) {
+func RescaleRun(base scenario.Scenario, measured []measure.Rescale) (scenario.Scenario, *scenario.Schedule, error) {
 	if len(measured) < 2 {
 		return scenario.Scenario{}, nil, fmt.Errorf("the rescale fit needs at least 2 measured rescales, got %d", len(measured))
 	}
@@ -136,13 +139,13 @@ func RescaleRun(base scenario.Scenario, measured []results.Rescale) (scenario.Sc
 	return sc, &scenario.Schedule{Rates: workloads.NewSchedule(rates), Actions: sc.Actions}, nil
 }
 
-func sortedRescales(measured []results.Rescale) []results.Rescale {
-	ms := append([]results.Rescale(nil), measured...)
+func sortedRescales(measured []measure.Rescale) []measure.Rescale {
+	ms := append([]measure.Rescale(nil), measured...)
 	sort.SliceStable(ms, func(i, j int) bool { return ms[i].AtS < ms[j].AtS })
 	return ms
 }
 
-// rescaleSink keeps a run's rows for results.Rescales.
+// rescaleSink keeps a run's rows for measure.Rescales.
 type rescaleSink struct {
 	samples []results.Sample
 	events  []results.Event
@@ -157,22 +160,22 @@ func (s *rescaleSink) WriteEvent(e results.Event) error { s.events = append(s.ev
 // SimulateRescales runs the measured schedule on sc (RescaleRun) and
 // returns, per measured rescale in time order, the twin's: its delay,
 // downtime and recovery as `streamtwin results rescales` reads them from a
-// run (results.Rescales). A rescale the twin did not carry out has NaN
+// run (measure.Rescales). A rescale the twin did not carry out has NaN
 // delay, downtime and recovery.
-func SimulateRescales(base scenario.Scenario, measured []results.Rescale) ([]results.Rescale, error) {
+func SimulateRescales(base scenario.Scenario, measured []measure.Rescale) ([]measure.Rescale, error) {
 	sc, sched, err := RescaleRun(base, measured)
 	if err != nil {
 		return nil, err
 	}
 	sink := &rescaleSink{}
-	if _, err := twin.Run(sc, sched, sink); err != nil {
+	if _, err := run.Stream(context.Background(), twin.Backend{}, sc, sched, sink); err != nil {
 		return nil, err
 	}
-	got := results.Rescales(sink.samples, sink.events)
+	got := measure.Rescales(sink.samples, sink.events)
 	ms := sortedRescales(measured)
-	out := make([]results.Rescale, len(ms))
+	out := make([]measure.Rescale, len(ms))
 	for i, m := range ms {
-		out[i] = results.Rescale{AtS: m.AtS, From: m.From, To: m.To, InputRate: m.InputRate, DelayS: math.NaN(), DowntimeS: math.NaN(), RecoveryS: math.NaN()}
+		out[i] = measure.Rescale{AtS: m.AtS, From: m.From, To: m.To, InputRate: m.InputRate, DelayS: math.NaN(), DowntimeS: math.NaN(), RecoveryS: math.NaN()}
 		for _, g := range got {
 			// actions fire at their time; samples date a decision to the
 			// microsecond
@@ -190,7 +193,7 @@ func SimulateRescales(base scenario.Scenario, measured []results.Rescale) ([]res
 // twin's capacity and the input read again, and is predicted, not fitted,
 // so that its held-out error tests the model. A rescale the twin did not
 // carry out makes the loss +Inf.
-func rescaleLoss(measured, predicted []results.Rescale, use []bool) float64 {
+func rescaleLoss(measured, predicted []measure.Rescale, use []bool) float64 {
 	var sum float64
 	n := 0
 	for i, m := range measured {
@@ -226,7 +229,7 @@ const delayStep = 0.1
 // time by Nelder–Mead (the downtime is smooth in it); then the delay again
 // at the fitted deploy time. It returns base with the fitted values and
 // the summed loss of the two directions on the used rows.
-func fitRescales(base scenario.Scenario, ms []results.Rescale, use []bool, o RescaleOptions, count *atomic.Int64) (scenario.Scenario, float64, error) {
+func fitRescales(base scenario.Scenario, ms []measure.Rescale, use []bool, o RescaleOptions, count *atomic.Int64) (scenario.Scenario, float64, error) {
 	sc := base
 	loss := 0.0
 	for _, dir := range []string{DirectionUp, DirectionDown} {
@@ -332,7 +335,7 @@ func scanDelay(hi float64, loss func(float64) float64) float64 {
 // baseline's held-out prediction: the mean of the other rescales of its
 // direction.
 type RescaleRow struct {
-	Measured, Fitted, Held, Mean results.Rescale
+	Measured, Fitted, Held, Mean measure.Rescale
 }
 
 // Direction is the row's direction, up or down.
@@ -350,7 +353,7 @@ type RescaleResult struct {
 // CalibrateRescales fits the rescale parameters to every measured rescale,
 // then once per rescale with that one left out (leave-one-out) to predict
 // it, and predicts it by the baseline too.
-func CalibrateRescales(base scenario.Scenario, measured []results.Rescale, o RescaleOptions) (*RescaleResult, error) {
+func CalibrateRescales(base scenario.Scenario, measured []measure.Rescale, o RescaleOptions) (*RescaleResult, error) {
 	o = o.withDefaults()
 	ms := sortedRescales(measured)
 	if _, _, err := RescaleRun(base, ms); err != nil {
@@ -415,7 +418,7 @@ func CalibrateRescales(base scenario.Scenario, measured []results.Rescale, o Res
 // meanOfOthers is the baseline's prediction of rescale i: the mean delay,
 // downtime and recovery of the other measured rescales of its direction
 // (NaN with none); a recovery never measured is left out of the mean.
-func meanOfOthers(ms []results.Rescale, i int) results.Rescale {
+func meanOfOthers(ms []measure.Rescale, i int) measure.Rescale {
 	out := ms[i]
 	var d, w, rec []float64
 	for j, m := range ms {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/streamtwin/streamtwin/internal/scenario"
 	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/measure"
 )
 
 // The rescale fit's report files.
@@ -24,11 +25,11 @@ const (
 // the order of the report's columns.
 var rescaleQuantities = []struct {
 	name string
-	of   func(results.Rescale) float64
+	of   func(measure.Rescale) float64
 }{
-	{"delay_s", func(r results.Rescale) float64 { return r.DelayS }},
-	{"downtime_s", func(r results.Rescale) float64 { return r.DowntimeS }},
-	{"recovery_s", func(r results.Rescale) float64 { return r.RecoveryS }},
+	{"delay_s", func(r measure.Rescale) float64 { return r.DelayS }},
+	{"downtime_s", func(r measure.Rescale) float64 { return r.DowntimeS }},
+	{"recovery_s", func(r measure.Rescale) float64 { return r.RecoveryS }},
 }
 
 // RescaleRowsCSV is the per-rescale table: at_s, from, to, direction,
@@ -120,7 +121,7 @@ func rescaleReportText(r *RescaleResult, info RescaleReportInfo) []byte {
 	b.WriteString("\n## Per rescale (s; measured / twin held out / mean of the others)\n\n| at | from → to | rate (records/s) | delay | downtime | recovery |\n|---|---|---|---|---|---|\n")
 	for _, row := range r.Rows {
 		m := row.Measured
-		cell := func(of func(results.Rescale) float64) string {
+		cell := func(of func(measure.Rescale) float64) string {
 			return sec(of(m)) + " / " + sec(of(row.Held)) + " / " + sec(of(row.Mean))
 		}
 		fmt.Fprintf(&b, "| %s | %d → %d | %s | %s | %s | %s |\n", sec(m.AtS), m.From, m.To, strconv.FormatFloat(m.InputRate, 'f', 0, 64),

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/streamtwin/streamtwin/internal/scenario"
-	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/measure"
 )
 
 // rescaleBase is a small checkpoint-mode job on a pool of three one-slot
@@ -41,12 +41,12 @@ func parseBase(t *testing.T, onCheckpoint string) scenario.Scenario {
 // schedule is a profile like make live-rescale-profile's: 1 → 2 → 3 → 2 →
 // 1 at 3k and at 9k records/s, 45 s apart (delay and downtime are filled
 // in by the twin).
-func schedule() []results.Rescale {
-	var ms []results.Rescale
+func schedule() []measure.Rescale {
+	var ms []measure.Rescale
 	at := 20.0
 	for _, rate := range []float64{3000, 9000} {
 		for _, ft := range [][2]int{{1, 2}, {2, 3}, {3, 2}, {2, 1}} {
-			ms = append(ms, results.Rescale{AtS: at, From: ft[0], To: ft[1], InputRate: rate})
+			ms = append(ms, measure.Rescale{AtS: at, From: ft[0], To: ft[1], InputRate: rate})
 			at += 45
 		}
 	}
@@ -115,7 +115,7 @@ func TestRescaleFitRecoversKnownParameters(t *testing.T) {
 // rescale has no other of its direction: its baseline is empty (NaN).
 func TestRescaleHeldOutReport(t *testing.T) {
 	nan := math.NaN()
-	ms := []results.Rescale{
+	ms := []measure.Rescale{
 		{AtS: 10, From: 1, To: 2, InputRate: 100, DelayS: 1, DowntimeS: 2, RecoveryS: 3},
 		{AtS: 20, From: 2, To: 3, InputRate: 100, DelayS: 2, DowntimeS: 2, RecoveryS: nan},
 		{AtS: 30, From: 3, To: 4, InputRate: 100, DelayS: 6, DowntimeS: 5, RecoveryS: 6},

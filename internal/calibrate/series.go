@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/measure"
 	"github.com/streamtwin/streamtwin/sim"
 )
 
@@ -30,7 +31,7 @@ type Series struct {
 
 // Point makes the measured point of the fault at `at`: its recovery time
 // detected by the one detector the twin's and the live runs' rows pass
-// through too (results.DetectRecovery) and the
+// through too (measure.DetectRecovery) and the
 // throughput and latency over the 300 s before it. A fault that has not
 // recovered by the end of the series is an error.
 func (s Series) Point(at sim.Duration) (Point, error) {
@@ -123,7 +124,7 @@ func disturbedUntil(samples []results.Sample, at float64) float64 {
 const minBaselineS = 15
 
 func (s Series) point(at sim.Duration, baselineS float64) (Point, error) {
-	r, err := results.DetectRecovery(s.Samples, float64(at), results.RecoveryOptions{Baseline: baselineS, Latency: s.Latency})
+	r, err := measure.DetectRecovery(s.Samples, float64(at), measure.RecoveryOptions{Baseline: baselineS, Latency: s.Latency})
 	if err != nil {
 		return Point{}, fmt.Errorf("%s, fault at %v: %w", s.Name, at, err)
 	}

@@ -2,6 +2,7 @@ package check
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,10 +18,12 @@ import (
 	"time"
 
 	"github.com/streamtwin/streamtwin/internal/profile"
+	"github.com/streamtwin/streamtwin/internal/run"
 	"github.com/streamtwin/streamtwin/internal/scenario"
 	"github.com/streamtwin/streamtwin/internal/twin"
 	"github.com/streamtwin/streamtwin/results"
 	"github.com/streamtwin/streamtwin/results/compare"
+	"github.com/streamtwin/streamtwin/results/textfmt"
 )
 
 // Options are what Run does.
@@ -282,7 +285,7 @@ func (j *job) run(dir string, swapped, update bool) error {
 		if sc.Variant != "" {
 			rdir = filepath.Join(dir, sc.Variant)
 		}
-		sum, err := twin.RunToDir(sc, rdir, twin.Output{})
+		sum, err := run.ToDir(context.Background(), twin.Backend{}, sc, rdir, run.Output{})
 		if err != nil {
 			return fmt.Errorf("%s: %w", runLabel(j.entry.Scenario, sc.Variant), err)
 		}
@@ -321,7 +324,7 @@ func (j *job) write() error {
 		}
 	}
 	for _, s := range j.sums {
-		ref.Runs[results.RunKey(s)] = s
+		ref.Runs[s.Key()] = s
 	}
 	if err := os.MkdirAll(filepath.Dir(e.Reference), 0o755); err != nil {
 		return err
@@ -355,7 +358,7 @@ func (j *job) progress() string {
 }
 
 // runKey is how a run is keyed in a reference: its variant, or the
-// scenario's name (results.RunKey of its summary).
+// scenario's name (results.Summary.Key of its summary).
 func runKey(sc scenario.Scenario) string { return cmp.Or(sc.Variant, sc.Name) }
 
 func runLabel(path, variant string) string {
@@ -373,4 +376,4 @@ func listFlag(e Entry) string {
 	return " --list " + e.list.Path
 }
 
-func plural(n int, what string) string { return results.Plural(n, what) }
+func plural(n int, what string) string { return textfmt.Plural(n, what) }

@@ -13,7 +13,7 @@ import (
 
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
-	"github.com/streamtwin/streamtwin/sim"
+	"github.com/streamtwin/streamtwin/internal/decode"
 )
 
 // ReferenceDir is where the committed references live, relative to the
@@ -112,22 +112,22 @@ func LoadList(path string) (*List, error) {
 func ParseList(path string, data []byte) (*List, error) {
 	file, err := parser.ParseBytes(data, 0)
 	if err != nil {
-		return nil, sim.Problems{sim.YAMLProblem(path, nil, err)}
+		return nil, decode.Problems{decode.YAMLProblem(path, nil, err)}
 	}
 	l := &List{Path: path, file: file}
 	example := "e.g.\n  scenarios:\n    - {scenario: scenarios/demo.yaml, reference: results/reference/demo.json}"
 	if len(file.Docs) != 1 || file.Docs[0].Body == nil {
-		return nil, sim.Problems{l.problem("scenarios", "missing: list the reference scenarios, "+example)}
+		return nil, decode.Problems{l.problem("scenarios", "missing: list the reference scenarios, "+example)}
 	}
 	if _, ok := file.Docs[0].Body.(*ast.MappingNode); !ok {
-		return nil, sim.Problems{l.problem("", "a list file is a mapping with scenarios: (and optionally tolerance:), "+example)}
+		return nil, decode.Problems{l.problem("", "a list file is a mapping with scenarios: (and optionally tolerance:), "+example)}
 	}
 	var raw rawList
-	if err := sim.DecodeStrict(file.Docs[0].Body, &raw); err != nil {
-		return nil, sim.Problems{sim.YAMLProblem(path, file, err)}
+	if err := decode.Strict(file.Docs[0].Body, &raw); err != nil {
+		return nil, decode.Problems{decode.YAMLProblem(path, file, err)}
 	}
 	if len(raw.Scenarios) == 0 {
-		return nil, sim.Problems{l.problem("scenarios", "missing or empty: list the reference scenarios, "+example)}
+		return nil, decode.Problems{l.problem("scenarios", "missing or empty: list the reference scenarios, "+example)}
 	}
 	dir := filepath.Dir(path)
 	resolve := func(p string) string {
@@ -136,11 +136,11 @@ func ParseList(path string, data []byte) (*List, error) {
 		}
 		return filepath.Join(dir, p)
 	}
-	var ps sim.Problems
+	var ps decode.Problems
 	if raw.Tolerance != "" {
 		l.Tolerance = resolve(raw.Tolerance)
 		if !isFile(l.Tolerance) {
-			ps = append(ps, l.problem("tolerance", sim.NotFound(raw.Tolerance, l.Tolerance, "list")))
+			ps = append(ps, l.problem("tolerance", decode.NotFound(raw.Tolerance, l.Tolerance, "list")))
 		}
 	}
 	seen := map[string]int{}
@@ -151,7 +151,7 @@ func ParseList(path string, data []byte) (*List, error) {
 		case r.Scenario == "":
 			ps = append(ps, l.problem(field("scenario"), "missing: the scenario file to run, e.g. scenario: scenarios/demo.yaml"))
 		case !isFile(resolve(r.Scenario)):
-			ps = append(ps, l.problem(field("scenario"), sim.NotFound(r.Scenario, resolve(r.Scenario), "list")))
+			ps = append(ps, l.problem(field("scenario"), decode.NotFound(r.Scenario, resolve(r.Scenario), "list")))
 		default:
 			e.Scenario = resolve(r.Scenario)
 		}
@@ -163,7 +163,7 @@ func ParseList(path string, data []byte) (*List, error) {
 		if r.Tolerance != "" {
 			e.Tolerance = resolve(r.Tolerance)
 			if !isFile(e.Tolerance) {
-				ps = append(ps, l.problem(field("tolerance"), sim.NotFound(r.Tolerance, e.Tolerance, "list")))
+				ps = append(ps, l.problem(field("tolerance"), decode.NotFound(r.Tolerance, e.Tolerance, "list")))
 			}
 		}
 		for j, v := range r.Variants {
@@ -241,8 +241,8 @@ func DefaultList(root string) (*List, error) {
 
 // problem is a problem of a field of the list file ("" for the file as a
 // whole), at its line.
-func (l *List) problem(field, msg string) sim.Problem {
-	return sim.Problem{File: l.Path, Line: sim.LineOf(l.file, field), Field: field, Msg: msg}
+func (l *List) problem(field, msg string) decode.Problem {
+	return decode.Problem{File: l.Path, Line: decode.LineOf(l.file, field), Field: field, Msg: msg}
 }
 
 // problem is a problem of one of the entry's fields: at its line of the
@@ -251,7 +251,7 @@ func (e Entry) problem(field, msg string) error {
 	if e.list == nil || e.list.Path == "" {
 		return &InputError{fmt.Errorf("%s: %s", e.Reference, msg)}
 	}
-	return &InputError{sim.Problems{e.list.problem(fmt.Sprintf("scenarios[%d].%s", e.index, field), msg)}}
+	return &InputError{decode.Problems{e.list.problem(fmt.Sprintf("scenarios[%d].%s", e.index, field), msg)}}
 }
 
 // toleranceFile is the tolerance file of e: its own, the list's, the one

@@ -8,9 +8,9 @@ import (
 	"strings"
 
 	"github.com/goccy/go-yaml"
+	"github.com/streamtwin/streamtwin/internal/decode"
 	"github.com/streamtwin/streamtwin/internal/scenario"
 	"github.com/streamtwin/streamtwin/models/policy"
-	"github.com/streamtwin/streamtwin/sim"
 )
 
 // policyExample is what a --policy looks like.
@@ -52,7 +52,7 @@ func ParsePolicy(spec string) (string, error) {
 	// what the scenarios get is checked, not what was typed
 	again, err := decodePolicy([]byte(text))
 	if err == nil {
-		_, err = policy.New(again.Name, again.Node, nil)
+		err = policy.Validate(again.Name, again.Node)
 	}
 	switch {
 	case errors.Is(err, policy.ErrNeedsProfile):
@@ -80,9 +80,9 @@ func decodePolicy(data []byte) (scenario.PolicySpec, error) {
 // policyMessage is err without the line of the one-line --policy text:
 // the field and the message.
 func policyMessage(err error) string {
-	var pe *sim.PosError
+	var pe *decode.PosError
 	if errors.As(err, &pe) {
-		return sim.FieldName(pe.Path) + ": " + pe.Msg
+		return decode.FieldName(pe.Path) + ": " + pe.Msg
 	}
-	return sim.YAMLMessage(err)
+	return decode.YAMLMessage(err)
 }

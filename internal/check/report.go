@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/streamtwin/streamtwin/results"
 	"github.com/streamtwin/streamtwin/results/compare"
+	"github.com/streamtwin/streamtwin/results/textfmt"
 )
 
 // QoSFigure is a summary figure check judges; lower is better for each.
@@ -208,13 +208,13 @@ func (r *Report) WriteTable(w io.Writer, all bool) error {
 		if !all && !row.Changed() {
 			continue
 		}
-		scale := results.Scale(row.Ref, row.Now)
+		scale := textfmt.Scale(row.Ref, row.Now)
 		cells := []string{row.Run, row.Figure, "-", "-", "", "", row.Tol.String(), string(row.Verdict)}
 		if row.InRef {
-			cells[2] = results.FormatFigure(row.Figure, row.Ref, scale)
+			cells[2] = textfmt.Figure(row.Figure, row.Ref, scale)
 		}
 		if row.InNow {
-			cells[3] = results.FormatFigure(row.Figure, row.Now, scale)
+			cells[3] = textfmt.Figure(row.Figure, row.Now, scale)
 		}
 		if row.InRef && row.InNow {
 			cells[4], cells[5] = compare.ChangeCells(row.Figure, row.Abs, row.Rel, scale)
@@ -223,7 +223,7 @@ func (r *Report) WriteTable(w io.Writer, all bool) error {
 	}
 	if len(rows) > 1 {
 		fmt.Fprintln(bw)
-		results.WriteAligned(bw, rows, []bool{false, false, true, true, true, true, true, false})
+		textfmt.WriteAligned(bw, rows, []bool{false, false, true, true, true, true, true, false})
 		fmt.Fprintln(bw)
 	}
 	fmt.Fprintln(bw, r.Verdict(better, within))
@@ -255,8 +255,8 @@ func (r *Report) Verdict(better, within int) string {
 // worseChange is how much a figure got worse, for the last line: the
 // relative change, or the change itself for a count or from 0.
 func worseChange(row Row) string {
-	abs, rel := compare.ChangeCells(row.Figure, row.Abs, row.Rel, results.Scale(row.Ref, row.Now))
-	if results.IsCount(row.Figure) || rel == results.NoValue {
+	abs, rel := compare.ChangeCells(row.Figure, row.Abs, row.Rel, textfmt.Scale(row.Ref, row.Now))
+	if textfmt.IsCount(row.Figure) || rel == textfmt.NoValue {
 		return abs
 	}
 	return rel

@@ -34,7 +34,7 @@ type Capabilities struct {
 	// job.rescale.mode savepoint), not only rescale it from a checkpoint.
 	VerticesBySavepoint bool
 	// Detail: the backend measures per-TaskManager and per-operator metrics
-	// (results.Detail) for a policy.DetailUser.
+	// (measure.Detail) for a policy.DetailUser.
 	Detail bool
 }
 

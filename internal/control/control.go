@@ -10,14 +10,25 @@ import (
 	"github.com/streamtwin/streamtwin/internal/scenario"
 	"github.com/streamtwin/streamtwin/models/policy"
 	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/measure"
+	"github.com/streamtwin/streamtwin/results/textfmt"
 )
 
-// Backend is what the Controller needs of a job: a clock, the job's state,
-// and the operations a policy or the schedule asks for. Times are run
-// seconds since the start. The Controller calls a backend from one
+// Backend is what the Controller needs of a job, in four roles: a clock,
+// a view of the job, the actions it carries out and a recorder. Times are
+// run seconds since the start. The Controller calls a backend from one
 // goroutine at a time (the simulator's event loop, or the live driver's
 // timer loop), and every callback it schedules runs there too.
 type Backend interface {
+	Clock
+	Job
+	Actions
+	Recorder
+}
+
+// Clock is the run's time: the simulator's event queue or the live
+// driver's timer loop.
+type Clock interface {
 	Now() float64
 	// At runs fn once at run time t; Every at start, start+period, ….
 	At(t float64, fn func())
@@ -26,7 +37,10 @@ type Backend interface {
 	// Controller calls it after scheduling faults and actions, before the
 	// policy's ticks, so events at equal times keep one order.
 	Start()
+}
 
+// Job is the controller's view of the job.
+type Job interface {
 	Status() policy.JobStatus
 	// NextCheckpointDue is when the next checkpoint trigger is expected; ok
 	// is false while none is scheduled.
@@ -38,7 +52,14 @@ type Backend interface {
 	// TaskManagerOf the one hosting subtask 0 of an operator.
 	TaskManagers() int
 	TaskManagerOf(operator string) (int, error)
+	// Detail is the per-TaskManager and per-operator metrics of the latest
+	// sample; only called for a policy.DetailUser, on a backend whose
+	// Capabilities.Detail is true.
+	Detail() measure.Detail
+}
 
+// Actions are what the policy and the schedule ask the job to do.
+type Actions interface {
 	// Inject starts fault f (its Kind; for the kinds that hit a
 	// TaskManager, on tm, 0-based; else tm is −1) and records the fault
 	// event. A fault with a Duration undoes itself after it, also when the
@@ -52,13 +73,11 @@ type Backend interface {
 	// largest vertex's. An error is a refusal: nothing was changed.
 	Reconfigure(ci float64, par int, vertices map[string]int, reason string) error
 	TriggerSavepoint(reason string) error
+}
 
-	// Detail is the per-TaskManager and per-operator metrics of the latest
-	// sample; only called for a policy.DetailUser, on a backend whose
-	// Capabilities.Detail is true.
-	Detail() results.Detail
-
-	// Record writes an event of the run; Fail ends the run with err.
+// Recorder takes the run's events: Record writes one; Fail ends the run
+// with err.
+type Recorder interface {
 	Record(results.Event)
 	Fail(err error)
 }
@@ -79,7 +98,7 @@ type Controller struct {
 	// slides back, so the policy gets a contiguous slice without a copy per
 	// Step.
 	window    []results.Sample
-	detail    []results.Detail // parallel to window, for a policy.DetailUser
+	detail    []measure.Detail // parallel to window, for a policy.DetailUser
 	useDetail bool
 	windowLen int
 	aligned   []scenario.ScheduledFault // armed, waiting for a checkpoint to align to
@@ -94,7 +113,7 @@ func New(b Backend, pol policy.Policy, sched *scenario.Schedule) *Controller {
 	}
 	c := &Controller{b: b, pol: pol, sched: sched, windowLen: n, window: make([]results.Sample, 0, 2*n)}
 	if d, ok := pol.(policy.DetailUser); ok && d.UsesDetail() {
-		c.useDetail, c.detail = true, make([]results.Detail, 0, 2*n)
+		c.useDetail, c.detail = true, make([]measure.Detail, 0, 2*n)
 	}
 	c.fallible, _ = pol.(policy.Fallible)
 	return c
@@ -293,7 +312,7 @@ func (c *Controller) alignPending() {
 			continue
 		}
 		c.b.At(at, func() {
-			c.inject(f, fmt.Sprintf("%s, %gs before checkpoint due at %s s", f.Source, f.BeforeCheckpoint, results.FormatEventTime(due)))
+			c.inject(f, fmt.Sprintf("%s, %gs before checkpoint due at %s s", f.Source, f.BeforeCheckpoint, textfmt.EventTime(due)))
 		})
 	}
 	c.aligned = kept
@@ -316,7 +335,7 @@ func Target(b Backend, f scenario.ScheduledFault) (int, error) {
 
 // busiest is the TaskManager with the highest CPU utilisation in d (the
 // lowest index among equals; 0 before any reading).
-func busiest(d results.Detail) int {
+func busiest(d measure.Detail) int {
 	tm, most := 0, math.Inf(-1)
 	for _, s := range d.TaskManagers {
 		if s.CPUBusy > most {

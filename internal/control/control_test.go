@@ -13,6 +13,7 @@ import (
 	"github.com/streamtwin/streamtwin/models/flink"
 	"github.com/streamtwin/streamtwin/models/policy"
 	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/measure"
 	"github.com/streamtwin/streamtwin/sim"
 )
 
@@ -32,7 +33,7 @@ type fake struct {
 	ops      []string
 	events   []results.Event
 	refuse   error          // Reconfigure's answer
-	detail   results.Detail // what Detail returns
+	detail   measure.Detail // what Detail returns
 	failed   error
 	started  bool
 }
@@ -59,7 +60,7 @@ func (f *fake) Start() {
 	f.started = true
 	f.Every(1, 1, func() { f.ctl.Observe(results.Sample{TimeS: f.now, Throughput: f.now}) })
 }
-func (f *fake) Detail() results.Detail { return f.detail }
+func (f *fake) Detail() measure.Detail { return f.detail }
 
 func (f *fake) Status() policy.JobStatus {
 	return policy.JobStatus{State: "RUNNING", Parallelism: f.par, Vertices: f.vertices, CheckpointInterval: time.Duration(f.ci * float64(time.Second))}
@@ -375,7 +376,7 @@ func TestDetailWindow(t *testing.T) {
 	pol := detailed{windowed{&scripted{period: time.Hour, window: 3}}}
 	f.ctl = New(f, pol, &scenario.Schedule{})
 	for i := 1; i <= 8; i++ {
-		f.detail = results.Detail{TaskManagers: []results.TaskManagerSample{{Index: 0, CPUBusy: float64(i) / 10}}}
+		f.detail = measure.Detail{TaskManagers: []measure.TaskManagerSample{{Index: 0, CPUBusy: float64(i) / 10}}}
 		f.ctl.Observe(results.Sample{TimeS: float64(i)})
 	}
 	o := f.ctl.Observation()

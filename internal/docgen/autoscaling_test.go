@@ -9,6 +9,7 @@ import (
 
 	"github.com/streamtwin/streamtwin/results"
 	"github.com/streamtwin/streamtwin/results/evaluation"
+	"github.com/streamtwin/streamtwin/results/measure"
 )
 
 func TestAutoscalingProseHelpers(t *testing.T) {
@@ -132,14 +133,14 @@ func TestAsReadScaling(t *testing.T) {
 }
 
 func TestAsDeployFit(t *testing.T) {
-	up := func(load, down float64) results.Rescale {
-		return results.Rescale{From: 1, To: 2, InputRate: load, DowntimeS: down}
+	up := func(load, down float64) measure.Rescale {
+		return measure.Rescale{From: 1, To: 2, InputRate: load, DowntimeS: down}
 	}
-	dn := func(load, down float64) results.Rescale {
-		return results.Rescale{From: 2, To: 1, InputRate: load, DowntimeS: down}
+	dn := func(load, down float64) measure.Rescale {
+		return measure.Rescale{From: 2, To: 1, InputRate: load, DowntimeS: down}
 	}
-	measured := []results.Rescale{up(3000, 2), dn(3000, 1), up(6000, 3), dn(6000, 1.5)}
-	restore := []results.Rescale{up(3000, 1.5), dn(3000, 1.5), up(6000, 2), dn(6000, 2)}
+	measured := []measure.Rescale{up(3000, 2), dn(3000, 1), up(6000, 3), dn(6000, 1.5)}
+	restore := []measure.Rescale{up(3000, 1.5), dn(3000, 1.5), up(6000, 2), dn(6000, 2)}
 	for _, tc := range []struct {
 		up   bool
 		skip float64
@@ -160,7 +161,7 @@ func TestAsDeployFit(t *testing.T) {
 	if err := asPaired(measured, restore[:3]); err == nil {
 		t.Error("3 rescales paired with 4")
 	}
-	if err := asPaired(measured, []results.Rescale{up(0, 0), up(0, 0), up(0, 0), dn(0, 0)}); err == nil || !strings.Contains(err.Error(), "rescale 2 is 1 → 2, measured 2 → 1") {
+	if err := asPaired(measured, []measure.Rescale{up(0, 0), up(0, 0), up(0, 0), dn(0, 0)}); err == nil || !strings.Contains(err.Error(), "rescale 2 is 1 → 2, measured 2 → 1") {
 		t.Errorf("mismatch: %v", err)
 	}
 	if got := asNearest([]float64{0, 0.41, 0.517}, 0.41000000001); got != 0.41 {
@@ -194,7 +195,7 @@ func TestAsFirstOverestimate(t *testing.T) {
 		}
 		samples = append(samples, s)
 	}
-	r := &asRun{samples: samples, events: events, rescales: []results.Rescale{
+	r := &asRun{samples: samples, events: events, rescales: []measure.Rescale{
 		{AtS: 100, From: 1, To: 2, DelayS: 5, DowntimeS: 5},
 		{AtS: 200, From: 2, To: 4, InputRate: 3600, DelayS: 5, DowntimeS: 5},
 		{AtS: 300, From: 4, To: 3, DelayS: 5, DowntimeS: 5},

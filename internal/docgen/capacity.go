@@ -12,6 +12,8 @@ import (
 
 	"github.com/streamtwin/streamtwin/internal/scenario"
 	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/statistics"
+	"github.com/streamtwin/streamtwin/results/textfmt"
 )
 
 // The live capacity block (make live-capacity, issue 33): what one and
@@ -87,7 +89,7 @@ func capacityRead(dir string) (map[string]capacityRun, error) {
 			}
 		}
 		r.capacity = in/capacityWindow - (lag1-lag0)/capacityWindow
-		r.cpu = results.FiniteMean(results.FiniteValues(r.steady))
+		r.cpu = statistics.FiniteMean(statistics.FiniteValues(r.steady))
 		out[v] = r
 	}
 	return out, nil
@@ -143,7 +145,7 @@ func fitNoise(live, twin [][]float64) float64 {
 			continue
 		}
 		excess += sl - st*float64(dl)/float64(dt)
-		u := results.FiniteMean(results.FiniteValues(live[w]))
+		u := statistics.FiniteMean(statistics.FiniteValues(live[w]))
 		weight += float64(dl) * u * (1 - u)
 	}
 	if weight <= 0 || excess <= 0 {
@@ -275,7 +277,7 @@ func meanOver(xs []float64, from, to float64) float64 {
 	for k := int(from); k < int(to) && k < len(xs); k++ {
 		in = append(in, xs[k])
 	}
-	return results.FiniteMean(results.FiniteValues(in))
+	return statistics.FiniteMean(statistics.FiniteValues(in))
 }
 
 // capacityUsers are the files that keep the live capacity fit's values.
@@ -385,7 +387,7 @@ func liveCapacityTable(c *Context) (string, error) {
 			capacityScenario, n, noise, n, noiseUsers)
 	}
 	pct := func(a, b float64) string { return fmt.Sprintf("%+.0f %%", 100*(a-b)/b) }
-	count := func(x float64) string { return results.FormatCount(math.Round(x)) }
+	count := func(x float64) string { return textfmt.Count(math.Round(x)) }
 	cpu := func(x float64) string { return fmt.Sprintf("%.2f", x) }
 	rows := [][]string{{"quantity", "role", "live", "twin", "error", "baseline twin", "error"},
 		{"one TaskManager's CPU utilisation at 9,000/s", "fitted", cpu(live["p1"].cpu), cpu(sim["p1"].cpu), pct(sim["p1"].cpu, live["p1"].cpu), cpu(base["p1"].cpu), pct(base["p1"].cpu, live["p1"].cpu)},

@@ -13,6 +13,8 @@ import (
 
 	"github.com/streamtwin/streamtwin/internal/scenario"
 	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/cat"
+	"github.com/streamtwin/streamtwin/results/statistics"
 )
 
 // The per-kind fault table: the live runs of make live-faults (one folder
@@ -52,14 +54,14 @@ var faultTableVariants = []struct{ name, what string }{
 type faultOutcome struct{ at, recovery, downtime, detected, running float64 }
 
 // faultOutcomes reads the faults of run folder dir in time order
-// (results.FaultSummaries).
+// (cat.FaultSummaries).
 func faultOutcomes(dir string) ([]faultOutcome, error) {
 	events, err := results.ReadEvents(filepath.Join(dir, results.EventsFile))
 	if err != nil {
 		return nil, err
 	}
 	var out []faultOutcome
-	for _, f := range results.FaultSummaries(events) {
+	for _, f := range cat.FaultSummaries(events) {
 		out = append(out, faultOutcome{at: f.AtS, recovery: f.RecoveryS, downtime: f.DowntimeS, detected: f.DetectedAtS, running: f.RunningAtS})
 	}
 	return out, nil
@@ -172,7 +174,7 @@ func runSpread(runs [][]float64) (rms, lo, hi float64, n int) {
 	if len(sds) == 0 {
 		return 0, 0, 0, 0
 	}
-	return math.Sqrt(ss / float64(len(sds))), results.Quantile(sds, 0.05), results.Quantile(sds, 0.95), len(sds)
+	return math.Sqrt(ss / float64(len(sds))), statistics.Quantile(sds, 0.05), statistics.Quantile(sds, 0.95), len(sds)
 }
 
 // faultDeploys are the fitted deployments of the table: the restart's
@@ -278,107 +280,17 @@ func liveFaultTable(c *Context) (string, error) {
 		"downtime live", "downtime twin", "unrecovered live / twin"}}
 	inAll, judgedAll := 0, 0
 	for _, v := range faultTableVariants {
-		runs, err := liveFaultRuns(c.Path(filepath.Join(faultTableRef, v.name)))
+		live, liveIdx, ld, err := readLiveFaults(c, v.name)
 		if err != nil {
 			return "", err
 		}
-		var live []faultOutcome
-		var liveIdx []int  // each live fault's index in its run
-		var ld [][]float64 // each live run's downtimes, earlier runs' too
-		for _, r := range runs {
-			fs, err := faultOutcomes(r)
-			if err != nil {
-				return "", err
-			}
-			for i, f := range fs {
-				live, liveIdx = append(live, f), append(liveIdx, i)
-			}
-			ld = append(ld, downtimes(fs))
+		twin, err := runTwinFaults(c, v.name)
+		if err != nil {
+			return "", err
 		}
-		if earlier, err := liveFaultRuns(c.Path(filepath.Join(faultTableEarlierRef, v.name))); err == nil {
-			for _, r := range earlier {
-				fs, err := faultOutcomes(r)
-				if err != nil {
-					return "", err
-				}
-				ld = append(ld, downtimes(fs))
-			}
-		}
-		// the twin: per fault index, its values over the seeds
-		var twin [][]faultOutcome
-		for seed := 1; seed <= faultTableSeeds; seed++ {
-			out := c.Out(fmt.Sprintf("fault-table-%s-%d", v.name, seed))
-			if _, err := c.Streamtwin("run", c.Path(faultTableScenario), "--variant", v.name, "--seed", fmt.Sprint(seed), "--out", out); err != nil {
-				return "", err
-			}
-			fs, err := faultOutcomes(filepath.Join(out, v.name)) // a variant's run writes into its own folder
-			if err != nil {
-				return "", err
-			}
-			for i, f := range fs {
-				if i == len(twin) {
-					twin = append(twin, nil)
-				}
-				twin[i] = append(twin[i], f)
-			}
-		}
-		var lr, ape []float64
-		in, judged, lostLive, lostTwin, twinN := 0, 0, 0, 0, 0
-		for _, at := range twin {
-			for _, f := range at {
-				twinN++
-				if math.IsNaN(f.recovery) {
-					lostTwin++
-				}
-			}
-		}
-		for k, f := range live {
-			if math.IsNaN(f.recovery) {
-				lostLive++
-				continue
-			}
-			lr = append(lr, f.recovery)
-			if liveIdx[k] >= len(twin) {
-				continue
-			}
-			var at []float64
-			for _, t := range twin[liveIdx[k]] {
-				if !math.IsNaN(t.recovery) {
-					at = append(at, t.recovery)
-				}
-			}
-			if len(at) == 0 {
-				continue
-			}
-			slices.Sort(at)
-			judged++
-			// the recovery ends on the sample grid, the live fault a few
-			// milliseconds after its scheduled time (the injector's
-			// latency): the interval is the twin's recovered instants, and
-			// the live one is set on the twin's clock
-			shifted := f.recovery + f.at - twin[liveIdx[k]][0].at
-			if lo, hi := stat.Quantile(0.05, stat.Empirical, at, nil), stat.Quantile(0.95, stat.Empirical, at, nil); shifted >= lo-gridTolS && shifted <= hi+gridTolS {
-				in++
-			}
-			if f.recovery > 0 {
-				ape = append(ape, math.Abs(stat.Mean(at, nil)-f.recovery)/f.recovery)
-			}
-		}
+		row, in, judged := faultTableRow(v.name, v.what, live, liveIdx, ld, twin)
 		inAll, judgedAll = inAll+in, judgedAll+judged
-		mape, inside := "–", "–"
-		if len(ape) > 0 {
-			mape = percent(stat.Mean(ape, nil))
-		}
-		if judged > 0 {
-			inside = fmt.Sprintf("%d of %d", in, judged)
-		}
-		what := v.what
-		if v.name == "taskmanager" || v.name == "checkpoint_storage" {
-			what += " (fitted)"
-		}
-		rows = append(rows, []string{what, meanSD(lr), withinRunSD(twin, func(f faultOutcome) float64 { return f.recovery }), mape, inside,
-			spreadCell(ld), withinRunSD(twin, func(f faultOutcome) float64 { return f.downtime }),
-			fmt.Sprintf("%d of %d / %s", lostLive, len(live), percent(float64(lostTwin)/float64(max(1, twinN))))})
+		rows = append(rows, row)
 	}
 	intro := fmt.Sprintf("Live: the committed runs of `make live-faults` (`%s`). Twin: the same variants of `%s` over %d seeds, "+
 		"with the restart's deployment fitted on the %d crashes (`cluster.deploy: %.2fs`, `deploy_cv: %.2f`, as the soak's "+
@@ -398,4 +310,119 @@ func liveFaultTable(c *Context) (string, error) {
 		faultTableRef, faultTableScenario, faultTableSeeds, fit.crashes, fit.deploy, fit.cv, fit.inPlace, fit.share,
 		faultTableEarlierRef, inAll, judgedAll, percent(float64(inAll)/float64(max(1, judgedAll))))
 	return wrap(intro, liveWidth) + "\n\n" + strings.TrimRight(khaosMarkdownTable(rows), "\n"), nil
+}
+
+// readLiveFaults reads the live faults of variant name: each fault with its
+// index in its run, and each run's downtimes, the earlier measurement's
+// runs too.
+func readLiveFaults(c *Context, name string) (live []faultOutcome, liveIdx []int, ld [][]float64, err error) {
+	runs, err := liveFaultRuns(c.Path(filepath.Join(faultTableRef, name)))
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	for _, r := range runs {
+		fs, err := faultOutcomes(r)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		for i, f := range fs {
+			live, liveIdx = append(live, f), append(liveIdx, i)
+		}
+		ld = append(ld, downtimes(fs))
+	}
+	if earlier, err := liveFaultRuns(c.Path(filepath.Join(faultTableEarlierRef, name))); err == nil {
+		for _, r := range earlier {
+			fs, err := faultOutcomes(r)
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			ld = append(ld, downtimes(fs))
+		}
+	}
+	return live, liveIdx, ld, nil
+}
+
+// runTwinFaults runs variant name on the twin over the seeds: per fault
+// index, its outcomes over the seeds.
+func runTwinFaults(c *Context, name string) ([][]faultOutcome, error) {
+	var twin [][]faultOutcome
+	for seed := 1; seed <= faultTableSeeds; seed++ {
+		out := c.Out(fmt.Sprintf("fault-table-%s-%d", name, seed))
+		if _, err := c.Streamtwin("run", c.Path(faultTableScenario), "--variant", name, "--seed", fmt.Sprint(seed), "--out", out); err != nil {
+			return nil, err
+		}
+		fs, err := faultOutcomes(filepath.Join(out, name)) // a variant's run writes into its own folder
+		if err != nil {
+			return nil, err
+		}
+		for i, f := range fs {
+			if i == len(twin) {
+				twin = append(twin, nil)
+			}
+			twin[i] = append(twin[i], f)
+		}
+	}
+	return twin, nil
+}
+
+// faultTableRow is the table's row of a variant: each live fault set
+// against the twin's outcomes of the same fault, and how many of the judged
+// live recoveries lie in the twin's 90 % interval.
+func faultTableRow(name, what string, live []faultOutcome, liveIdx []int, ld [][]float64, twin [][]faultOutcome) (row []string, in, judged int) {
+	var lr, ape []float64
+	lostLive, lostTwin, twinN := 0, 0, 0
+	for _, at := range twin {
+		for _, f := range at {
+			twinN++
+			if math.IsNaN(f.recovery) {
+				lostTwin++
+			}
+		}
+	}
+	for k, f := range live {
+		if math.IsNaN(f.recovery) {
+			lostLive++
+			continue
+		}
+		lr = append(lr, f.recovery)
+		if liveIdx[k] >= len(twin) {
+			continue
+		}
+		var at []float64
+		for _, t := range twin[liveIdx[k]] {
+			if !math.IsNaN(t.recovery) {
+				at = append(at, t.recovery)
+			}
+		}
+		if len(at) == 0 {
+			continue
+		}
+		slices.Sort(at)
+		judged++
+		// the recovery ends on the sample grid, the live fault a few
+		// milliseconds after its scheduled time (the injector's
+		// latency): the interval is the twin's recovered instants, and
+		// the live one is set on the twin's clock
+		shifted := f.recovery + f.at - twin[liveIdx[k]][0].at
+		if lo, hi := stat.Quantile(0.05, stat.Empirical, at, nil), stat.Quantile(0.95, stat.Empirical, at, nil); shifted >= lo-gridTolS && shifted <= hi+gridTolS {
+			in++
+		}
+		if f.recovery > 0 {
+			ape = append(ape, math.Abs(stat.Mean(at, nil)-f.recovery)/f.recovery)
+		}
+	}
+	mape, inside := "–", "–"
+	if len(ape) > 0 {
+		mape = percent(stat.Mean(ape, nil))
+	}
+	if judged > 0 {
+		inside = fmt.Sprintf("%d of %d", in, judged)
+	}
+	if name == "taskmanager" || name == "checkpoint_storage" {
+		what += " (fitted)"
+	}
+	row = []string{what, meanSD(lr), withinRunSD(twin, func(f faultOutcome) float64 { return f.recovery }), mape, inside,
+		spreadCell(ld), withinRunSD(twin, func(f faultOutcome) float64 { return f.downtime }),
+		fmt.Sprintf("%d of %d / %s", lostLive, len(live), percent(float64(lostTwin)/float64(max(1, twinN))))}
+	return row, in, judged
 }

@@ -9,6 +9,9 @@ import (
 
 	"github.com/streamtwin/streamtwin/results"
 	"github.com/streamtwin/streamtwin/results/compare"
+	"github.com/streamtwin/streamtwin/results/measure"
+	"github.com/streamtwin/streamtwin/results/statistics"
+	"github.com/streamtwin/streamtwin/results/textfmt"
 )
 
 // figuresBlocks are the generated blocks of docs/figures.md: the numbers
@@ -25,12 +28,12 @@ func figuresBlocks() []Block {
 
 // recoveryLabels are a run's faults as its figure labels them: the
 // recovery time, or "unrecovered".
-func recoveryLabels(dir string) ([]string, []results.FaultRecovery, error) {
+func recoveryLabels(dir string) ([]string, []measure.FaultRecovery, error) {
 	events, err := results.ReadEvents(filepath.Join(dir, results.EventsFile))
 	if err != nil {
 		return nil, nil, err
 	}
-	faults := results.FaultRecoveries(events)
+	faults := measure.FaultRecoveries(events)
 	var labels []string
 	for _, f := range faults {
 		if f.Recovered() {
@@ -52,7 +55,7 @@ func demoFigure(c *Context) (string, error) {
 		return "", err
 	}
 	return fmt.Sprintf("![The demo run: input rate and throughput, lag, latency p50/p99 bands and the checkpoint interval over two hours; %s marked, their recoveries shaded and labelled %s](figures/demo.png)",
-		results.Plural(len(labels), "fault"), andList(labels)), nil
+		textfmt.Plural(len(labels), "fault"), andList(labels)), nil
 }
 
 func demoFaultZoom(c *Context) (string, error) {
@@ -88,7 +91,7 @@ func demoFaultZoom(c *Context) (string, error) {
 		return "", fmt.Errorf("claim no longer holds: throughput drops to 0 after the demo's first fault (lowest %g records/s)", minThr)
 	}
 	return fmt.Sprintf("![The demo's first fault, zoomed: throughput drops to 0, lag climbs to %s records and drains; recovery %s](figures/demo-fault1.png)",
-		results.FormatCount(peak), labels[0]), nil
+		textfmt.Count(peak), labels[0]), nil
 }
 
 // variantRuns are the summaries of a run set's variant folders, by name,
@@ -122,7 +125,7 @@ func khaosYSBPanels(c *Context) (string, error) {
 		"ci10's at %s). Each row marks its own faults (red triangles on the top edge and a hairline) and shades\n"+
 		"their recoveries; the latency column switches to log past a factor 10, so the steady latency and the\n"+
 		"catch-up spikes both show. The old single set of axes is `plot panels --overlay`.",
-		results.FormatCount(float64(hi.LagMax)), results.FormatCount(float64(lo.LagMax))), nil
+		textfmt.Count(float64(hi.LagMax)), textfmt.Count(float64(lo.LagMax))), nil
 }
 
 // khaosYSBFaults describes the fault whose fastest recovery is the slowest
@@ -233,7 +236,7 @@ func khaosYSBLatency(c *Context) (string, error) {
 		}
 		var xs []float64
 		for _, s := range samples {
-			xs = results.AppendFinite(xs, s.Latency("marker"))
+			xs = statistics.AppendFinite(xs, s.Latency("marker"))
 		}
 		if len(xs) == 0 {
 			return "", fmt.Errorf("%s: no latency-marker p99", n)
@@ -245,7 +248,7 @@ func khaosYSBLatency(c *Context) (string, error) {
 			}
 		}
 		above[n] = float64(over) / float64(len(xs))
-		medians = append(medians, results.Quantile(xs, 0.5))
+		medians = append(medians, statistics.Quantile(xs, 0.5))
 		ceilings = append(ceilings, slices.Max(xs))
 	}
 	long := staticByCI[1:]

@@ -9,6 +9,8 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/cat"
+	"github.com/streamtwin/streamtwin/results/statistics"
 )
 
 // The live Khaos scenario repeated (make live-khaos-repeat): its kills and
@@ -33,7 +35,7 @@ func (k *khaosRepeatTimes) add(dir string) error {
 	if err != nil {
 		return err
 	}
-	for i, f := range results.FaultSummaries(events) {
+	for i, f := range cat.FaultSummaries(events) {
 		for len(k.recovery) <= i {
 			k.recovery, k.detect, k.running = append(k.recovery, nil), append(k.detect, nil), append(k.running, nil)
 		}
@@ -42,8 +44,8 @@ func (k *khaosRepeatTimes) add(dir string) error {
 		} else {
 			k.recovery[i] = append(k.recovery[i], f.RecoveryS)
 		}
-		k.detect[i] = results.AppendFinite(k.detect[i], f.DetectedAtS-f.AtS)
-		k.running[i] = results.AppendFinite(k.running[i], f.RunningAtS-f.AtS)
+		k.detect[i] = statistics.AppendFinite(k.detect[i], f.DetectedAtS-f.AtS)
+		k.running[i] = statistics.AppendFinite(k.running[i], f.RunningAtS-f.AtS)
 	}
 	for _, e := range events {
 		if e.Kind == results.KindReconfigured && e.DurationS != nil {

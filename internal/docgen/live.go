@@ -11,10 +11,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/goccy/go-yaml"
-	"github.com/streamtwin/streamtwin/internal/profile"
-	"github.com/streamtwin/streamtwin/models/policy/khaos"
 	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/ingest"
+	"github.com/streamtwin/streamtwin/results/measure"
+	"github.com/streamtwin/streamtwin/results/statistics"
+	"github.com/streamtwin/streamtwin/results/textfmt"
 	"github.com/streamtwin/streamtwin/sim"
 )
 
@@ -102,23 +103,23 @@ func liveMarkerLatency(c *Context) (string, error) {
 		m := s.Latency("marker")
 		switch {
 		case s.Recovering:
-			catchUp = results.AppendFinite(catchUp, m)
+			catchUp = statistics.AppendFinite(catchUp, m)
 		case s.JobState == "RUNNING":
-			steady = results.AppendFinite(steady, m)
+			steady = statistics.AppendFinite(steady, m)
 			rates = append(rates, s.InputRate)
 		}
 	}
 	if len(steady) == 0 || len(catchUp) == 0 {
 		return "", fmt.Errorf("%s: no latency markers at steady state or during a catch-up", liveKhaosRef)
 	}
-	lo, hi := results.Quantile(slices.Clone(steady), 0.05), results.Quantile(slices.Clone(steady), 0.95)
+	lo, hi := statistics.Quantile(slices.Clone(steady), 0.05), statistics.Quantile(slices.Clone(steady), 0.95)
 	peak := slices.Max(catchUp)
 	if peak <= hi {
 		return "", fmt.Errorf("claim no longer holds: the markers rise during a catch-up (%g ms, steady p95 %g ms)", peak, hi)
 	}
 	return wrap(fmt.Sprintf("In the committed live Khaos run (`%s`, %s events/s) the latency-marker p99 is %s at steady state "+
 		"(5th to 95th percentile of the seconds outside recoveries) and up to %s during a catch-up.",
-		liveKhaosRef, results.FormatCount(results.Quantile(rates, 0.5)), liveSpan(lo, hi, " ms"), seconds(peak/1000)), liveWidth), nil
+		liveKhaosRef, textfmt.Count(statistics.Quantile(rates, 0.5)), liveSpan(lo, hi, " ms"), seconds(peak/1000)), liveWidth), nil
 }
 
 // calibrationFit is the part of a calibration's fit.json the docs quote.
@@ -178,7 +179,7 @@ func eventDuration(events []results.Event, kind, prefix string) (float64, bool) 
 // liveCalibration: the committed live profile, what make calibration-live
 // fitted on it, and the calibrated twin on the end-to-end schedule.
 func liveCalibration(c *Context) (string, error) {
-	meas, err := results.ReadMeasured(c.Path(liveTrafficFails))
+	meas, err := ingest.ReadMeasured(c.Path(liveTrafficFails))
 	if err != nil {
 		return "", err
 	}
@@ -242,7 +243,7 @@ func liveCalibration(c *Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	mean, _, sd := results.MeanCI(seeds)
+	mean, _, sd := statistics.MeanCI(seeds)
 	// the scenario's own seed: its downtime and its CI change
 	dir := c.Out("live-traffic-calibrated")
 	if _, err := c.Streamtwin("run", liveCalibrated, "--out", dir); err != nil {
@@ -273,16 +274,16 @@ func liveCalibration(c *Context) (string, error) {
 		"On the end-to-end schedule (`%s`: %s records/s, CI %s, one kill 3 s before a checkpoint, one CI change) the "+
 		"calibrated twin recovers in %s ± %s over %s seeds (%s; `streamtwin sweep %s`); with the scenario's own seed "+
 		"the job runs again %s after the kill, and the CI change by stop-with-savepoint and resubmit takes %s.",
-		liveTrafficFails, results.Plural(len(meas), "kill"), andList(liveCounts(levels)), andList(liveNums(cis)),
-		liveSpan(slices.Min(rec), slices.Max(rec), " s"), seconds(results.Quantile(slices.Clone(rec), 0.5)),
-		andList(params), results.FormatCount(fit.Fit["n"]), andList(fitted), results.FormatCount(fit.HeldOut["n"]), heldOut[0],
+		liveTrafficFails, textfmt.Plural(len(meas), "kill"), andList(liveCounts(levels)), andList(liveNums(cis)),
+		liveSpan(slices.Min(rec), slices.Max(rec), " s"), seconds(statistics.Quantile(slices.Clone(rec), 0.5)),
+		andList(params), textfmt.Count(fit.Fit["n"]), andList(fitted), textfmt.Count(fit.HeldOut["n"]), heldOut[0],
 		num(fit.Fit["recovery_mape_pct"]), num(fit.HeldOut["recovery_mape_pct"]),
 		num(fit.Fit["closed_form_recovery_mape_pct"]), num(fit.HeldOut["closed_form_recovery_mape_pct"]),
 		num(fit.Fit["ols_recovery_mape_pct"]), num(fit.HeldOut["ols_recovery_mape_pct"]),
 		filepath.Dir(liveCalibratedFit)+"/", flags,
-		results.FormatCount(fit.CapacityBefore), results.FormatCount(fit.CapacityAfter),
-		liveCalibrated, results.FormatCount(results.Quantile(rates, 0.5)), seconds(samples[0].CheckpointIntervalS),
-		num(mean), seconds(sd), results.FormatCount(float64(len(seeds))), liveSpan(slices.Min(seeds), slices.Max(seeds), " s"), liveSeedsSweep,
+		textfmt.Count(fit.CapacityBefore), textfmt.Count(fit.CapacityAfter),
+		liveCalibrated, textfmt.Count(statistics.Quantile(rates, 0.5)), seconds(samples[0].CheckpointIntervalS),
+		num(mean), seconds(sd), textfmt.Count(float64(len(seeds))), liveSpan(slices.Min(seeds), slices.Max(seeds), " s"), liveSeedsSweep,
 		seconds(down), seconds(reconf))
 	return wrap(s, liveWidth), nil
 }
@@ -298,224 +299,15 @@ func liveNums(xs []float64) []string {
 func liveCounts(xs []float64) []string {
 	var out []string
 	for _, x := range xs {
-		out = append(out, results.FormatCount(x))
+		out = append(out, textfmt.Count(x))
 	}
 	return out
-}
-
-// liveKhaosRun is the twin's run of scenarios/live-khaos.yaml.
-func liveKhaosRun(c *Context) (string, error) {
-	dir := c.Out("live-sim-khaos")
-	_, err := c.Streamtwin("run", liveKhaosScenario, "--out", dir)
-	return dir, err
-}
-
-// khaosDecision is a run's first policy decision, and what its reason
-// says Khaos saw.
-type khaosDecision struct {
-	atS, value       float64
-	reason           string
-	throughput, ciS  float64
-	latencyMs, bound float64 // the window's marker p99; R
-}
-
-var (
-	reDecisionRate    = regexp.MustCompile(`at (\d+(?:\.\d+)?) records/s`)
-	reDecisionCI      = regexp.MustCompile(`, CI (\d+(?:\.\d+)?)s`)
-	reDecisionLatency = regexp.MustCompile(`\(latency (\d+(?:\.\d+)?) ms`)
-	reDecisionR       = regexp.MustCompile(`vs R (\d+(?:\.\d+)?) s`)
-)
-
-func firstKhaosDecision(dir string) (khaosDecision, []results.Event, error) {
-	events, err := results.ReadEvents(filepath.Join(dir, results.EventsFile))
-	if err != nil {
-		return khaosDecision{}, nil, err
-	}
-	for _, e := range events {
-		if e.Kind != results.KindPolicyDecision {
-			continue
-		}
-		d := khaosDecision{atS: e.TimeS, reason: e.Reason}
-		if e.Value != nil {
-			d.value = *e.Value
-		}
-		for _, f := range []struct {
-			re *regexp.Regexp
-			x  *float64
-		}{{reDecisionRate, &d.throughput}, {reDecisionCI, &d.ciS}, {reDecisionLatency, &d.latencyMs}, {reDecisionR, &d.bound}} {
-			m := f.re.FindStringSubmatch(e.Reason)
-			if m == nil {
-				return d, nil, fmt.Errorf("%s: the first decision's reason %q does not match %s", dir, e.Reason, f.re)
-			}
-			*f.x, _ = strconv.ParseFloat(m[1], 64)
-		}
-		if !strings.HasPrefix(e.Reason, "set_checkpoint_interval: khaos: recovery violation") {
-			return d, nil, fmt.Errorf("claim no longer holds: %s: Khaos's first decision sets the CI for a recovery violation (%q)", dir, e.Reason)
-		}
-		return d, events, nil
-	}
-	return khaosDecision{}, nil, fmt.Errorf("claim no longer holds: %s: Khaos decides something", dir)
-}
-
-// liveKhaosPrediction: the profiled OLS model's recovery at the start of
-// live-khaos.yaml, above R, so Khaos moves the CI at its first tick.
-func liveKhaosPrediction(c *Context) (string, error) {
-	compact, _, err := profile.ReadModels(c.Path(liveKhaosModels))
-	if err != nil {
-		return "", err
-	}
-	var m khaos.Models
-	if err := json.Unmarshal([]byte(compact), &m); err != nil {
-		return "", err
-	}
-	dir, err := liveKhaosRun(c)
-	if err != nil {
-		return "", err
-	}
-	d, _, err := firstKhaosDecision(dir)
-	if err != nil {
-		return "", err
-	}
-	var sc struct {
-		Policy struct {
-			Period sim.Duration `yaml:"period"`
-			Model  string       `yaml:"model"`
-		} `yaml:"policy"`
-	}
-	data, err := os.ReadFile(c.Path(liveKhaosScenario))
-	if err != nil {
-		return "", err
-	}
-	if err := yaml.Unmarshal(data, &sc); err != nil {
-		return "", fmt.Errorf("%s: %w", liveKhaosScenario, err)
-	}
-	if sc.Policy.Model != "" && sc.Policy.Model != "ols" {
-		return "", fmt.Errorf("claim no longer holds: %s predicts recovery with the OLS model (model %q)", liveKhaosScenario, sc.Policy.Model)
-	}
-	pred := m.Recovery.Predict(d.throughput, d.ciS)
-	if pred <= d.bound {
-		return "", fmt.Errorf("claim no longer holds: the OLS model predicts a recovery above R = %g s (%g s)", d.bound, pred)
-	}
-	if p := sc.Policy.Period.Seconds(); p <= 0 || math.Abs(d.atS-p) > 1 {
-		return "", fmt.Errorf("claim no longer holds: Khaos moves the CI at its first tick (%g s; the decision at %g s)", p, d.atS)
-	}
-	return wrap(fmt.Sprintf("The profiled OLS model predicts a %s recovery at %s records/s and CI %s, above R = %s: a "+
-		"recovery violation, so Khaos moves the CI to %s at its first tick, %s in, by stop-with-savepoint and resubmit.",
-		seconds(pred), results.FormatCount(d.throughput), seconds(d.ciS), seconds(d.bound), seconds(d.value), seconds(d.atS)), liveWidth), nil
-}
-
-// liveKhaosCompare is the compare output docs/live.md shows: the command
-// above it, on a fresh twin run and the committed live run, verbatim.
-func liveKhaosCompare(c *Context) (string, error) {
-	dir, err := liveKhaosRun(c)
-	if err != nil {
-		return "", err
-	}
-	out, err := c.Streamtwin("compare", dir, liveKhaosRef, "--faults", "--decisions", "--tolerance", liveTolerance)
-	if err != nil {
-		return "", fmt.Errorf("claim no longer holds: the twin of %s is as close to %s as %s claims: %w", liveKhaosScenario, liveKhaosRef, liveTolerance, err)
-	}
-	return "```\n" + strings.ReplaceAll(strings.TrimRight(out, "\n"), dir, "runs/sim-khaos") + "\n```", nil
-}
-
-// liveKhaosDecisions: the twin and the live run decide alike, and what
-// came of it.
-func liveKhaosDecisions(c *Context) (string, error) {
-	dir, err := liveKhaosRun(c)
-	if err != nil {
-		return "", err
-	}
-	twin, twinEvents, err := firstKhaosDecision(dir)
-	if err != nil {
-		return "", err
-	}
-	live, liveEvents, err := firstKhaosDecision(c.Path(liveKhaosRef))
-	if err != nil {
-		return "", err
-	}
-	if twin.value != live.value || math.Abs(twin.atS-live.atS) > 1 {
-		return "", fmt.Errorf("claim no longer holds: the twin and the live run take the same decision at the same tick (twin CI %g s at %g s, live %g s at %g s)", twin.value, twin.atS, live.value, live.atS)
-	}
-	twinReconf, ok1 := eventDuration(twinEvents, results.KindReconfigured, "")
-	liveReconf, ok2 := eventDuration(liveEvents, results.KindReconfigured, "")
-	if !ok1 || !ok2 {
-		return "", fmt.Errorf("claim no longer holds: both runs reconfigure")
-	}
-	liveSum, err := results.ReadSummary(c.Path(liveKhaosRef))
-	if err != nil {
-		return "", err
-	}
-	r := liveSum.QoS.RecoveryBoundS
-	recoveries := func(events []results.Event) ([]string, []float64, error) {
-		var labels []string
-		var xs []float64
-		for _, f := range results.FaultRecoveries(events) {
-			if !f.Recovered() {
-				return nil, nil, fmt.Errorf("claim no longer holds: every fault recovers")
-			}
-			labels, xs = append(labels, num(f.RecoveryS)), append(xs, f.RecoveryS)
-		}
-		return labels, xs, nil
-	}
-	tl, tx, err := recoveries(twinEvents)
-	if err != nil {
-		return "", err
-	}
-	ll, lx, err := recoveries(liveEvents)
-	if err != nil {
-		return "", err
-	}
-	if len(tx) != len(lx) || len(lx) == 0 {
-		return "", fmt.Errorf("claim no longer holds: the twin and the live run recover from the same faults (%d, %d)", len(tx), len(lx))
-	}
-	met := func(xs []float64, where string) string {
-		var over []string
-		for i, x := range xs {
-			if x > r {
-				over = append(over, liveOrdinal(i+1, len(xs)))
-			}
-		}
-		switch {
-		case len(over) == 0 && len(xs) == 2:
-			return "both met R = " + seconds(r) + " " + where
-		case len(over) == 0:
-			return "all met R = " + seconds(r) + " " + where
-		case len(over) == len(xs):
-			return "none met R = " + seconds(r) + " " + where
-		}
-		return where + " the " + andList(over) + " did not"
-	}
-	return wrap(fmt.Sprintf("Both take the same decision at the same tick, from the same violation: live, the window's mean "+
-		"throughput was %s records/s and the latency-marker p99 %s ms (twin: %s records/s, %s ms). The live reconfiguration "+
-		"took %s (twin %s; \"Khaos live, kill by kill\" below sets the repeated live runs' against the twin's seeds); the %s recoveries %s s live against %s s in the twin, so at CI %s %s, and %s.",
-		results.FormatCount(live.throughput), num(live.latencyMs), results.FormatCount(twin.throughput), num(twin.latencyMs),
-		seconds(liveReconf), seconds(twinReconf), liveSpelled(len(lx)), andList(ll), andList(tl), seconds(live.value),
-		met(lx, "live"), met(tx, "in the twin")), liveWidth), nil
-}
-
-// ordinal names the i'th of n: "first", "second", … ("last" for n > 2).
-func liveOrdinal(i, n int) string {
-	if i == n && n > 2 {
-		return "last"
-	}
-	if w := []string{"", "first", "second", "third", "fourth", "fifth"}; i < len(w) {
-		return w[i]
-	}
-	return fmt.Sprintf("%d'th", i)
-}
-
-// spelled writes small counts in words.
-func liveSpelled(n int) string {
-	if w := []string{"no", "one", "two", "three", "four", "five", "six"}; n < len(w) {
-		return w[n]
-	}
-	return results.FormatCount(float64(n))
 }
 
 // liveHostProfile: the committed live host table (make live-host-profile),
 // level by level.
 func liveHostProfile(c *Context) (string, error) {
-	cols, err := results.ReadHostMeasured(c.Path(hostMeasured))
+	cols, err := ingest.ReadHostMeasured(c.Path(hostMeasured))
 	if err != nil {
 		return "", err
 	}
@@ -529,7 +321,7 @@ func liveHostProfile(c *Context) (string, error) {
 	}
 	n := len(cols["time_s"])
 	missing := 0
-	for _, name := range results.HostMeasuredColumns {
+	for _, name := range ingest.HostMeasuredColumns {
 		if len(cols[name]) != n {
 			return "", fmt.Errorf("%s: no column %s", hostMeasured, name)
 		}
@@ -569,7 +361,7 @@ func liveHostProfile(c *Context) (string, error) {
 		l.network = append(l.network, cols["net_rx_bps"][i])
 	}
 	mean := func(xs []float64) float64 {
-		m, _, _ := results.MeanCI(xs)
+		m, _, _ := statistics.MeanCI(xs)
 		return m
 	}
 	if len(levels) < 3 {
@@ -617,8 +409,8 @@ func liveHostProfile(c *Context) (string, error) {
 		"10 s left out), from %s to %s vehicles/s: %s (disk writes in bursts: checkpoints, writeback); the first level, %s, "+
 		"shows the JVMs' start (%s). Disk reads in only %s of the %s seconds. The table of means, the units and how the rows "+
 		"are aligned are in [scenarios/measured/live-host-metrics.md](../scenarios/measured/live-host-metrics.md).",
-		date[1], results.Plural(n, "row"), results.FormatCount(second.rate), results.FormatCount(last.rate), andList(grows),
-		results.FormatCount(first.rate), andList(start), results.FormatCount(float64(reads)), results.FormatCount(float64(n))), liveWidth), nil
+		date[1], textfmt.Plural(n, "row"), textfmt.Count(second.rate), textfmt.Count(last.rate), andList(grows),
+		textfmt.Count(first.rate), andList(start), textfmt.Count(float64(reads)), textfmt.Count(float64(n))), liveWidth), nil
 }
 
 // liveSoak is the committed run of make live-soak, checked against what
@@ -664,9 +456,9 @@ func readLiveSoak(c *Context) (*liveSoak, error) {
 		gaps = append(gaps, at[i]-at[i-1])
 	}
 	if len(gaps) > 0 {
-		s.gapS = math.Round(results.Quantile(gaps, 0.5))
+		s.gapS = math.Round(statistics.Quantile(gaps, 0.5))
 	}
-	s.mean, _, s.sd = results.MeanCI(s.rec)
+	s.mean, _, s.sd = statistics.MeanCI(s.rec)
 	return s, nil
 }
 
@@ -675,7 +467,7 @@ func liveSoakTable(c *Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	q := func(p float64) string { return seconds(results.Quantile(slices.Clone(s.rec), p)) }
+	q := func(p float64) string { return seconds(statistics.Quantile(slices.Clone(s.rec), p)) }
 	a := s.audit
 	rows := [][2]string{
 		{"kills recovered", fmt.Sprintf("%d of %d, none unrecovered, job %s at the end", s.sum.Recoveries, s.sum.Faults, s.sum.FinalState)},
@@ -683,11 +475,11 @@ func liveSoakTable(c *Context) (string, error) {
 			q(0), q(0.25), q(0.5), q(0.75), q(1), seconds(s.mean), seconds(s.sd))},
 		{"downtime", fmt.Sprintf("%s in all, %s per kill (kill → all tasks running)", seconds(s.sum.DowntimeS), seconds(s.sum.DowntimeS/float64(s.sum.Faults)))},
 		{"checkpoints", fmt.Sprintf("%s completed, %s failed (those in flight at a kill)",
-			results.FormatCount(float64(s.sum.CheckpointsCompleted)), results.FormatCount(float64(s.sum.CheckpointsFailed)))},
+			textfmt.Count(float64(s.sum.CheckpointsCompleted)), textfmt.Count(float64(s.sum.CheckpointsFailed)))},
 		{"sink audit", fmt.Sprintf("%s input records, %s views in %s (campaign, window) pairs: %s lost, %s counted twice, %s windows missing, %s emitted twice",
-			results.FormatCount(float64(a.InputRecords)), results.FormatCount(float64(a.RecordsIn)), results.FormatCount(float64(a.Windows)),
-			results.FormatCount(float64(a.RecordsLost)), results.FormatCount(float64(a.RecordsDuplicated)),
-			results.FormatCount(float64(a.WindowsMissing)), results.FormatCount(float64(a.WindowsDuplicated)))},
+			textfmt.Count(float64(a.InputRecords)), textfmt.Count(float64(a.RecordsIn)), textfmt.Count(float64(a.Windows)),
+			textfmt.Count(float64(a.RecordsLost)), textfmt.Count(float64(a.RecordsDuplicated)),
+			textfmt.Count(float64(a.WindowsMissing)), textfmt.Count(float64(a.WindowsDuplicated)))},
 		{"left behind", "no process, no listening port (`TestLiveSoak` fails otherwise, and `make live-soak` commits the run only when it passes)"},
 	}
 	var b strings.Builder
@@ -708,9 +500,9 @@ func readmeLiveSoak(c *Context) (string, error) {
 		"the input. Its committed run: %d of %d kills recovered (recovery %s, median %s, mean %s, s.d. %s; %s down per kill), "+
 		"%s views in %s windows, %s lost, %s counted twice, no process or port left ([docs/live.md](docs/live.md#the-live-soak)).",
 		s.sum.Faults, seconds(s.gapS), s.sum.Recoveries, s.sum.Faults, liveSpan(slices.Min(s.rec), slices.Max(s.rec), " s"),
-		seconds(results.Quantile(slices.Clone(s.rec), 0.5)), seconds(s.mean), seconds(s.sd), seconds(s.sum.DowntimeS/float64(s.sum.Faults)),
-		results.FormatCount(float64(s.audit.RecordsIn)), results.FormatCount(float64(s.audit.Windows)),
-		results.FormatCount(float64(s.audit.RecordsLost)), results.FormatCount(float64(s.audit.RecordsDuplicated))), liveWidth), nil
+		seconds(statistics.Quantile(slices.Clone(s.rec), 0.5)), seconds(s.mean), seconds(s.sd), seconds(s.sum.DowntimeS/float64(s.sum.Faults)),
+		textfmt.Count(float64(s.audit.RecordsIn)), textfmt.Count(float64(s.audit.Windows)),
+		textfmt.Count(float64(s.audit.RecordsLost)), textfmt.Count(float64(s.audit.RecordsDuplicated))), liveWidth), nil
 }
 
 // liveEndToEnd: the committed live run of the end-to-end schedule
@@ -721,7 +513,7 @@ func liveEndToEnd(c *Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	faults := results.FaultRecoveries(events)
+	faults := measure.FaultRecoveries(events)
 	if len(faults) != 1 || !faults[0].Recovered() {
 		return "", fmt.Errorf("claim no longer holds: the live end-to-end run recovers from its one kill (%d faults)", len(faults))
 	}
@@ -751,7 +543,7 @@ func liveEndToEnd(c *Context) (string, error) {
 	if twinReconf <= reconf {
 		return "", fmt.Errorf("claim no longer holds: the twin's reconfiguration takes longer than the live one (twin %g s, live %g s)", twinReconf, reconf)
 	}
-	mean, _, _ := results.MeanCI(seeds)
+	mean, _, _ := statistics.MeanCI(seeds)
 	live := faults[0].RecoveryS
 	off := (mean - live) / live
 	goal := "within the goal of ±20 %"
@@ -769,7 +561,7 @@ func liveEndToEnd(c *Context) (string, error) {
 	return wrap(fmt.Sprintf("The committed live run of this schedule (`%s`, `make live-test-reference` after `make live-test`) "+
 		"recovered from its kill in %s (running again after %s; the CI change took %s, %s in the calibrated twin). The calibrated twin's mean over %s "+
 		"seeds, %s, is %s off it, %s, and the live recovery is %s (%s).",
-		liveTrafficRef, seconds(live), seconds(down), seconds(reconf), seconds(twinReconf), results.FormatCount(float64(len(seeds))), seconds(mean),
+		liveTrafficRef, seconds(live), seconds(down), seconds(reconf), seconds(twinReconf), textfmt.Count(float64(len(seeds))), seconds(mean),
 		signedPercent(off), goal, where, liveSpan(lo, hi, " s")), liveWidth), nil
 }
 
@@ -792,7 +584,7 @@ func livePrometheusRun(c *Context) (string, error) {
 	defer f.Close()
 	cols := []string{"metric", "families", "seconds", "scraped_seconds", "toggles", "series", "samples", "run_share", "stored_share"}
 	var parts []string
-	err = results.ReadCSVTable(livePrometheusRef, f, cols, cols, func(line int, cells map[string]string) error {
+	err = ingest.ReadCSVTable(livePrometheusRef, f, cols, cols, func(line int, cells map[string]string) error {
 		x := map[string]float64{}
 		for _, k := range cols[2:] {
 			v, err := strconv.ParseFloat(cells[k], 64)
@@ -805,7 +597,7 @@ func livePrometheusRun(c *Context) (string, error) {
 			return fmt.Errorf("claim no longer holds: the stored share of %s is within 10 %% of the run's (%g, %g)", cells["metric"], x["stored_share"], x["run_share"])
 		}
 		parts = append(parts, fmt.Sprintf("%s samples of `%s` (%s × %s: share %s, the run's %s)",
-			results.FormatCount(x["samples"]), cells["metric"], results.FormatCount(x["series"])+" series", seconds(x["scraped_seconds"]),
+			textfmt.Count(x["samples"]), cells["metric"], textfmt.Count(x["series"])+" series", seconds(x["scraped_seconds"]),
 			num(x["stored_share"]), num(x["run_share"])))
 		return nil
 	})

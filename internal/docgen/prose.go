@@ -4,7 +4,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/textfmt"
 )
 
 // The prose helpers of every generated block: numbers by the one format of
@@ -14,7 +14,7 @@ import (
 // significant digits, thousands separated) without the trailing zeros a
 // column keeps for alignment (240, not 240.0).
 func num(x float64) string {
-	s := results.FormatNumber(x, 0)
+	s := textfmt.Number(x, 0)
 	if strings.Contains(s, ".") {
 		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/streamtwin/streamtwin/internal/scenario"
 	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/statistics"
 )
 
 // A CI change by stop-with-savepoint on the live cluster: a savepoint,
@@ -75,7 +76,7 @@ func resubmits(dir string) ([]float64, error) {
 	return out, nil
 }
 
-func median(xs []float64) float64 { return results.Quantile(slices.Clone(xs), 0.5) }
+func median(xs []float64) float64 { return statistics.Quantile(slices.Clone(xs), 0.5) }
 
 // fitResubmit fits async_base and submit (see above) and fails, naming the
 // values to set, when scenarios/live-khaos.yaml or the fault table's

@@ -11,6 +11,8 @@ import (
 	"github.com/streamtwin/streamtwin/internal/scenario"
 	"github.com/streamtwin/streamtwin/models/flink"
 	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/statistics"
+	"github.com/streamtwin/streamtwin/results/textfmt"
 	"github.com/streamtwin/streamtwin/sim"
 )
 
@@ -293,7 +295,7 @@ func (r warmupRun) earlyDrain() float64 {
 			xs = append(xs, s.Throughput)
 		}
 	}
-	return results.FiniteMean(xs)
+	return statistics.FiniteMean(xs)
 }
 
 // fullCapacity is the twin run's capacity at its last sample, long after
@@ -445,7 +447,7 @@ func warmupReport(fit warmupFit, job flink.JobConfig, live, twin, base map[strin
 		}
 		return fmt.Sprintf("%+.0f %%", 100*(a-b)/b)
 	}
-	count := func(x float64) string { return results.FormatCount(math.Round(x)) }
+	count := func(x float64) string { return textfmt.Count(math.Round(x)) }
 	mb := func(x float64) string { return fmt.Sprintf("%.1f", x/1e6) }
 	secs := func(x float64) string {
 		if math.IsNaN(x) {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/goccy/go-yaml/ast"
 
-	"github.com/streamtwin/streamtwin/sim"
+	"github.com/streamtwin/streamtwin/internal/decode"
 )
 
 // Env is the variables a scenario adds to an external process's
@@ -117,5 +117,5 @@ func text(node ast.Node) (string, bool) {
 
 func posErr(node ast.Node, path, msg string) error {
 	tk := node.GetToken()
-	return &sim.PosError{Line: tk.Position.Line, Column: tk.Position.Column, Path: path, Msg: msg}
+	return &decode.PosError{Line: tk.Position.Line, Column: tk.Position.Column, Path: path, Msg: msg}
 }

@@ -12,7 +12,7 @@ import (
 
 	"github.com/goccy/go-yaml/parser"
 
-	"github.com/streamtwin/streamtwin/sim"
+	"github.com/streamtwin/streamtwin/internal/decode"
 )
 
 func TestSettingsWithDefaults(t *testing.T) {
@@ -42,7 +42,7 @@ func TestSettingsWithDefaults(t *testing.T) {
 // Env in a scenario: scalars as written, anything else refused at its line
 // with the field named.
 func TestEnvYAML(t *testing.T) {
-	decode := func(src string) (Settings, error) {
+	parse := func(src string) (Settings, error) {
 		f, err := parser.ParseBytes([]byte(src), 0)
 		if err != nil {
 			t.Fatal(err)
@@ -50,18 +50,18 @@ func TestEnvYAML(t *testing.T) {
 		var v struct {
 			External Settings `yaml:"external"`
 		}
-		err = sim.DecodeStrict(f.Docs[0].Body, &v)
+		err = decode.Strict(f.Docs[0].Body, &v)
 		return v.External, err
 	}
-	s, err := decode("external:\n  command: [x]\n  env: {PYTHONPATH: ../python, VERSION: 1.10, N: 0x10, DEBUG: true, EMPTY: '', Q: \"a b\", T: !!str 2.50}\n")
+	s, err := parse("external:\n  command: [x]\n  env: {PYTHONPATH: ../python, VERSION: 1.10, N: 0x10, DEBUG: true, EMPTY: '', Q: \"a b\", T: !!str 2.50}\n")
 	want := Env{"PYTHONPATH": "../python", "VERSION": "1.10", "N": "0x10", "DEBUG": "true", "EMPTY": "", "Q": "a b", "T": "2.50"}
 	if err != nil || !maps.Equal(s.Env, want) {
 		t.Errorf("env %#v, %v; want %#v", s.Env, err, want)
 	}
-	if s, err := decode("external:\n  command: [x]\n  env:\n    ONE: 1\n"); err != nil || !maps.Equal(s.Env, Env{"ONE": "1"}) {
+	if s, err := parse("external:\n  command: [x]\n  env:\n    ONE: 1\n"); err != nil || !maps.Equal(s.Env, Env{"ONE": "1"}) {
 		t.Errorf("a block mapping of one: %#v, %v", s.Env, err)
 	}
-	if s, err := decode("external: {command: [x], env: ~}\n"); err != nil || s.Env != nil {
+	if s, err := parse("external: {command: [x], env: ~}\n"); err != nil || s.Env != nil {
 		t.Errorf("env: ~: %#v, %v", s.Env, err)
 	}
 	for _, tc := range []struct{ src, want string }{
@@ -71,8 +71,8 @@ func TestEnvYAML(t *testing.T) {
 		{"external:\n  command: [x]\n  env:\n    A:\n", `line 4: external.env.A: value is missing (write "" for an empty one)`},
 		{"external: {command: [x], env: [A=b]}", "line 1: external.env: a mapping of names to values"},
 	} {
-		_, err := decode(tc.src)
-		var pe *sim.PosError
+		_, err := parse(tc.src)
+		var pe *decode.PosError
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.As(err, &pe) {
 			t.Errorf("%q: %v; want %q", tc.src, err, tc.want)
 		}

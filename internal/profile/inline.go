@@ -12,9 +12,9 @@ import (
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
 
+	"github.com/streamtwin/streamtwin/internal/decode"
 	"github.com/streamtwin/streamtwin/internal/scenario"
 	"github.com/streamtwin/streamtwin/models/policy/khaos"
-	"github.com/streamtwin/streamtwin/sim"
 )
 
 // SubDir is the profile folder inside an output folder of runs: where
@@ -119,7 +119,7 @@ func InlineModels(f *scenario.File, runs []scenario.Scenario, opt Inline) ([]sce
 			// the node keeps its place in f: the problem is at its line,
 			// in its field (policy.models)
 			file := &ast.File{Docs: []*ast.DocumentNode{{Body: sc.Policy.Node}}}
-			return nil, &SpecError{sim.Problems{sim.YAMLProblem(f.Path, file, err)}}
+			return nil, &SpecError{decode.Problems{decode.YAMLProblem(f.Path, file, err)}}
 		}
 		if spec.Models != nil {
 			continue

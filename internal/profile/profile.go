@@ -2,6 +2,7 @@ package profile
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -12,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/streamtwin/streamtwin/internal/run"
 	"github.com/streamtwin/streamtwin/internal/scenario"
 	"github.com/streamtwin/streamtwin/internal/twin"
 	"github.com/streamtwin/streamtwin/models/policy/khaos"
@@ -160,7 +162,7 @@ func chaos(sc scenario.Scenario, sched *scenario.Schedule, ci float64, points []
 			TaskManager: -1, Operator: sink, Pick: -1, Source: fmt.Sprintf("khaos failure point %d", i)})
 	}
 	rec := &recorder{}
-	if _, err := twin.Run(sc, s, rec); err != nil {
+	if _, err := run.Stream(context.Background(), twin.Backend{}, sc, s, rec); err != nil {
 		return nil, 0, err
 	}
 	var out []khaos.Sample

@@ -15,8 +15,8 @@ import (
 
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
+	"github.com/streamtwin/streamtwin/internal/decode"
 	"github.com/streamtwin/streamtwin/models/flink"
-	"github.com/streamtwin/streamtwin/sim"
 	"github.com/streamtwin/streamtwin/workloads"
 )
 
@@ -37,11 +37,11 @@ func (f *File) Runs() []Scenario {
 }
 
 // Problem is one thing wrong with a scenario file, at a line; it is the
-// error form every YAML reader shares (sim.Problem).
-type Problem = sim.Problem
+// error form every YAML reader shares (decode.Problem).
+type Problem = decode.Problem
 
 // Problems is every problem found, in line order.
-type Problems = sim.Problems
+type Problems = decode.Problems
 
 // Load reads and resolves a scenario file.
 func Load(path string) (*File, error) {
@@ -56,7 +56,7 @@ var variantName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
 // Parse resolves a scenario from its bytes; path names it in errors.
 func Parse(path string, data []byte) (*File, error) {
-	base, _, err := decode(path, data, -1, nil)
+	base, _, err := decodeRun(path, data, -1, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +78,7 @@ func Parse(path string, data []byte) (*File, error) {
 			continue
 		}
 		seen[v.Name] = true
-		sc, _, err := decode(path, data, i, nil)
+		sc, _, err := decodeRun(path, data, i, nil)
 		if err != nil {
 			var ps Problems
 			if errors.As(err, &ps) {
@@ -96,13 +96,13 @@ func Parse(path string, data []byte) (*File, error) {
 	return f, nil
 }
 
-// decode parses data and decodes it over the defaults; with variant ≥ 0 the
+// decodeRun parses data and decodes it over the defaults; with variant ≥ 0 the
 // variant's keys are merged over the base first. Decoding and validation
 // problems come back as Problems with lines.
-func decode(path string, data []byte, variant int, sets []Set) (Scenario, *ast.File, error) {
+func decodeRun(path string, data []byte, variant int, sets []Set) (Scenario, *ast.File, error) {
 	file, err := parser.ParseBytes(data, 0)
 	if err != nil {
-		return Scenario{}, nil, Problems{sim.YAMLProblem(path, nil, err)}
+		return Scenario{}, nil, Problems{decode.YAMLProblem(path, nil, err)}
 	}
 	if len(file.Docs) != 1 || file.Docs[0].Body == nil {
 		return Scenario{}, nil, Problems{{File: path, Line: 1, Msg: "expected one YAML document with the scenario"}}
@@ -134,16 +134,16 @@ func decode(path string, data []byte, variant int, sets []Set) (Scenario, *ast.F
 		}
 	}
 	if err := applyTemplate(root); err != nil {
-		return Scenario{}, nil, Problems{{File: path, Line: sim.LineOf(file, "job.template"), Field: "job.template", Msg: err.Error()}}
+		return Scenario{}, nil, Problems{{File: path, Line: decode.LineOf(file, "job.template"), Field: "job.template", Msg: err.Error()}}
 	}
 	if err := resolveProfile(root, filepath.Dir(path)); err != nil {
-		return Scenario{}, nil, Problems{{File: path, Line: sim.LineOf(file, "policy.profile"), Field: "policy.profile", Msg: err.Error()}}
+		return Scenario{}, nil, Problems{{File: path, Line: decode.LineOf(file, "policy.profile"), Field: "policy.profile", Msg: err.Error()}}
 	}
 	if err := resolveExternalDir(root, filepath.Dir(path)); err != nil {
-		return Scenario{}, nil, Problems{{File: path, Line: sim.LineOf(file, "policy.external"), Field: "policy.external.dir", Msg: err.Error()}}
+		return Scenario{}, nil, Problems{{File: path, Line: decode.LineOf(file, "policy.external"), Field: "policy.external.dir", Msg: err.Error()}}
 	}
 	for _, set := range sets {
-		if err := sim.CheckFieldPath(reflect.TypeOf(Scenario{}), set.Path); err != nil {
+		if err := decode.CheckFieldPath(reflect.TypeOf(Scenario{}), set.Path); err != nil {
 			return Scenario{}, nil, &SetError{Path: set.Path, Err: err}
 		}
 		if err := setPath(root, set.Path, set.Value); err != nil {
@@ -152,7 +152,7 @@ func decode(path string, data []byte, variant int, sets []Set) (Scenario, *ast.F
 	}
 	sc := Default()
 	if err := nodeToValue(root, &sc); err != nil {
-		return Scenario{}, nil, ofSets(Problems{sim.YAMLProblem(path, file, err)}, sets)
+		return Scenario{}, nil, ofSets(Problems{decode.YAMLProblem(path, file, err)}, sets)
 	}
 	sc.Name = cmp.Or(sc.Name, strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)))
 	missing := map[string]string{}
@@ -285,7 +285,7 @@ func ProblemsAt(path string, errs map[string]string) Problems {
 	if data, err := os.ReadFile(path); err == nil {
 		file, _ = parser.ParseBytes(data, 0)
 	}
-	return sim.ProblemsAt(path, file, errs)
+	return decode.ProblemsAt(path, file, errs)
 }
 
 // resolveProfile makes a relative policy.profile relative to the scenario
@@ -366,7 +366,7 @@ func resolveFiles(w *workloads.Config, dir, field string, missing map[string]str
 			w.File = filepath.Join(dir, w.File)
 		}
 		if _, err := os.Stat(w.File); errors.Is(err, fs.ErrNotExist) {
-			missing[field+".file"] = sim.NotFound(given, w.File, "scenario")
+			missing[field+".file"] = decode.NotFound(given, w.File, "scenario")
 		}
 	}
 	for i := range w.Segments {
@@ -374,7 +374,7 @@ func resolveFiles(w *workloads.Config, dir, field string, missing map[string]str
 	}
 }
 
-// nodeToValue is sim.DecodeStrict (strict, unknown keys with a suggestion)
+// nodeToValue is decode.Strict (strict, unknown keys with a suggestion)
 // with a decoder panic turned into
 // an error: goccy/go-yaml v1.19.2 panics on a tagged scalar where a list
 // belongs (faults: !x 1; found by FuzzParse).
@@ -384,5 +384,5 @@ func nodeToValue(n ast.Node, v any) (err error) {
 			err = fmt.Errorf("cannot decode the scenario (a tagged value where a list or mapping belongs?): %v", r)
 		}
 	}()
-	return sim.DecodeStrict(n, v)
+	return decode.Strict(n, v)
 }

@@ -1,10 +1,12 @@
 package scenario_test
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
 
+	"github.com/streamtwin/streamtwin/internal/run"
 	"github.com/streamtwin/streamtwin/internal/scenario"
 	"github.com/streamtwin/streamtwin/internal/twin"
 	"github.com/streamtwin/streamtwin/results"
@@ -89,7 +91,7 @@ func summary(t *testing.T, sc scenario.Scenario) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum, err := twin.Run(sc, sched, discard{})
+	sum, err := run.Stream(context.Background(), twin.Backend{}, sc, sched, discard{})
 	if err != nil {
 		t.Fatal(err)
 	}

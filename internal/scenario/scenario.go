@@ -6,6 +6,7 @@ import (
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
 
+	"github.com/streamtwin/streamtwin/internal/decode"
 	"github.com/streamtwin/streamtwin/models/flink"
 	"github.com/streamtwin/streamtwin/models/kafka"
 	"github.com/streamtwin/streamtwin/models/monitor"
@@ -201,9 +202,9 @@ func (p *PolicySpec) UnmarshalYAML(node ast.Node) error {
 	case head.Name == "" && head.External != nil:
 		head.Name = ExternalPolicy
 	case head.Name == "":
-		return &sim.PosError{Line: tk.Position.Line, Column: tk.Position.Column, Path: "$.policy.name", Msg: "missing; e.g. policy: {name: static}, or policy: {external: {command: [python3, my_policy.py]}}"}
+		return &decode.PosError{Line: tk.Position.Line, Column: tk.Position.Column, Path: "$.policy.name", Msg: "missing; e.g. policy: {name: static}, or policy: {external: {command: [python3, my_policy.py]}}"}
 	case head.External != nil && head.Name != ExternalPolicy:
-		return &sim.PosError{Line: tk.Position.Line, Column: tk.Position.Column, Path: "$.policy.external", Msg: fmt.Sprintf("an external policy has no name (the process is the policy); drop name: %s, or external", head.Name)}
+		return &decode.PosError{Line: tk.Position.Line, Column: tk.Position.Column, Path: "$.policy.external", Msg: fmt.Sprintf("an external policy has no name (the process is the policy); drop name: %s, or external", head.Name)}
 	}
 	p.Name, p.Node = head.Name, node
 	return nil
@@ -231,7 +232,7 @@ func (v *Variant) UnmarshalYAML(node ast.Node) error {
 	m, ok := node.(*ast.MappingNode)
 	if !ok {
 		tk := node.GetToken()
-		return &sim.PosError{Line: tk.Position.Line, Column: tk.Position.Column, Path: node.GetPath(), Msg: "a variant is a mapping with a name and the keys it overrides"}
+		return &decode.PosError{Line: tk.Position.Line, Column: tk.Position.Column, Path: node.GetPath(), Msg: "a variant is a mapping with a name and the keys it overrides"}
 	}
 	for _, kv := range m.Values {
 		if kv.Key.String() == "name" {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
-	"github.com/streamtwin/streamtwin/sim"
+	"github.com/streamtwin/streamtwin/internal/decode"
 )
 
 // Set assigns a value (YAML text, e.g. 10s or [1, 2]) to the scenario field
@@ -34,7 +34,7 @@ func (e *SetError) Unwrap() error { return e.Err }
 func ParseRun(path string, data []byte, variant string, sets []Set) (Scenario, error) {
 	idx := -1
 	if variant != "" {
-		base, _, err := decode(path, data, -1, nil)
+		base, _, err := decodeRun(path, data, -1, nil)
 		if err != nil {
 			return Scenario{}, err
 		}
@@ -49,7 +49,7 @@ func ParseRun(path string, data []byte, variant string, sets []Set) (Scenario, e
 			return Scenario{}, fmt.Errorf("%s has no variant %q (variants: %v)", path, variant, names)
 		}
 	}
-	sc, _, err := decode(path, data, idx, sets)
+	sc, _, err := decodeRun(path, data, idx, sets)
 	if err != nil {
 		return Scenario{}, err
 	}
@@ -175,7 +175,7 @@ func parseEntryAt(key, value string, column int) (*ast.MappingValueNode, error) 
 func parseValue(value string) (ast.Node, error) {
 	kv, err := parseEntry("v", value)
 	if err != nil {
-		return nil, fmt.Errorf("value %q is not valid YAML: %s", value, sim.YAMLMessage(err))
+		return nil, fmt.Errorf("value %q is not valid YAML: %s", value, decode.YAMLMessage(err))
 	}
 	return kv.Value, nil
 }
@@ -187,7 +187,7 @@ func parseValue(value string) (ast.Node, error) {
 func Patch(path string, data []byte, sets []Set) ([]byte, error) {
 	file, err := parser.ParseBytes(data, parser.ParseComments)
 	if err != nil {
-		return nil, Problems{sim.YAMLProblem(path, nil, err)}
+		return nil, Problems{decode.YAMLProblem(path, nil, err)}
 	}
 	if len(file.Docs) != 1 {
 		return nil, Problems{{File: path, Line: 1, Msg: "expected one YAML document with the scenario"}}

@@ -3,12 +3,12 @@ package scenario
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
-	"slices"
-	"strings"
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
+	"github.com/streamtwin/streamtwin/internal/decode"
 	"github.com/streamtwin/streamtwin/models/policy"
 	_ "github.com/streamtwin/streamtwin/models/policy/all"
 	"github.com/streamtwin/streamtwin/sim"
@@ -17,17 +17,61 @@ import (
 
 // validate checks values the decoder cannot: ranges, required sections and
 // references between sections; missing holds files named but not found,
-// by field.
+// by field. Each section's validate returns its problems keyed below it;
+// the defaults are filled in before, by decoding over Default.
 func validate(path string, file *ast.File, sc *Scenario, missing map[string]string) Problems {
 	e := map[string]string{}
-	for field, msg := range missing {
-		e[field] = msg
+	maps.Copy(e, missing)
+	maps.Copy(e, sc.validateTiming(file))
+	if sc.Workload == nil {
+		e["workload"] = "missing; say what load to apply, e.g. workload: {shape: constant, rate: 20000/s}"
+	} else {
+		addSection(e, "workload", sc.Workload.Validate())
 	}
-	prefix := func(p string, m map[string]string) {
-		for k, v := range m {
-			e[p+"."+k] = v
+	addSection(e, "kafka", sc.Kafka.Validate())
+	addSection(e, "job", sc.Job.Validate())
+	run := sc.runBounds()
+	for i, f := range sc.Faults {
+		addSection(e, fmt.Sprintf("faults[%d]", i), f.validate(run))
+	}
+	for i, a := range sc.Actions {
+		addSection(e, fmt.Sprintf("actions[%d]", i), a.validate(run))
+	}
+	addSection(e, "qos", sc.QoS.validate())
+	if sc.Monitoring != nil {
+		// after validateTiming, whose metric_interval problem this replaces
+		if sc.MetricInterval != 1 {
+			e["metric_interval"] = fmt.Sprintf("must be 1s with a monitoring section (its metrics and samplers work in seconds), got %v", sc.MetricInterval)
+		}
+		addSection(e, "monitoring", sc.Monitoring.Problems(float64(sc.Duration)))
+	}
+	ps := decode.ProblemsAt(path, file, e)
+	if len(ps) == 0 && sc.Workload != nil {
+		if p, failed := sc.buildWorkload(path, file); failed {
+			ps = append(ps, p)
 		}
 	}
+	if p, failed := policyProblem(path, file, sc.Policy); failed {
+		ps = append(ps, p)
+	}
+	return ps
+}
+
+// addSection adds a section's problems to e below the section's path; the
+// empty field is the section as a whole.
+func addSection(e map[string]string, section string, problems map[string]string) {
+	for field, msg := range problems {
+		if field == "" {
+			e[section] = msg
+		} else {
+			e[section+"."+field] = msg
+		}
+	}
+}
+
+// validateTiming checks the run's duration and metric interval.
+func (sc *Scenario) validateTiming(file *ast.File) map[string]string {
+	e := map[string]string{}
 	dur := float64(sc.Duration)
 	switch {
 	case sc.Duration == 0 && present(file, "duration"):
@@ -44,200 +88,91 @@ func validate(path string, file *ast.File, sc *Scenario, missing map[string]stri
 	} else if dur > 0 && float64(sc.MetricInterval) > dur {
 		e["metric_interval"] = fmt.Sprintf("%v is longer than the run (%v)", sc.MetricInterval, sc.Duration)
 	}
-	if sc.Workload == nil {
-		e["workload"] = "missing; say what load to apply, e.g. workload: {shape: constant, rate: 20000/s}"
-	} else {
-		prefix("workload", sc.Workload.Validate())
-	}
-	prefix("kafka", sc.Kafka.Validate())
-	prefix("job", sc.Job.Validate())
+	return e
+}
 
-	tms := sc.Job.Cluster.TaskManagers
-	if need := (sc.Job.Parallelism + sc.Job.Cluster.Slots - 1) / max(1, sc.Job.Cluster.Slots); tms < need {
-		tms = need
-	}
-	ops := map[string]bool{}
-	for _, op := range sc.Job.Operators {
-		ops[op.Name] = true
-	}
-	for i, f := range sc.Faults {
-		at := fmt.Sprintf("faults[%d]", i)
-		switch {
-		case f.At == nil && f.Random == nil:
-			e[at] = "a fault needs `at` (a time) or `random` (an MTBF process)"
-		case f.At != nil && f.Random != nil:
-			e[at] = "give either `at` or `random`, not both"
-		}
-		if f.At != nil {
-			if *f.At < 0 {
-				e[at+".at"] = fmt.Sprintf("must not be negative, got %v", *f.At)
-			} else if dur > 0 && float64(*f.At) >= dur {
-				e[at+".at"] = fmt.Sprintf("%v is not before the end of the run (%v)", *f.At, sc.Duration)
-			}
-		}
-		if b := f.BeforeCheckpoint; b != nil && (*b < 0 || *b >= sc.Job.Checkpoint.Interval) {
-			e[at+".before_checkpoint"] = fmt.Sprintf("must be in [0, checkpoint interval %v), got %v", sc.Job.Checkpoint.Interval, *b)
-		}
-		if r := f.Random; r != nil {
-			if r.MTBF <= 0 {
-				e[at+".random.mtbf"] = fmt.Sprintf("must be positive, e.g. mtbf: 2h; got %v", r.MTBF)
-			}
-			if r.Start < 0 || r.End < 0 || (r.End > 0 && r.End <= r.Start) {
-				e[at+".random"] = "start and end must satisfy 0 ≤ start < end"
-			}
-			if f.BeforeCheckpoint != nil {
-				e[at+".before_checkpoint"] = "random faults cannot be checkpoint-aligned"
-			}
-		}
-		kind := f.FaultKind()
-		switch {
-		case !slices.Contains(FaultKinds, kind):
-			e[at+".kind"] = fmt.Sprintf("must be one of %s, got %q", strings.Join(FaultKinds, ", "), f.Kind)
-		case HasDuration(kind) && f.Duration == nil:
-			e[at+".duration"] = fmt.Sprintf("a %s fault needs a duration, e.g. duration: 30s", kind)
-		case !HasDuration(kind) && f.Duration != nil:
-			e[at+".duration"] = fmt.Sprintf("a %s fault has no duration (it lasts until Flink recovers); drop it", kind)
-		case f.Duration != nil && (*f.Duration <= 0 || dur > 0 && float64(*f.Duration) >= dur):
-			e[at+".duration"] = fmt.Sprintf("must be in (0, %v), got %v", sc.Duration, *f.Duration)
-		case kind == FaultKafkaBroker && float64(*f.Duration) > MaxBrokerDown:
-			e[at+".duration"] = fmt.Sprintf("must be in (0, %ds] (longer outages fail the Kafka sinks, which is not modelled), got %v", MaxBrokerDown, *f.Duration)
-		}
-		switch {
-		case kind == FaultCPUThrottle && f.Share == nil:
-			e[at+".share"] = "a cpu_throttle fault needs the CPU share it leaves, e.g. share: 0.25"
-		case kind == FaultCPUThrottle && !(*f.Share > 0 && *f.Share < 1):
-			e[at+".share"] = fmt.Sprintf("must be in (0, 1), got %v", *f.Share)
-		case kind != FaultCPUThrottle && f.Share != nil:
-			e[at+".share"] = fmt.Sprintf("only a cpu_throttle fault has a share, not a %s fault", kind)
-		}
-		switch {
-		case kind == FaultNetworkDelay && f.Delay == nil:
-			e[at+".delay"] = "a network_delay fault needs the delay of each packet, e.g. delay: 60s"
-		case kind == FaultNetworkDelay && !(*f.Delay > 0 && float64(*f.Delay) <= MaxNetworkDelay):
-			e[at+".delay"] = fmt.Sprintf("must be in (0, %ds], got %v", MaxNetworkDelay, *f.Delay)
-		case kind != FaultNetworkDelay && f.Delay != nil:
-			e[at+".delay"] = fmt.Sprintf("only a network_delay fault has a delay, not a %s fault", kind)
-		}
-		if !TargetsTaskManager(kind) && slices.Contains(FaultKinds, kind) && (f.TaskManager != nil || f.Operator != "") {
-			e[at] = fmt.Sprintf("a %s fault hits no TaskManager; drop taskmanager and operator", kind)
-		}
-		if f.TaskManager != nil && f.Operator != "" {
-			e[at] = "give either taskmanager or operator, not both"
-		}
-		switch {
-		case f.Target != "" && f.Target != TargetRandom && f.Target != TargetBusiest:
-			e[at+".target"] = fmt.Sprintf("must be %s or %s, got %q", TargetRandom, TargetBusiest, f.Target)
-		case f.Target != "" && (f.TaskManager != nil || f.Operator != ""):
-			e[at+".target"] = "give one of target, taskmanager and operator"
-		case f.Target != "" && !TargetsTaskManager(kind):
-			e[at+".target"] = fmt.Sprintf("a %s fault hits no TaskManager; drop target", kind)
-		case f.Target != "" && f.Random != nil:
-			e[at+".target"] = "random faults already pick a TaskManager uniformly; drop target"
-		}
-		if (f.Every != nil || f.Until != nil || f.Jitter != nil) && f.At == nil {
-			e[at] = "every, until and jitter repeat or delay a fault given `at`; random faults have their own process"
-		}
-		if f.Every != nil && *f.Every <= 0 {
-			e[at+".every"] = fmt.Sprintf("must be positive, e.g. every: 45m; got %v", *f.Every)
-		}
-		if f.Until != nil && f.Every == nil {
-			e[at+".until"] = "until ends a repeating fault; add every"
-		} else if f.Until != nil && f.At != nil && *f.Until <= *f.At {
-			e[at+".until"] = fmt.Sprintf("must be after at (%v), got %v", *f.At, *f.Until)
-		}
-		if f.Jitter != nil {
-			hi := sc.Duration
-			if f.Every != nil {
-				hi = *f.Every
-			}
-			if *f.Jitter < 0 || *f.Jitter >= hi {
-				e[at+".jitter"] = fmt.Sprintf("must be in [0, %v), got %v", hi, *f.Jitter)
-			}
-		}
-		if f.TaskManager != nil && tms > 0 && (*f.TaskManager < 0 || *f.TaskManager >= tms) {
-			e[at+".taskmanager"] = fmt.Sprintf("the cluster has TaskManagers 0..%d, got %d", tms-1, *f.TaskManager)
-		}
-		if f.Operator != "" && !ops[f.Operator] {
-			e[at+".operator"] = fmt.Sprintf("no operator named %q in job.operators", f.Operator)
+// validate returns the action's problems keyed below it; the empty field
+// is the action as a whole.
+func (a Action) validate(run runBounds) map[string]string {
+	e := map[string]string{}
+	n := 0
+	if a.CheckpointInterval != nil {
+		n++
+		if *a.CheckpointInterval <= 0 {
+			e["checkpoint_interval"] = fmt.Sprintf("must be positive, got %v", *a.CheckpointInterval)
 		}
 	}
-	for i, a := range sc.Actions {
-		at := fmt.Sprintf("actions[%d]", i)
-		n := 0
-		if a.CheckpointInterval != nil {
-			n++
-			if *a.CheckpointInterval <= 0 {
-				e[at+".checkpoint_interval"] = fmt.Sprintf("must be positive, got %v", *a.CheckpointInterval)
+	if a.Parallelism != nil {
+		n++
+		if *a.Parallelism < 1 || *a.Parallelism > run.maxParallelism {
+			e["parallelism"] = fmt.Sprintf("must be in 1..max_parallelism (%d), got %d", run.maxParallelism, *a.Parallelism)
+		}
+	}
+	if a.Vertices != nil {
+		n++
+		if len(a.Vertices) == 0 {
+			e["vertices"] = "names no vertex; give operator: parallelism pairs"
+		}
+		for name, p := range a.Vertices {
+			switch {
+			case !run.operators[name]:
+				e["vertices."+name] = fmt.Sprintf("no operator named %q in job.operators", name)
+			case p < 1 || p > run.maxParallelism:
+				e["vertices."+name] = fmt.Sprintf("must be in 1..max_parallelism (%d), got %d", run.maxParallelism, p)
 			}
 		}
-		if a.Parallelism != nil {
-			n++
-			if *a.Parallelism < 1 || *a.Parallelism > sc.Job.MaxParallelism {
-				e[at+".parallelism"] = fmt.Sprintf("must be in 1..max_parallelism (%d), got %d", sc.Job.MaxParallelism, *a.Parallelism)
-			}
-		}
-		if a.Vertices != nil {
-			n++
-			if len(a.Vertices) == 0 {
-				e[at+".vertices"] = "names no vertex; give operator: parallelism pairs"
-			}
-			for name, p := range a.Vertices {
-				switch {
-				case !ops[name]:
-					e[at+".vertices."+name] = fmt.Sprintf("no operator named %q in job.operators", name)
-				case p < 1 || p > sc.Job.MaxParallelism:
-					e[at+".vertices."+name] = fmt.Sprintf("must be in 1..max_parallelism (%d), got %d", sc.Job.MaxParallelism, p)
-				}
-			}
-		}
-		if a.Savepoint {
-			n++
-		}
-		if n != 1 {
-			e[at] = "an action sets exactly one of checkpoint_interval, parallelism, vertices or savepoint"
-		}
-		if a.At < 0 || (dur > 0 && float64(a.At) >= dur) {
-			e[at+".at"] = fmt.Sprintf("must be within the run, got %v", a.At)
-		}
 	}
-	if sc.QoS.Latency <= 0 {
-		e["qos.latency"] = fmt.Sprintf("must be positive, got %v", sc.QoS.Latency)
+	if a.Savepoint {
+		n++
 	}
-	if sc.QoS.Recovery <= 0 {
-		e["qos.recovery"] = fmt.Sprintf("must be positive, got %v", sc.QoS.Recovery)
+	if n != 1 {
+		e[""] = "an action sets exactly one of checkpoint_interval, parallelism, vertices or savepoint"
 	}
-	if sc.Monitoring != nil {
-		if sc.MetricInterval != 1 {
-			e["metric_interval"] = fmt.Sprintf("must be 1s with a monitoring section (its metrics and samplers work in seconds), got %v", sc.MetricInterval)
+	if dur := float64(run.duration); a.At < 0 || (dur > 0 && float64(a.At) >= dur) {
+		e["at"] = fmt.Sprintf("must be within the run, got %v", a.At)
+	}
+	return e
+}
+
+func (q QoS) validate() map[string]string {
+	e := map[string]string{}
+	if q.Latency <= 0 {
+		e["latency"] = fmt.Sprintf("must be positive, got %v", q.Latency)
+	}
+	if q.Recovery <= 0 {
+		e["recovery"] = fmt.Sprintf("must be positive, got %v", q.Recovery)
+	}
+	return e
+}
+
+// buildWorkload renders the workload now, so that a bad trace file is an
+// input error, and keeps the schedule: Resolve reuses it for the same seed.
+func (sc *Scenario) buildWorkload(path string, file *ast.File) (p Problem, failed bool) {
+	rates, err := workloads.Build(*sc.Workload, sc.Duration, "", sim.Seeds{Root: sc.Seed})
+	if err != nil {
+		field := "workload"
+		if sc.Workload.File != "" {
+			field = "workload.file"
 		}
-		for f, m := range sc.Monitoring.Problems(float64(sc.Duration)) {
-			e["monitoring."+f] = m
-		}
+		return Problem{File: path, Line: decode.LineOf(file, field), Field: field, Msg: err.Error()}, true
 	}
-	ps := sim.ProblemsAt(path, file, e)
-	if len(ps) == 0 && sc.Workload != nil {
-		// render the workload now, so a bad trace file is an input error
-		// and keep the schedule: Resolve reuses it for the same seed
-		rates, err := workloads.Build(*sc.Workload, sc.Duration, "", sim.Seeds{Root: sc.Seed})
-		if err == nil {
-			sc.built = &builtRates{seed: sc.Seed, rates: rates}
-		} else {
-			field := "workload"
-			if sc.Workload.File != "" {
-				field = "workload.file"
-			}
-			ps = append(ps, Problem{File: path, Line: sim.LineOf(file, field), Field: field, Msg: err.Error()})
-		}
+	sc.built = &builtRates{seed: sc.Seed, rates: rates}
+	return Problem{}, false
+}
+
+// policyProblem checks the policy section's settings; a policy that needs
+// a profile passes (the run profiles before it builds the policy).
+func policyProblem(path string, file *ast.File, spec PolicySpec) (p Problem, failed bool) {
+	err := policy.Validate(spec.Name, spec.Node)
+	if err == nil || errors.Is(err, policy.ErrNeedsProfile) {
+		return Problem{}, false
 	}
-	if _, err := policy.New(sc.Policy.Name, sc.Policy.Node, nil); err != nil && !errors.Is(err, policy.ErrNeedsProfile) {
-		p := sim.YAMLProblem(path, file, err)
-		var pe *sim.PosError
-		if p.Line == 1 && p.Field == "" && !errors.As(err, &pe) {
-			p.Line, p.Field = sim.LineOf(file, "policy"), "policy"
-		}
-		ps = append(ps, p)
+	p = decode.YAMLProblem(path, file, err)
+	var pe *decode.PosError
+	if p.Line == 1 && p.Field == "" && !errors.As(err, &pe) {
+		p.Line, p.Field = decode.LineOf(file, "policy"), "policy"
 	}
-	return ps
+	return p, true
 }
 
 // present tells whether the file sets the dotted field itself (a zero value

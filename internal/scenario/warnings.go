@@ -8,6 +8,7 @@ import (
 
 	"github.com/goccy/go-yaml/ast"
 
+	"github.com/streamtwin/streamtwin/internal/decode"
 	"github.com/streamtwin/streamtwin/models/flink"
 	"github.com/streamtwin/streamtwin/sim"
 )
@@ -81,7 +82,7 @@ func warnings(path string, file *ast.File, sc *Scenario, sets []Set) Problems {
 				}
 			}
 		}
-		ps = append(ps, Problem{File: path, Line: sim.LineOf(file, field), Field: field, Msg: msg})
+		ps = append(ps, Problem{File: path, Line: decode.LineOf(file, field), Field: field, Msg: msg})
 	}
 
 	ck := sc.Job.Checkpoint

@@ -46,3 +46,27 @@ func TestDidYouMean(t *testing.T) {
 		}
 	}
 }
+
+// TestTypo: the matcher of unknown YAML keys (decode.UnknownFieldError).
+func TestTypo(t *testing.T) {
+	known := []string{"at", "before_checkpoint", "faults", "interval", "mode", "parallelism", "timeout", "to"}
+	cases := []struct{ name, want string }{
+		{"intreval", "interval"},  // letters swapped
+		{"intervall", "interval"}, // one too many
+		{"fautls", "faults"},      // swapped
+		{"paralelism", "parallelism"},
+		{"Interval", "interval"}, // case
+		{"befor_checkpont", "before_checkpoint"},
+		{"mod", "mode"},
+		{"tiemout", "timeout"},
+		{"it", ""},       // two letters: one edit at most, and "it" → "at"/"to" is a guess
+		{"workers", ""},  // nothing close
+		{"parallel", ""}, // 3 edits
+		{"", ""},
+	}
+	for _, c := range cases {
+		if got := Typo(c.name, known); got != c.want {
+			t.Errorf("Typo(%q) = %q, want %q", c.name, got, c.want)
+		}
+	}
+}

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/schollz/progressbar/v3"
+
+	"github.com/streamtwin/streamtwin/internal/run"
 	"github.com/streamtwin/streamtwin/internal/twin"
 	"github.com/streamtwin/streamtwin/results"
 )
@@ -157,7 +159,7 @@ func runOne(s *Spec, runsDir string, r Run) error {
 	}
 	// params.json comes with the run folder, unsynced like the rest of a
 	// sweep run (results.RunWriter.SkipSync)
-	_, err = twin.RunToDir(sc, filepath.Join(runsDir, r.ID), twin.Output{Files: map[string][]byte{ParamsFile: append(b, '\n')}})
+	_, err = run.ToDir(context.Background(), twin.Backend{}, sc, filepath.Join(runsDir, r.ID), run.Output{Files: map[string][]byte{ParamsFile: append(b, '\n')}})
 	return err
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
+	"github.com/streamtwin/streamtwin/internal/decode"
 	"github.com/streamtwin/streamtwin/internal/scenario"
 	"github.com/streamtwin/streamtwin/results"
 	"github.com/streamtwin/streamtwin/sim"
@@ -32,7 +33,7 @@ type Spec struct {
 	// Warnings are the implausible settings of the base scenario, of its
 	// variants the sweep runs and of each parameter value (at the
 	// parameter's line), each once (scenario.Scenario.Warnings).
-	Warnings     sim.Problems
+	Warnings     decode.Problems
 	scenarioData []byte
 }
 
@@ -79,91 +80,164 @@ type rawSpec struct {
 // Load reads and checks a sweep file: every parameter path is tried on the
 // scenario, so a typo is reported at its line.
 func Load(path string) (*Spec, error) {
-	data, err := os.ReadFile(path)
+	root, raw, err := readRaw(path)
 	if err != nil {
 		return nil, err
 	}
+	l := &loader{path: path, root: root, seen: map[decode.Problem]bool{}, probed: map[decode.Problem]bool{}}
+	if err := l.readHeader(raw); err != nil {
+		return nil, err
+	}
+	base, err := l.parseBase(raw)
+	if err != nil {
+		return nil, err
+	}
+	s := l.spec
+	params, ok := raw.Parameters.(*ast.MappingNode)
+	if raw.Parameters == nil || !ok || len(params.Values) == 0 {
+		return nil, l.fail(l.line("parameters"), "parameters", "give at least one parameter, e.g. job.checkpoint.interval: [10s, 30s]")
+	}
+	probeVariant, err := l.probeVariants(params)
+	if err != nil {
+		return nil, err
+	}
+	random, err := l.probeParams(params, probeVariant)
+	if err != nil {
+		return nil, err
+	}
+	if probeVariant == s.Variant { // no variant parameter: the base's warnings first
+		s.Warnings = append(slices.Clip(base.Warnings()), s.Warnings...)
+	}
+	if err := l.checkRuns(random); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// readRaw reads the sweep file and decodes its mapping strictly.
+func readRaw(path string) (*ast.MappingNode, rawSpec, error) {
+	var raw rawSpec
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, raw, err
+	}
 	file, err := parser.ParseBytes(data, 0)
 	if err != nil {
-		return nil, sim.Problems{sim.YAMLProblem(path, nil, err)}
-	}
-	fail := func(line int, field, msg string, args ...any) error {
-		return sim.Problems{{File: path, Line: line, Field: field, Msg: fmt.Sprintf(msg, args...)}}
+		return nil, raw, decode.Problems{decode.YAMLProblem(path, nil, err)}
 	}
 	if len(file.Docs) != 1 {
-		return nil, fail(1, "", "expected one YAML document")
+		return nil, raw, problemAt(path, 1, "", "expected one YAML document")
 	}
 	root, ok := file.Docs[0].Body.(*ast.MappingNode)
 	if !ok {
-		return nil, fail(1, "", "a sweep file is a mapping with scenario, parameters, replications …")
+		return nil, raw, problemAt(path, 1, "", "a sweep file is a mapping with scenario, parameters, replications …")
 	}
 	for _, kv := range root.Values {
 		if k := kv.Key.String(); k == "workload" || k == "job" || k == "duration" {
-			return nil, fail(kv.Key.GetToken().Position.Line, "", "this is a scenario file (it has %s:); a sweep file names one with scenario: and lists parameters: (see docs/sweeps.md)", k)
+			return nil, raw, problemAt(path, kv.Key.GetToken().Position.Line, "", "this is a scenario file (it has %s:); a sweep file names one with scenario: and lists parameters: (see docs/sweeps.md)", k)
 		}
 	}
-	var raw rawSpec
-	if err := sim.DecodeStrict(root, &raw); err != nil {
-		return nil, sim.Problems{sim.YAMLProblem(path, file, err)}
+	if err := decode.Strict(root, &raw); err != nil {
+		return nil, raw, decode.Problems{decode.YAMLProblem(path, file, err)}
 	}
-	line := func(key string) int {
-		for _, kv := range root.Values {
-			if kv.Key.String() == key {
-				return kv.Key.GetToken().Position.Line
-			}
+	return root, raw, nil
+}
+
+// problemAt is the error of one problem of the sweep file at path.
+func problemAt(path string, line int, field, msg string, args ...any) error {
+	return decode.Problems{{File: path, Line: line, Field: field, Msg: fmt.Sprintf(msg, args...)}}
+}
+
+// loader is what the steps of Load share: the sweep file's mapping, the
+// spec so far and the warnings found.
+type loader struct {
+	path string
+	root *ast.MappingNode
+	spec *Spec
+	// seen are the warnings listed in spec.Warnings, each listed once;
+	// probed are those of the scenario the parameters are probed on.
+	seen, probed map[decode.Problem]bool
+}
+
+func (l *loader) fail(line int, field, msg string, args ...any) error {
+	return problemAt(l.path, line, field, msg, args...)
+}
+
+// line is the line of the sweep file's key (1 if it has none).
+func (l *loader) line(key string) int {
+	for _, kv := range l.root.Values {
+		if kv.Key.String() == key {
+			return kv.Key.GetToken().Position.Line
 		}
-		return 1
 	}
-	s := &Spec{Path: path, Variant: raw.Variant, Replications: cmp.Or(raw.Replications, 1), Samples: raw.Samples, Shard: Shard{0, 1}}
+	return 1
+}
+
+// warn lists w among the spec's warnings unless it is there already.
+func (l *loader) warn(w decode.Problem) {
+	if !l.seen[w] {
+		l.seen[w] = true
+		l.spec.Warnings = append(l.spec.Warnings, w)
+	}
+}
+
+// readHeader starts the spec with the keys besides the parameters: the
+// base scenario file (read now), the variant, replications and the shard.
+func (l *loader) readHeader(raw rawSpec) error {
+	s := &Spec{Path: l.path, Variant: raw.Variant, Replications: cmp.Or(raw.Replications, 1), Samples: raw.Samples, Shard: Shard{0, 1}}
+	l.spec = s
 	if raw.Scenario == "" {
-		return nil, fail(1, "scenario", "missing; the base scenario file, e.g. scenario: ../scenarios/demo.yaml")
+		return l.fail(1, "scenario", "missing; the base scenario file, e.g. scenario: ../scenarios/demo.yaml")
 	}
 	s.Scenario = raw.Scenario
 	if !filepath.IsAbs(s.Scenario) {
-		s.Scenario = filepath.Join(filepath.Dir(path), s.Scenario)
+		s.Scenario = filepath.Join(filepath.Dir(l.path), s.Scenario)
 	}
+	var err error
 	if s.scenarioData, err = os.ReadFile(s.Scenario); err != nil {
-		return nil, fail(line("scenario"), "scenario", "%s", fileProblem(raw.Scenario, s.Scenario, err))
+		return l.fail(l.line("scenario"), "scenario", "%s", fileProblem(raw.Scenario, s.Scenario, err))
 	}
 	if s.Replications < 0 {
-		return nil, fail(line("replications"), "replications", "must be at least 1, got %d", raw.Replications)
+		return l.fail(l.line("replications"), "replications", "must be at least 1, got %d", raw.Replications)
 	}
 	if raw.Shard != "" {
 		if s.Shard, err = ParseShard(raw.Shard); err != nil {
-			return nil, fail(line("shard"), "shard", "%v", err)
+			return l.fail(l.line("shard"), "shard", "%v", err)
 		}
 	}
+	return nil
+}
+
+// parseBase resolves the base scenario (its variant, if the sweep fixes
+// one), notes its warnings as probed and takes its seed unless the sweep
+// sets one.
+func (l *loader) parseBase(raw rawSpec) (scenario.Scenario, error) {
+	s := l.spec
 	base, err := scenario.ParseRun(s.Scenario, s.scenarioData, s.Variant, nil)
-	var ps sim.Problems
+	var ps decode.Problems
 	switch {
 	case errors.As(err, &ps):
-		return nil, ps // at their lines of the base scenario
+		return base, ps // at their lines of the base scenario
 	case err != nil && s.Variant != "":
-		return nil, fail(line("variant"), "variant", "%v", err)
+		return base, l.fail(l.line("variant"), "variant", "%v", err)
 	case err != nil:
-		return nil, fail(line("scenario"), "scenario", "%v", err)
+		return base, l.fail(l.line("scenario"), "scenario", "%v", err)
 	}
-	seen := map[sim.Problem]bool{}
-	warn := func(w sim.Problem) {
-		if !seen[w] {
-			seen[w] = true
-			s.Warnings = append(s.Warnings, w)
-		}
-	}
-	// the warnings of the scenario the parameters are probed on
-	probed := map[sim.Problem]bool{}
 	for _, w := range base.Warnings() {
-		probed[w] = true
+		l.probed[w] = true
 	}
 	s.Seed = base.Seed
 	if raw.Seed != nil {
 		s.Seed = *raw.Seed
 	}
-	params, ok := raw.Parameters.(*ast.MappingNode)
-	if raw.Parameters == nil || !ok || len(params.Values) == 0 {
-		return nil, fail(line("parameters"), "parameters", "give at least one parameter, e.g. job.checkpoint.interval: [10s, 30s]")
-	}
-	random := false
+	return base, nil
+}
+
+// probeVariants resolves each variant the variant parameter lists, noting
+// their warnings, and returns the variant the other parameters are probed
+// on: the first listed, or the one the sweep fixes.
+func (l *loader) probeVariants(params *ast.MappingNode) (string, error) {
+	s := l.spec
 	probeVariant := s.Variant
 	for _, kv := range params.Values {
 		if kv.Key.String() != VariantParam {
@@ -177,72 +251,92 @@ func Load(path string) (*Spec, error) {
 			err = fmt.Errorf("the sweep already fixes variant: %s; drop one of the two", s.Variant)
 		}
 		if err != nil {
-			return nil, fail(kv.Key.GetToken().Position.Line, "parameters."+VariantParam, "%v", err)
+			return "", l.fail(kv.Key.GetToken().Position.Line, "parameters."+VariantParam, "%v", err)
 		}
 		for _, v := range p.Values {
 			sc, err := scenario.ParseRun(s.Scenario, s.scenarioData, v, nil)
 			if err != nil {
-				return nil, fail(p.line, "parameters."+VariantParam, "%v", err)
+				return "", l.fail(p.line, "parameters."+VariantParam, "%v", err)
 			}
 			for _, w := range sc.Warnings() {
 				if v == p.Values[0] {
-					probed[w] = true
+					l.probed[w] = true
 				}
 				w.Msg += " (variant " + v + ")"
-				warn(w)
+				l.warn(w)
 			}
 		}
 		probeVariant = p.Values[0]
 	}
+	return probeVariant, nil
+}
+
+// probeParams parses the parameters into the spec, trying each value (a
+// random parameter's bounds) on the scenario's probeVariant: an unknown
+// path or a value the scenario rejects is an error of the parameter's
+// line. It reports whether any parameter is random.
+func (l *loader) probeParams(params *ast.MappingNode, probeVariant string) (random bool, err error) {
+	s := l.spec
 	for _, kv := range params.Values {
 		p, err := parseParam(kv)
 		if err != nil {
-			return nil, fail(kv.Key.GetToken().Position.Line, "parameters."+kv.Key.String(), "%v", err)
+			return false, l.fail(kv.Key.GetToken().Position.Line, "parameters."+kv.Key.String(), "%v", err)
 		}
 		if p.Path == VariantParam {
 			s.Params = append(s.Params, p)
 			continue
 		}
-		// try the parameter on the scenario now: an unknown path or a value
-		// the scenario rejects is an error of this line
 		probe := p.Values
 		if p.Random != nil {
 			probe = []string{p.format(p.Random[0]), p.format(p.Random[1])}
 		}
 		for _, v := range probe {
-			sc, err := scenario.ParseRun(s.Scenario, s.scenarioData, probeVariant, []scenario.Set{{Path: p.Path, Value: v}})
-			for _, w := range sc.Warnings() {
-				switch {
-				case w.Line == 0: // about the value: at its line here
-					w.File, w.Line, w.Field = path, p.line, "parameters."+p.Path
-				case probed[w]:
-					continue // the scenario's own, reported below
-				default:
-					w.Msg += fmt.Sprintf(" (with %s: %s)", p.Path, v)
-				}
-				warn(w)
-			}
-			if err != nil {
-				var se *scenario.SetError
-				if errors.As(err, &se) { // the path or value of this line
-					return nil, fail(p.line, "parameters."+p.Path, "%v", se.Err)
-				}
-				return nil, fail(p.line, "parameters."+p.Path, "%s = %s: %v", p.Path, v, err)
+			if err := l.probe(p, probeVariant, v); err != nil {
+				return false, err
 			}
 		}
 		random = random || p.Random != nil
 		s.Params = append(s.Params, p)
 	}
-	if probeVariant == s.Variant { // no variant parameter: the base's warnings first
-		s.Warnings = append(slices.Clip(base.Warnings()), s.Warnings...)
+	return random, nil
+}
+
+// probe resolves the scenario's variant with parameter p set to v, noting
+// the warnings that setting brings.
+func (l *loader) probe(p Param, variant, v string) error {
+	s := l.spec
+	sc, err := scenario.ParseRun(s.Scenario, s.scenarioData, variant, []scenario.Set{{Path: p.Path, Value: v}})
+	for _, w := range sc.Warnings() {
+		switch {
+		case w.Line == 0: // about the value: at its line here
+			w.File, w.Line, w.Field = l.path, p.line, "parameters."+p.Path
+		case l.probed[w]:
+			continue // the scenario's own, reported below
+		default:
+			w.Msg += fmt.Sprintf(" (with %s: %s)", p.Path, v)
+		}
+		l.warn(w)
 	}
+	if err != nil {
+		var se *scenario.SetError
+		if errors.As(err, &se) { // the path or value of this line
+			return l.fail(p.line, "parameters."+p.Path, "%v", se.Err)
+		}
+		return l.fail(p.line, "parameters."+p.Path, "%s = %s: %v", p.Path, v, err)
+	}
+	return nil
+}
+
+// checkRuns settles the samples (random parameters need them, a grid has
+// none) and bounds the number of runs, which Runs holds in memory.
+func (l *loader) checkRuns(random bool) error {
+	s := l.spec
 	if random && s.Samples < 1 {
-		return nil, fail(line("samples"), "samples", "random parameters need samples: N (how many draws)")
+		return l.fail(l.line("samples"), "samples", "random parameters need samples: N (how many draws)")
 	}
 	if !random {
 		s.Samples = 0
 	}
-	// Runs holds every run in memory
 	runs := float64(s.Replications) * float64(max(1, s.Samples))
 	for _, p := range s.Params {
 		if p.Random == nil {
@@ -250,16 +344,16 @@ func Load(path string) (*Spec, error) {
 		}
 	}
 	if runs > maxRuns {
-		return nil, fail(line("parameters"), "", "%.4g runs (grid × samples × replications); a sweep has at most %d", runs, maxRuns)
+		return l.fail(l.line("parameters"), "", "%.4g runs (grid × samples × replications); a sweep has at most %d", runs, maxRuns)
 	}
-	return s, nil
+	return nil
 }
 
 // fileProblem says what is wrong with the file a sweep names (given as
 // written, resolved against the sweep's folder).
 func fileProblem(given, resolved string, err error) string {
 	if errors.Is(err, fs.ErrNotExist) {
-		return sim.NotFound(given, resolved, "sweep")
+		return decode.NotFound(given, resolved, "sweep")
 	}
 	return err.Error()
 }
@@ -295,8 +389,8 @@ func parseParam(kv *ast.MappingValueNode) (Param, error) {
 			Steps  int      `yaml:"steps"`
 			Random []string `yaml:"random"`
 		}
-		if err := sim.DecodeStrict(v, &g); err != nil {
-			return p, fmt.Errorf("a parameter is a list [a, b, …], a grid {from, to, steps} or {random: [lo, hi]}: %s", sim.YAMLMessage(err))
+		if err := decode.Strict(v, &g); err != nil {
+			return p, fmt.Errorf("a parameter is a list [a, b, …], a grid {from, to, steps} or {random: [lo, hi]}: %s", decode.YAMLMessage(err))
 		}
 		if len(g.Random) > 0 {
 			if len(g.Random) != 2 {

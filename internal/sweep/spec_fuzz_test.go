@@ -7,14 +7,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/streamtwin/streamtwin/sim"
+	"github.com/streamtwin/streamtwin/internal/decode"
 )
 
 // FuzzLoad feeds arbitrary bytes to the sweep decoder (make fuzz; plain go
 // test replays the seeds and testdata/fuzz/). Load takes a path, so each
 // input is written as sweeps/fuzz.yaml in a folder that also holds a copy of
 // every scenario of scenarios/, which the seeds name as ../NAME.yaml. Its
-// errors are sim.Problems, each at a line of the sweep file or (a base
+// errors are decode.Problems, each at a line of the sweep file or (a base
 // scenario it refuses) of the file the sweep names; a sweep it
 // accepts expands into runs numbered in order, with the parameters it lists,
 // random draws within their bounds and the seeds of the replications.
@@ -70,7 +70,7 @@ func FuzzLoad(f *testing.F) {
 		}
 		s, err := Load(path)
 		if err != nil {
-			var ps sim.Problems
+			var ps decode.Problems
 			if !errors.As(err, &ps) || len(ps) == 0 {
 				t.Fatalf("error is not a list of problems: %v", err)
 			}

@@ -53,7 +53,7 @@ func benchRun(b *testing.B, src string) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := Run(sc, sched, discard{}); err != nil {
+		if _, err := simulate(sc, sched, discard{}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/measure"
 )
 
 // runFile simulates the first run of a committed scenario.
@@ -36,7 +37,7 @@ actions:
 `
 
 // TestRecoveryIsTheDetectorOnTheSeries: the twin's recovered and
-// unrecovered events are results.DetectRecovery applied to the samples the
+// unrecovered events are measure.DetectRecovery applied to the samples the
 // twin wrote (a fault from its time; a reconfiguration from its stop
 // request, no earlier than it ran again), its samples' recovering flag is
 // set exactly in (start, end] of a recovery, and the events are in time
@@ -51,7 +52,7 @@ func TestRecoveryIsTheDetectorOnTheSeries(t *testing.T) {
 			type span struct{ at, end float64 }
 			var spans []span
 			check := func(at, resumed float64, reason string) {
-				want, err := results.DetectRecovery(m.samples, at, results.RecoveryOptions{ResumedS: resumed})
+				want, err := measure.DetectRecovery(m.samples, at, measure.RecoveryOptions{ResumedS: resumed})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -123,7 +124,7 @@ func cmpFloat(a, b float64) int {
 // of a second's input (fault at 35 m: 45.62 s against 45.69 s).
 func TestModelRecoveryDiagnostic(t *testing.T) {
 	m, _ := runFile(t, "../../scenarios/demo.yaml")
-	for _, f := range results.FaultRecoveries(m.events) {
+	for _, f := range measure.FaultRecoveries(m.events) {
 		var model *results.Event
 		for _, e := range m.kind(results.KindModelRecovered) {
 			if math.Abs(e.TimeS-*e.DurationS-f.AtS) < 1e-6 {

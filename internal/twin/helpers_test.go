@@ -1,8 +1,10 @@
 package twin
 
 import (
+	"context"
 	"testing"
 
+	"github.com/streamtwin/streamtwin/internal/run"
 	"github.com/streamtwin/streamtwin/internal/scenario"
 	"github.com/streamtwin/streamtwin/results"
 )
@@ -49,9 +51,16 @@ func runYAML(t *testing.T, src string) (*memSink, results.Summary) {
 		t.Fatal(err)
 	}
 	sink := &memSink{}
-	sum, err := Run(sc, sched, sink)
+	sum, err := simulate(sc, sched, sink)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return sink, sum
+}
+
+// simulate runs sc on the twin as every caller does: through the run
+// lifecycle (internal/run), which builds the policy and checks the
+// scenario.
+func simulate(sc scenario.Scenario, sched *scenario.Schedule, sink run.Sink) (results.Summary, error) {
+	return run.Stream(context.Background(), Backend{}, sc, sched, sink)
 }

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/cat"
 )
 
 // handJob is a job whose numbers can be worked out on paper: one source
@@ -189,7 +190,7 @@ func TestHeartbeatLoop(t *testing.T) {
 	m, _ := runYAML(t, "seed: 3\nduration: 10m\nworkload: {shape: constant, rate: 50000/s}\n"+job+
 		"faults:\n  - {at: 100s, taskmanager: 0}\n  - {at: 220s, taskmanager: 0}\n")
 	var d []float64
-	for _, f := range results.FaultSummaries(m.events) {
+	for _, f := range cat.FaultSummaries(m.events) {
 		d = append(d, f.DetectedAtS-f.AtS)
 	}
 	if len(d) != 2 {

@@ -1,32 +1,25 @@
 package twin
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"time"
 
-	"github.com/goccy/go-yaml"
-
 	"github.com/streamtwin/streamtwin/internal/control"
+	"github.com/streamtwin/streamtwin/internal/run"
 	"github.com/streamtwin/streamtwin/internal/scenario"
 	"github.com/streamtwin/streamtwin/models/flink"
-	"github.com/streamtwin/streamtwin/models/monitor"
 	"github.com/streamtwin/streamtwin/models/policy"
 	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/measure"
 	"github.com/streamtwin/streamtwin/sim"
 )
 
-// Sink receives the rows of a run (results.RunWriter is one).
-type Sink interface {
-	WriteSample(results.Sample) error
-	WriteEvent(results.Event) error
-}
-
-// ErrStopRun, returned by a Sink's WriteSample or WriteEvent, says the sink
-// has all it needs: Run stops the simulation at the simulated time of that
-// write (a recovery event, dated when lag was back, is written by the
+// ErrStopRun, returned by a sink's WriteSample or WriteEvent, says the sink
+// has all it needs: the twin stops the simulation at the simulated time of
+// that write (a recovery event, dated when lag was back, is written by the
 // sample that sees it, up to a second later), finishes the job there (the
 // rest of that instant's rows and the run-end events still reach the sink)
 // and returns the summary of the shortened run without an error. The rows
@@ -34,160 +27,42 @@ type Sink interface {
 // a run (a calibration point, up to its recovery) saves the rest.
 var ErrStopRun = errors.New("twin: the sink has all it needs; stop the run")
 
-// Output says how RunToDir and RunToDirWith write a run folder.
-type Output struct {
-	// Durable fsyncs the files (off for sweep runs, which a resume re-runs
-	// when they are unreadable).
-	Durable bool
-	// Force writes the run's files into a folder holding files streamtwin
-	// did not write, beside them (see results.CreateRun).
-	Force bool
-	// Files are extra files (name → content) the folder gets with the run,
-	// atomically (a sweep's params.json).
-	Files map[string][]byte
-	// Monitoring evaluates a monitoring section after the run, on its load
-	// (one value per second): the evaluation and extra files. nil: the
-	// twin's, monitor.Evaluate on metrics derived from the load; a live
-	// run's evaluates Prometheus's real metrics (live/monitor.Session).
-	Monitoring func(load []float64) (*monitor.Evaluation, map[string][]byte, error)
+// Backend is the simulator as a run.Backend: run.ToDir(ctx, twin.Backend{},
+// …) simulates a scenario into a run folder, run.Stream into a sink.
+type Backend struct{}
+
+// Name: "sim".
+func (Backend) Name() string { return "sim" }
+
+// Capabilities: the simulator carries out every action and fault.
+func (Backend) Capabilities(context.Context) (control.Capabilities, error) {
+	return control.Everything("the simulator"), nil
 }
 
-// Executor carries out a resolved scenario and streams its rows to sink: Run
-// for the simulator, a closure over driver.Run for the live backend.
-type Executor func(sc scenario.Scenario, schedule *scenario.Schedule, sink Sink) (results.Summary, error)
-
-// RunToDir simulates sc into the run folder dir, atomically: the folder
-// appears complete or not at all.
-func RunToDir(sc scenario.Scenario, dir string, out Output) (results.Summary, error) {
-	return RunToDirWith(Run, sc, dir, out)
-}
-
-// RunToDirWith is the one way a run folder is written, whatever executes
-// the run: it resolves sc, creates the folder (results.CreateRun), has exec
-// stream the rows into it and commits the summary and the resolved
-// scenario.yaml, atomically: the folder appears complete or not at all.
-func RunToDirWith(exec Executor, sc scenario.Scenario, dir string, out Output) (results.Summary, error) {
-	sched, err := sc.Resolve()
-	if err != nil {
-		return results.Summary{}, err
-	}
-	resolved, err := yaml.Marshal(sc)
-	if err != nil {
-		return results.Summary{}, err
-	}
-	w, err := results.CreateRun(dir, out.Force)
-	if err != nil {
-		return results.Summary{}, err
-	}
-	defer w.Abort()
-	if !out.Durable {
-		w.SkipSync()
-	}
-	for _, name := range slices.Sorted(maps.Keys(out.Files)) {
-		if err := w.WriteFile(name, out.Files[name]); err != nil {
-			return results.Summary{}, err
-		}
-	}
-	var sink Sink = w
-	var load *loadTee
-	if sc.Monitoring != nil {
-		load = &loadTee{Sink: w, input: sc.Monitoring.Load == "input_rate"}
-		sink = load
-	}
-	sum, err := exec(sc, sched, sink)
-	if err != nil {
-		return results.Summary{}, err
-	}
-	if load != nil {
-		if err := writeMonitoring(w, sc, load.rates, out.Monitoring); err != nil {
-			return results.Summary{}, err
-		}
-	}
-	return sum, w.Commit(sum, resolved)
-}
-
-// loadTee keeps the load that drives a monitoring section's host metrics:
-// one value per sample (the section needs the default 1 s interval).
-type loadTee struct {
-	Sink
-	input bool // input_rate, not throughput
-	rates []float64
-}
-
-func (l *loadTee) WriteSample(s results.Sample) error {
-	v := s.Throughput
-	if l.input {
-		v = s.InputRate
-	}
-	l.rates = append(l.rates, v)
-	return l.Sink.WriteSample(s)
-}
-
-// writeMonitoring evaluates the monitoring section on the run's load and
-// adds hostmetrics.parquet, tradeoff.csv and tradeoff.parquet (and the
-// evaluation's extra files) to the run folder, committed with it.
-func writeMonitoring(w *results.RunWriter, sc scenario.Scenario, load []float64, evaluate func([]float64) (*monitor.Evaluation, map[string][]byte, error)) error {
-	if evaluate == nil {
-		evaluate = func(load []float64) (*monitor.Evaluation, map[string][]byte, error) {
-			ev, err := monitor.Evaluate(*sc.Monitoring, load, sim.Seeds{Root: sc.Seed}, 0)
-			return ev, nil, err
-		}
-	}
-	ev, extra, err := evaluate(load)
-	if err != nil {
-		return err
-	}
-	for _, name := range slices.Sorted(maps.Keys(extra)) {
-		if err := w.WriteFile(name, extra[name]); err != nil {
-			return err
-		}
-	}
-	host, err := results.ParquetBytes(ev.HostSamples(load))
-	if err != nil {
-		return err
-	}
-	trade, err := results.ParquetBytes(ev.Rows, "mae", "mape")
-	if err != nil {
-		return err
-	}
-	for name, data := range map[string][]byte{results.HostMetricsFile: host, results.TradeoffParquet: trade, results.TradeoffCSV: results.TradeoffCSVBytes(ev.Rows)} {
-		if err := w.WriteFile(name, data); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// Run simulates sc on schedule and streams its rows to sink. It returns the
-// run's summary (wall time included).
-func Run(sc scenario.Scenario, schedule *scenario.Schedule, sink Sink) (results.Summary, error) {
+// Execute simulates p and streams its rows to sink. It returns the run's
+// summary (wall time included).
+func (Backend) Execute(_ context.Context, p *run.Plan, sink run.Sink) (results.Summary, error) {
 	start := time.Now()
+	sc := p.Scenario
 	env := sim.NewEnv()
 	defer env.Close()
-	seeds := sim.Seeds{Root: sc.Seed}
-	r := &recorder{env: env, sink: sink, sum: results.NewSummarizer(sc.Name, sc.Variant, "sim", sc.Seed,
+	r := &recorder{env: env, sink: sink, sum: measure.NewSummarizer(sc.Name, sc.Variant, "sim", sc.Seed,
 		1000*float64(sc.QoS.Latency), float64(sc.QoS.Recovery), int(float64(sc.Duration)/float64(sc.MetricInterval))+1)}
-	stream, err := results.NewRecoveryStream(results.RecoveryOptions{}, results.Summarized{Summary: r.sum, Out: sink})
+	stream, err := measure.NewRecoveryStream(measure.RecoveryOptions{}, measure.Summarized{Summary: r.sum, Out: sink})
 	if err != nil {
 		return results.Summary{}, err
 	}
 	r.stream = stream
-	job, err := flink.NewJob(env, sc.Job, sc.Kafka, schedule.Rates, seeds, r,
+	job, err := flink.NewJob(env, sc.Job, sc.Kafka, p.Schedule.Rates, sim.Seeds{Root: sc.Seed}, r,
 		flink.Options{MetricInterval: float64(sc.MetricInterval), Duration: float64(sc.Duration)})
 	if err != nil {
 		return results.Summary{}, err
 	}
-	pol, err := policy.New(sc.Policy.Name, sc.Policy.Node, seeds.Stream("policy"))
-	if err != nil {
-		return results.Summary{}, err
-	}
-	r.ctl = control.New(&backend{env: env, job: job, rec: r}, pol, schedule)
-	if err := r.ctl.Start(control.Info(sc, Capabilities(), "sim")); err != nil {
+	if r.ctl, err = p.Control(&backend{env: env, job: job, rec: r}); err != nil {
 		return results.Summary{}, err
 	}
 	env.RunUntil(float64(sc.Duration) + 1e-9)
 	job.Finish()
-	r.ctl.End(r.err)
 	if r.err != nil {
 		return results.Summary{}, r.err
 	}
@@ -200,21 +75,18 @@ func Run(sc scenario.Scenario, schedule *scenario.Schedule, sink Sink) (results.
 	return sum, nil
 }
 
-// Capabilities: the simulator carries out every action and fault.
-func Capabilities() control.Capabilities { return control.Everything("the simulator") }
-
 // recorder tees model output to the policy window and, through the
 // recovery stream, to the summary and the sink. Recovery is measured as
-// for a live run: results.RecoveryStream applies the detector to the
+// for a live run: measure.RecoveryStream applies the detector to the
 // samples on their way to the sink (recovered and unrecovered events, the
 // samples' recovering flag); the model's own end of a recovery is written
 // as its diagnostic, a model_recovered event.
 type recorder struct {
 	env    *sim.Env
-	sink   Sink
-	sum    *results.Summarizer
+	sink   run.Sink
+	sum    *measure.Summarizer
 	ctl    *control.Controller
-	stream *results.RecoveryStream
+	stream *measure.RecoveryStream
 	// down holds the rows from the first sample of the job down (stopping,
 	// restarting, restoring) until it runs again: a reconfiguration's
 	// recovery begins at its stop request, which the model's reconfigured
@@ -376,7 +248,7 @@ func (b *backend) Fail(err error) {
 	b.env.Stop()
 }
 
-func (b *backend) Detail() results.Detail { return b.job.Detail() }
+func (b *backend) Detail() measure.Detail { return b.job.Detail() }
 
 func (b *backend) Status() policy.JobStatus {
 	st := b.job.Status()

@@ -44,7 +44,7 @@ func TestSinkStopsTheRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	stopped := &stopOn{kind: results.KindRecovered}
-	sum, err := Run(sc, sched, stopped)
+	sum, err := simulate(sc, sched, stopped)
 	if err != nil {
 		t.Fatalf("a stopped run failed: %v", err)
 	}
@@ -105,7 +105,7 @@ func TestSinkErrorFailsTheRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Run(sc, sched, &failingSink{}); !errors.Is(err, errDiskFull) {
+	if _, err := simulate(sc, sched, &failingSink{}); !errors.Is(err, errDiskFull) {
 		t.Errorf("run error %v, want the sink's %v", err, errDiskFull)
 	}
 }

@@ -34,7 +34,7 @@ variants:
 		if err != nil {
 			t.Fatal(err)
 		}
-		sum, err := Run(sc, sched, discard{})
+		sum, err := simulate(sc, sched, discard{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,6 +3,7 @@ package validate
 import (
 	"cmp"
 	"compress/gzip"
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -12,9 +13,13 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/streamtwin/streamtwin/internal/run"
 	"github.com/streamtwin/streamtwin/internal/scenario"
 	"github.com/streamtwin/streamtwin/internal/twin"
 	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/ingest"
+	"github.com/streamtwin/streamtwin/results/measure"
+	"github.com/streamtwin/streamtwin/results/statistics"
 	"github.com/streamtwin/streamtwin/sim"
 )
 
@@ -31,7 +36,7 @@ type AutoscalerProtocol struct {
 	Calibrate struct {
 		StaticRun `yaml:",inline"`
 		// Upgrades are other runs of the same job on the same cluster
-		// whose restarts on new TaskManagers (results.ColdStarts) give the
+		// whose restarts on new TaskManagers (measure.ColdStarts) give the
 		// upgrade's downtime and warm-up: each a registered-TaskManager
 		// and a throughput series (timestamp,value). Optional; the
 		// scenario's cluster.submit and upgrade_warmup otherwise.
@@ -44,11 +49,11 @@ type AutoscalerProtocol struct {
 		Runs    []string `yaml:"runs"`
 		// Lag are the same runs' consumer lag series, in their order
 		// (Kafka's records-lag-max averaged over the source subtasks: a
-		// lag per partition, results.LagStats). Optional.
+		// lag per partition, measure.LagStats). Optional.
 		Lag []string `yaml:"lag"`
 	} `yaml:"predict"`
 	// Hold is how long a TaskManager count must hold to count as settled
-	// (results.WorkersOf; default 120 s).
+	// (measure.WorkersOf; default 120 s).
 	Hold sim.Duration `yaml:"hold"`
 }
 
@@ -76,7 +81,7 @@ type RunStats struct {
 	TMSecs   float64           `json:"taskmanager_seconds"`
 	Rescales int               `json:"rescales"`
 	TimeAt   map[int]float64   `json:"time_at_count"`
-	Lag      *results.LagStats `json:"lag_per_partition,omitempty"`
+	Lag      *measure.LagStats `json:"lag_per_partition,omitempty"`
 }
 
 // AutoscalerResult is an autoscaler dataset's validation: the calibrated
@@ -97,12 +102,12 @@ type AutoscalerResult struct {
 	// LagError is the relative error of the twin's lag per partition
 	// (mean and 95th percentile) against the measured runs' mean, when
 	// the protocol has their lag.
-	LagError *results.LagStats `json:"lag_error,omitempty"`
+	LagError *measure.LagStats `json:"lag_error,omitempty"`
 }
 
 // runAutoscaler calibrates the job's CPU on the static run
 // (calibrateCPU), runs the autoscaled variant with it, and measures both
-// sides with results.WorkersOf.
+// sides with measure.WorkersOf.
 func runAutoscaler(p *Protocol, o Options) (*AutoscalerResult, error) {
 	a := p.Autoscaler
 	data, err := os.ReadFile(p.Path(p.Scenario))
@@ -145,14 +150,14 @@ func runAutoscaler(p *Protocol, o Options) (*AutoscalerResult, error) {
 			return nil, err
 		}
 	}
-	w := results.WorkersOf(samples, hold)
+	w := measure.WorkersOf(samples, hold)
 	r.Twin = RunStats{Name: "twin", TMSecs: w.Seconds, Rescales: w.Rescales, TimeAt: w.TimeAt}
 	if len(a.Predict.Lag) > 0 {
 		lags := make([]float64, len(samples))
 		for i, s := range samples {
-			lags[i] = results.PartitionLag(s, scaled.Kafka.Partitions)
+			lags[i] = measure.PartitionLag(s, scaled.Kafka.Partitions)
 		}
-		l := results.LagStatsOf(lags)
+		l := measure.LagStatsOf(lags)
 		r.Twin.Lag = &l
 	}
 	mean := map[int]float64{}
@@ -166,7 +171,7 @@ func runAutoscaler(p *Protocol, o Options) (*AutoscalerResult, error) {
 		for _, s := range series {
 			ss = append(ss, results.Sample{TimeS: s.t - series[0].t, Workers: int32(math.Round(s.value))})
 		}
-		w := results.WorkersOf(ss, hold)
+		w := measure.WorkersOf(ss, hold)
 		r.Measured = append(r.Measured, RunStats{Name: path, TMSecs: w.Seconds, Rescales: w.Rescales, TimeAt: w.TimeAt})
 		n := float64(len(a.Predict.Runs))
 		tm, resc = tm+w.Seconds/n, resc+float64(w.Rescales)/n
@@ -175,7 +180,7 @@ func runAutoscaler(p *Protocol, o Options) (*AutoscalerResult, error) {
 		}
 	}
 	if len(a.Predict.Lag) > 0 {
-		var mean results.LagStats
+		var mean measure.LagStats
 		for i, path := range a.Predict.Lag {
 			series, err := readSeries(p.Path(path))
 			if err != nil {
@@ -185,27 +190,27 @@ func runAutoscaler(p *Protocol, o Options) (*AutoscalerResult, error) {
 			for k, s := range series {
 				lags[k] = s.value
 			}
-			l := results.LagStatsOf(lags)
+			l := measure.LagStatsOf(lags)
 			r.Measured[i].Lag = &l
 			mean.Mean += l.Mean / float64(len(a.Predict.Lag))
 			mean.P95 += l.P95 / float64(len(a.Predict.Lag))
 		}
-		r.LagError = &results.LagStats{Mean: r.Twin.Lag.Mean/mean.Mean - 1, P95: r.Twin.Lag.P95/mean.P95 - 1}
+		r.LagError = &measure.LagStats{Mean: r.Twin.Lag.Mean/mean.Mean - 1, P95: r.Twin.Lag.P95/mean.P95 - 1}
 	}
 	r.TMSecsError = (r.Twin.TMSecs - tm) / tm
 	r.RescalesError = (float64(r.Twin.Rescales) - resc) / resc
-	r.TVDistance = results.TotalVariation(r.Twin.TimeAt, mean)
+	r.TVDistance = measure.TotalVariation(r.Twin.TimeAt, mean)
 	return r, nil
 }
 
 // calibrateUpgrades measures the cold starts of the protocol's upgrade
 // runs and sets sc's upgrade warm-up to their medians and its
 // cluster.submit so that the twin's median upgrade downtime is theirs,
-// both read by results.RestartsAt (the twin's at its reconfiguration
+// both read by measure.RestartsAt (the twin's at its reconfiguration
 // requests). It returns the samples of the twin's run with the final
 // values.
 func calibrateUpgrades(p *Protocol, sc *scenario.Scenario) (*UpgradeCalibration, []results.Sample, error) {
-	var cs []results.ColdStart
+	var cs []measure.ColdStart
 	for _, u := range p.Autoscaler.Calibrate.Upgrades {
 		tms, err := readSeries(p.Path(u.TaskManagers))
 		if err != nil {
@@ -215,21 +220,21 @@ func calibrateUpgrades(p *Protocol, sc *scenario.Scenario) (*UpgradeCalibration,
 		if err != nil {
 			return nil, nil, &InputError{err}
 		}
-		cs = append(cs, results.ColdStarts(merge(column{tms, setWorkers, true}, column{thr, setThroughput, false}))...)
+		cs = append(cs, measure.ColdStarts(merge(column{tms, setWorkers, true}, column{thr, setThroughput, false}))...)
 	}
 	if len(cs) == 0 {
 		return nil, nil, &InputError{fmt.Errorf("%s: no cold start (every TaskManager gone, then back) in the upgrade runs", p.position("autoscaler.calibrate.upgrades"))}
 	}
-	med := func(cs []results.ColdStart, f func(results.ColdStart) float64) float64 {
+	med := func(cs []measure.ColdStart, f func(measure.ColdStart) float64) float64 {
 		xs := make([]float64, len(cs))
 		for i, c := range cs {
 			xs[i] = f(c)
 		}
 		return median(xs)
 	}
-	downtime := func(c results.ColdStart) float64 { return c.DowntimeS }
+	downtime := func(c measure.ColdStart) float64 { return c.DowntimeS }
 	u := &UpgradeCalibration{ColdStarts: len(cs), DowntimeS: med(cs, downtime),
-		StartShare: med(cs, func(c results.ColdStart) float64 { return c.StartShare }), RampS: med(cs, func(c results.ColdStart) float64 { return c.RampS })}
+		StartShare: med(cs, func(c measure.ColdStart) float64 { return c.StartShare }), RampS: med(cs, func(c measure.ColdStart) float64 { return c.RampS })}
 	sc.Job.Cluster.UpgradeWarmup, sc.Job.Cluster.UpgradeWarmupStart = sim.Duration(u.RampS), u.StartShare
 	var samples []results.Sample
 	down := func() (float64, error) {
@@ -244,7 +249,7 @@ func calibrateUpgrades(p *Protocol, sc *scenario.Scenario) (*UpgradeCalibration,
 				at = append(at, e.TimeS-*e.DurationS)
 			}
 		}
-		rs := results.RestartsAt(ss, at)
+		rs := measure.RestartsAt(ss, at)
 		if len(rs) == 0 {
 			return 0, fmt.Errorf("%s: the twin's autoscaled run never rescaled: no upgrade downtime to match", p.Name)
 		}
@@ -269,7 +274,7 @@ func calibrateUpgrades(p *Protocol, sc *scenario.Scenario) (*UpgradeCalibration,
 	return u, samples, nil
 }
 
-func median(xs []float64) float64 { return results.Quantile(slices.Clone(xs), 0.5) }
+func median(xs []float64) float64 { return statistics.Quantile(slices.Clone(xs), 0.5) }
 
 // runTwin runs sc in memory and keeps its samples and events.
 func runTwin(sc scenario.Scenario) (results.Summary, []results.Sample, []results.Event, error) {
@@ -278,7 +283,7 @@ func runTwin(sc scenario.Scenario) (results.Summary, []results.Sample, []results
 		return results.Summary{}, nil, nil, err
 	}
 	var keep sampleKeeper
-	sum, err := twin.Run(sc, sched, &keep)
+	sum, err := run.Stream(context.Background(), twin.Backend{}, sc, sched, &keep)
 	return sum, keep.samples, keep.events, err
 }
 
@@ -321,7 +326,7 @@ func readSeries(path string) ([]point, error) {
 	}
 	var pts []point
 	seen := map[float64]bool{}
-	err = results.ReadCSVTable(filepath.Base(path), r, []string{"timestamp", "value"}, []string{"timestamp", "value"}, func(line int, cells map[string]string) error {
+	err = ingest.ReadCSVTable(filepath.Base(path), r, []string{"timestamp", "value"}, []string{"timestamp", "value"}, func(line int, cells map[string]string) error {
 		t, err1 := strconv.ParseFloat(cells["timestamp"], 64)
 		v, err2 := strconv.ParseFloat(cells["value"], 64)
 		if err1 != nil || err2 != nil {

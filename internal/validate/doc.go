@@ -13,7 +13,7 @@
 // out). A dataset of kind autoscaler holds long autoscaled runs instead:
 // the job's cost is calibrated on a static run's CPU, and the twin's
 // autoscaled run is scored against the measured ones' TaskManager-seconds,
-// rescales and time at each count (results.WorkersOf). Run does one
+// rescales and time at each count (measure.WorkersOf). Run does one
 // dataset; its Summary is what `streamtwin validate` writes and
 // docs/validation.md shows.
 //

@@ -13,7 +13,8 @@ import (
 	"github.com/goccy/go-yaml/parser"
 
 	"github.com/streamtwin/streamtwin/internal/calibrate"
-	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/internal/decode"
+	"github.com/streamtwin/streamtwin/results/ingest"
 	"github.com/streamtwin/streamtwin/sim"
 )
 
@@ -106,17 +107,17 @@ func Load(dir string) (*Protocol, error) {
 	}
 	file, err := parser.ParseBytes(data, 0)
 	if err != nil {
-		return nil, sim.Problems{sim.YAMLProblem(path, nil, err)}
+		return nil, decode.Problems{decode.YAMLProblem(path, nil, err)}
 	}
 	if len(file.Docs) != 1 || file.Docs[0].Body == nil {
-		return nil, sim.Problems{{File: path, Line: 1, Msg: "expected one YAML document: a mapping with title, scenario, measured, fit …"}}
+		return nil, decode.Problems{{File: path, Line: 1, Msg: "expected one YAML document: a mapping with title, scenario, measured, fit …"}}
 	}
 	p := &Protocol{Dir: dir, Name: filepath.Base(filepath.Clean(dir))}
-	if err := sim.DecodeStrict(file.Docs[0].Body, p); err != nil {
-		return nil, sim.Problems{sim.YAMLProblem(path, file, err)}
+	if err := decode.Strict(file.Docs[0].Body, p); err != nil {
+		return nil, decode.Problems{decode.YAMLProblem(path, file, err)}
 	}
 	if errs := p.check(); len(errs) > 0 {
-		return nil, sim.ProblemsAt(path, file, errs)
+		return nil, decode.ProblemsAt(path, file, errs)
 	}
 	return p, nil
 }
@@ -194,7 +195,7 @@ func (p *Protocol) check() map[string]string {
 	}
 	if p.Holdout.Column != "" {
 		if _, ok := (calibrate.Point{}).Cell(p.Holdout.Column); !ok {
-			e["holdout.column"] = fmt.Sprintf("%q is no column of a measured table (%s)", p.Holdout.Column, strings.Join(results.MeasuredColumns(), ", "))
+			e["holdout.column"] = fmt.Sprintf("%q is no column of a measured table (%s)", p.Holdout.Column, strings.Join(ingest.MeasuredColumns(), ", "))
 		}
 		if len(p.Holdout.Values) == 0 {
 			e["holdout.values"] = "missing; the values of " + p.Holdout.Column + " to hold out, e.g. [3]"
@@ -243,5 +244,5 @@ func (p *Protocol) position(field string) string {
 	if err != nil {
 		return path
 	}
-	return fmt.Sprintf("%s:%d: %s", path, sim.LineOf((*ast.File)(file), field), field)
+	return fmt.Sprintf("%s:%d: %s", path, decode.LineOf((*ast.File)(file), field), field)
 }

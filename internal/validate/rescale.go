@@ -10,7 +10,8 @@ import (
 
 	"github.com/streamtwin/streamtwin/internal/calibrate"
 	"github.com/streamtwin/streamtwin/internal/scenario"
-	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/measure"
+	"github.com/streamtwin/streamtwin/results/textfmt"
 )
 
 // KindRescale is the protocol kind of a dataset of measured rescales (the
@@ -71,7 +72,7 @@ func runRescale(p *Protocol, o Options) (*calibrate.RescaleResult, *RescaleValid
 	if err != nil {
 		return nil, nil, &InputError{err}
 	}
-	ms, err := results.ReadRescalesCSV(f)
+	ms, err := measure.ReadRescalesCSV(f)
 	f.Close()
 	if err != nil {
 		return nil, nil, &InputError{fmt.Errorf("%s: %w", p.Path(p.Measured), err)}
@@ -80,7 +81,7 @@ func runRescale(p *Protocol, o Options) (*calibrate.RescaleResult, *RescaleValid
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	o.log("%s: fitting the rescale delay and deploy time per direction on %s, each left out once", p.Name, results.Plural(len(ms), "rescale"))
+	o.log("%s: fitting the rescale delay and deploy time per direction on %s, each left out once", p.Name, textfmt.Plural(len(ms), "rescale"))
 	r, err := calibrate.CalibrateRescales(base, ms, calibrate.RescaleOptions{Workers: workers, MaxEvaluations: p.MaxEvaluations})
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", p.Name, err)

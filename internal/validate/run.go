@@ -10,7 +10,8 @@ import (
 
 	"github.com/streamtwin/streamtwin/internal/calibrate"
 	"github.com/streamtwin/streamtwin/internal/scenario"
-	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/ingest"
+	"github.com/streamtwin/streamtwin/results/textfmt"
 )
 
 // InputError is a dataset's files at fault, not the run: a scenario or
@@ -92,7 +93,7 @@ func Run(p *Protocol, o Options) (*Result, error) {
 	if err != nil {
 		return nil, &InputError{err}
 	}
-	pts, err := results.ReadMeasured(p.Path(p.Measured))
+	pts, err := ingest.ReadMeasured(p.Path(p.Measured))
 	if err != nil {
 		return nil, &InputError{err}
 	}
@@ -121,9 +122,9 @@ func Run(p *Protocol, o Options) (*Result, error) {
 	}
 	opt.IntervalReplications, opt.CV = max(p.intervals(), opt.Replications), cv
 	opt.FoldDone = func(f calibrate.Fold, folds int) {
-		o.log("%s: cross-validation, %s held out: recovery MAPE twin %s %%", p.Name, f.Label, results.FormatNumber(f.Twin, 0))
+		o.log("%s: cross-validation, %s held out: recovery MAPE twin %s %%", p.Name, f.Label, textfmt.Number(f.Twin, 0))
 	}
-	o.log("%s: fitting %s on %s", p.Name, strings.Join(slices.Concat(p.Fit, r.Chosen, p.Spread), ", "), results.Plural(len(opt.Fitted(pts)), "point"))
+	o.log("%s: fitting %s on %s", p.Name, strings.Join(slices.Concat(p.Fit, r.Chosen, p.Spread), ", "), textfmt.Plural(len(opt.Fitted(pts)), "point"))
 	if r.Fit, err = calibrate.Calibrate(base, pts, opt); err != nil {
 		return nil, fmt.Errorf("%s: %w", p.Name, err)
 	}
@@ -131,7 +132,7 @@ func Run(p *Protocol, o Options) (*Result, error) {
 		if r.OneRun, err = runOneRun(p, base, pts, opt); err != nil {
 			return nil, err
 		}
-		o.log("%s: one run: %s; held-out recovery MAPE twin %s %%", p.Name, r.OneRun.CPU, results.FormatNumber(r.OneRun.HeldOut, 0))
+		o.log("%s: one run: %s; held-out recovery MAPE twin %s %%", p.Name, r.OneRun.CPU, textfmt.Number(r.OneRun.HeldOut, 0))
 	}
 	r.WallS = time.Since(start).Seconds()
 	return r, nil
@@ -176,7 +177,7 @@ func Select(base scenario.Scenario, pts []calibrate.Point, p *Protocol, opt cali
 		return nil, nil, fmt.Errorf("%s: mechanism selection: %w", p.Name, err)
 	}
 	steps = append(steps, Step{Mechanisms: chosen, CVMAPE: best})
-	o.log("%s: selection, %s (%s): cross-validated recovery MAPE %s %%", p.Name, "no mechanism", inner, results.FormatNumber(best, 0))
+	o.log("%s: selection, %s (%s): cross-validated recovery MAPE %s %%", p.Name, "no mechanism", inner, textfmt.Number(best, 0))
 	for {
 		pick, pickErr := "", math.Inf(1)
 		for _, m := range p.Mechanisms {
@@ -189,7 +190,7 @@ func Select(base scenario.Scenario, pts []calibrate.Point, p *Protocol, opt cali
 				return nil, nil, fmt.Errorf("%s: mechanism selection with %s: %w", p.Name, strings.Join(set, ", "), err)
 			}
 			steps = append(steps, Step{Mechanisms: set, CVMAPE: e})
-			o.log("%s: selection, + %s: cross-validated recovery MAPE %s %%", p.Name, strings.Join(set, " + "), results.FormatNumber(e, 0))
+			o.log("%s: selection, + %s: cross-validated recovery MAPE %s %%", p.Name, strings.Join(set, " + "), textfmt.Number(e, 0))
 			if e < pickErr {
 				pick, pickErr = m, e
 			}

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/ingest"
 )
 
 // khaosDataset is a small dataset of real measurements: Khaos's YSB kills
@@ -22,17 +23,17 @@ func khaosDataset(t *testing.T, extra string) string {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	pts, err := results.ReadMeasured("../../scenarios/measured/khaos-ysb-failures.csv")
+	pts, err := ingest.ReadMeasured("../../scenarios/measured/khaos-ysb-failures.csv")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var keep []results.MeasuredFailure
+	var keep []ingest.MeasuredFailure
 	for _, p := range pts {
 		if p.CheckpointIntervalS == 30 || p.CheckpointIntervalS == 90 {
 			keep = append(keep, p)
 		}
 	}
-	if err := results.WriteMeasured(filepath.Join(dir, "measured.csv"), keep); err != nil {
+	if err := ingest.WriteMeasured(filepath.Join(dir, "measured.csv"), keep); err != nil {
 		t.Fatal(err)
 	}
 	scen, _ := filepath.Abs("../../scenarios/khaos-ysb-base.yaml")

@@ -6,6 +6,7 @@ import (
 
 	"github.com/streamtwin/streamtwin/internal/scenario"
 	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/measure"
 )
 
 // StaticRun is a measured run of the job at a fixed configuration that
@@ -26,7 +27,7 @@ func (r StaticRun) files(prefix string) map[string]string {
 }
 
 // CPUCalibration is the job's CPU calibrated on a static run: the CPU line
-// (results.CPULineOf) measured and the twin's at the calibrated values.
+// (measure.CPULineOf) measured and the twin's at the calibrated values.
 // cost_scale matches the lines' slopes (the CPU per record) and
 // cluster.idle_cpu their intercepts (what a TaskManager uses at no load);
 // a mean CPU alone would take a job with a busy JVM for an expensive one.
@@ -71,7 +72,7 @@ func calibrateCPU(sc *scenario.Scenario, p *Protocol, run StaticRun) (CPUCalibra
 		}
 		cols = append(cols, column{pts, f.set, f.hold})
 	}
-	measured, err := results.CPULineOf(merge(cols...))
+	measured, err := measure.CPULineOf(merge(cols...))
 	if err != nil {
 		return c, &InputError{fmt.Errorf("%s: %w", p.Path(run.CPU), err)}
 	}
@@ -79,13 +80,13 @@ func calibrateCPU(sc *scenario.Scenario, p *Protocol, run StaticRun) (CPUCalibra
 	if sc.Job.CostScale == 0 {
 		sc.Job.CostScale = 1
 	}
-	var twin results.CPULine
+	var twin measure.CPULine
 	for range 4 {
 		_, samples, _, err := runTwin(*sc)
 		if err != nil {
 			return c, err
 		}
-		if twin, err = results.CPULineOf(samples); err != nil {
+		if twin, err = measure.CPULineOf(samples); err != nil {
 			return c, fmt.Errorf("%s: the twin's static run: %w", p.Name, err)
 		}
 		if math.Abs(twin.PerRecord/measured.PerRecord-1) < 1e-3 && math.Abs(twin.Idle-measured.Idle) < 1e-3 {

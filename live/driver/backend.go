@@ -13,17 +13,17 @@ import (
 
 	"github.com/streamtwin/streamtwin/internal/control"
 	"github.com/streamtwin/streamtwin/live/rest"
-	"github.com/streamtwin/streamtwin/models/flink"
 	"github.com/streamtwin/streamtwin/models/policy"
 	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/measure"
 )
 
-// Capabilities is what a live run on env can carry out: every action, with
+// capabilities is what a live run on env can carry out: every action, with
 // a parallelism up to the cluster's slots, rescales by savepoint only, and
 // TaskManager kills on a local cluster only.
 // What needs no cluster is filled in even when the JobManager does not
 // answer (err), so a scenario's own problems can be told first.
-func Capabilities(ctx context.Context, env Env) (control.Capabilities, error) {
+func capabilities(ctx context.Context, env Env) (control.Capabilities, error) {
 	caps := control.Everything("this live cluster")
 	// rescaling from a checkpoint needs the adaptive scheduler and
 	// TaskManagers the driver can start and stop (checked below)
@@ -76,7 +76,7 @@ func (r *run) Fail(err error) {
 
 // Detail is the per-TaskManager and per-operator metrics of the sample
 // just observed (detail.go); the clock loop sets it with the sample.
-func (r *run) Detail() results.Detail { return r.detail }
+func (r *run) Detail() measure.Detail { return r.detail }
 
 // Status is the job as the last sample saw it.
 func (r *run) Status() policy.JobStatus {
@@ -204,119 +204,6 @@ func (r *run) TaskManagerOf(op string) (int, error) {
 		}
 	}
 	return 0, fmt.Errorf("no TaskManager of vertex %q has a resource id tm-N (%v)", op, ids)
-}
-
-// Reconfigure checks that the cluster can host par, then stops the job with
-// a savepoint and resubmits it in the background; a request while one is
-// under way replaces any queued one, as in the simulator.
-func (r *run) Reconfigure(ci float64, par int, vertices map[string]int, reason string) error {
-	if ci <= 0 {
-		return fmt.Errorf("checkpoint interval must be positive, got %gs", ci)
-	}
-	// the job is resubmitted with one parallelism (--parallelism): vertices
-	// of their own exist only through the adaptive scheduler's requirements
-	r.mu.Lock()
-	curCI := r.ci
-	r.mu.Unlock()
-	if vertices != nil && (r.sc.Job.Rescale.Mode != flink.RescaleCheckpoint || ci != curCI) {
-		return fmt.Errorf("a live job gives its vertices their own parallelism only in a rescale from a checkpoint (job.rescale.mode: %s, the checkpoint interval unchanged): a resubmission runs them all at one", flink.RescaleCheckpoint)
-	}
-	ctx, cancel := context.WithTimeout(r.ctx, 5*time.Second)
-	o, err := r.env.REST.Overview(ctx)
-	cancel()
-	// The local cluster grows only by the TaskManagers a rescale from a
-	// checkpoint starts: refuse a parallelism its slots cannot host before
-	// stopping a job that could then not come back.
-	slots := o.SlotsTotal
-	if err == nil && r.sc.Job.Rescale.Mode == flink.RescaleCheckpoint && o.TaskManagers > 0 && r.env.Cluster != nil {
-		slots = r.env.Cluster.TaskManagers() * (o.SlotsTotal / o.TaskManagers)
-	}
-	if top := largest(par, vertices); err == nil && top > slots {
-		return fmt.Errorf("parallelism %d needs %d slots, the cluster has %d (start it with more: streamtwin live up --taskmanagers/--slots)", top, top, slots)
-	}
-	r.mu.Lock()
-	r.queued = &reconfig{ci: ci, par: par, vertices: vertices, reason: reason}
-	busy := r.reconfiguring
-	r.reconfiguring = true
-	r.mu.Unlock()
-	if !busy {
-		r.background(r.reconfigureQueued)
-	}
-	return nil
-}
-
-type reconfig struct {
-	ci       float64
-	par      int
-	vertices map[string]int // nil: every vertex at par
-	reason   string
-}
-
-// reconfigureQueued carries out queued reconfigurations one after the
-// other, each once the job runs.
-func (r *run) reconfigureQueued(ctx context.Context) {
-	for {
-		r.mu.Lock()
-		q := r.queued
-		r.queued = nil
-		if q == nil {
-			r.reconfiguring = false
-		}
-		r.mu.Unlock()
-		if q == nil {
-			return
-		}
-		if err := r.waitState(ctx, "RUNNING", 2*time.Minute); err != nil {
-			r.event(results.Event{Kind: results.KindPolicyDecision, Reason: "reconfiguration failed: " + err.Error()})
-			continue
-		}
-		if err := r.reconfigure(ctx, q.ci, q.par, q.vertices, q.reason); err != nil && ctx.Err() == nil {
-			r.event(results.Event{Kind: results.KindPolicyDecision, Reason: "reconfiguration failed: " + err.Error()})
-			r.logf("reconfiguration failed: %v", err)
-		}
-	}
-}
-
-// TriggerSavepoint takes a savepoint while the job runs; the event is
-// written when Flink reports it complete. A job that is down takes none,
-// as in the simulator.
-func (r *run) TriggerSavepoint(reason string) error {
-	r.mu.Lock()
-	state, job := r.state, r.jobID
-	r.mu.Unlock()
-	if state != "RUNNING" {
-		return nil
-	}
-	r.background(func(ctx context.Context) {
-		loc, err := r.env.REST.TriggerSavepoint(ctx, job, fileURI(r.env.StateDir+"/savepoints"))
-		if err != nil {
-			if ctx.Err() == nil {
-				r.event(results.Event{Kind: results.KindPolicyDecision, Reason: "savepoint failed: " + err.Error()})
-			}
-			return
-		}
-		r.savepointDone(ctx, job, loc, reason)
-	})
-	return nil
-}
-
-// waitState waits until the sampler has seen the job in state.
-func (r *run) waitState(ctx context.Context, state string, limit time.Duration) error {
-	deadline := time.Now().Add(limit)
-	for {
-		r.mu.Lock()
-		s := r.state
-		r.mu.Unlock()
-		if s == state {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("the job is %s, not %s, after %v", s, state, limit)
-		}
-		if err := sleepCtx(ctx, 200*time.Millisecond); err != nil {
-			return err
-		}
-	}
 }
 
 // background runs fn on its own goroutine until the run ends.

@@ -9,15 +9,24 @@ import (
 	"time"
 
 	"github.com/streamtwin/streamtwin/models/flink"
-	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/measure"
 )
 
-// detailer measures results.Detail for policies that read per-TaskManager
+// detailing: useDetail, the policy (or a fault picking the busiest
+// TaskManager) reads per-TaskManager and per-operator metrics; det
+// measures them in the sampler, detail is the latest (clock loop).
+type detailing struct {
+	useDetail bool
+	det       detailer
+	detail    measure.Detail
+}
+
+// detailer measures measure.Detail for policies that read per-TaskManager
 // and per-operator metrics (Daedalus, the Flink autoscaler, DS2): each
 // sample it reads every vertex's subtasks (GET /jobs/{id}/vertices/{vid}:
 // TaskManager, records in and out, accumulated busy time) and turns the
 // differences since the previous sample into rates and busy fractions
-// (results.Rate, results.TimeFraction). A TaskManager's CPUBusy is its
+// (measure.Rate, measure.TimeFraction). A TaskManager's CPUBusy is its
 // CPU utilisation (cpuMeter), the sample's cpu_busy_mean/max statistic.
 type detailer struct {
 	prev map[subtaskKey]subtaskCount
@@ -33,8 +42,8 @@ type subtaskCount struct {
 	atMs                int64
 }
 
-func (d *detailer) measure(ctx context.Context, r *run, m *metricNames, cpu map[int]float64) results.Detail {
-	var out results.Detail
+func (d *detailer) measure(ctx context.Context, r *run, m *metricNames, cpu map[int]float64) measure.Detail {
+	var out measure.Detail
 	if d.prev == nil {
 		d.prev = map[subtaskKey]subtaskCount{}
 	}
@@ -45,7 +54,7 @@ func (d *detailer) measure(ctx context.Context, r *run, m *metricNames, cpu map[
 		if err != nil {
 			continue
 		}
-		op := results.OperatorSample{Name: v.Name, Parallelism: v.Parallelism, Source: vid == m.source, MaxParallelism: v.MaxParallelism}
+		op := measure.OperatorSample{Name: v.Name, Parallelism: v.Parallelism, Source: vid == m.source, MaxParallelism: v.MaxParallelism}
 		if ops := r.sc.Job.Operators; len(ops) == len(m.vertices) {
 			op.Keyed = ops[k].Partitioning == flink.Hash
 		}
@@ -61,8 +70,8 @@ func (d *detailer) measure(ctx context.Context, r *run, m *metricNames, cpu map[
 				continue
 			}
 			dt := float64(now.atMs-p.atMs) / 1000
-			in, outR := results.Rate(p.read, now.read, dt), results.Rate(p.write, now.write, dt)
-			busy := results.TimeFraction((now.busyMs-p.busyMs)/1000, dt)
+			in, outR := measure.Rate(p.read, now.read, dt), measure.Rate(p.write, now.write, dt)
+			busy := measure.TimeFraction((now.busyMs-p.busyMs)/1000, dt)
 			if op.Source {
 				in = outR // a Kafka source reads what it emits
 			}
@@ -88,7 +97,7 @@ func (d *detailer) measure(ctx context.Context, r *run, m *metricNames, cpu map[
 	// out: a policy fitting CPU against throughput gets no made-up point
 	for i := 1; i <= r.env.Cluster.TaskManagers(); i++ {
 		if u, ok := cpu[i-1]; ok && !math.IsNaN(u) && r.env.Cluster.Running(i) {
-			out.TaskManagers = append(out.TaskManagers, results.TaskManagerSample{Index: i - 1, CPUBusy: u, SourceThroughput: tmSource[i-1]})
+			out.TaskManagers = append(out.TaskManagers, measure.TaskManagerSample{Index: i - 1, CPUBusy: u, SourceThroughput: tmSource[i-1]})
 		}
 	}
 	return out
@@ -112,7 +121,7 @@ type cpuReading struct {
 // cpuMeter measures each TaskManager's CPU utilisation between two
 // samples: the CPU seconds its process used since the last reading over
 // the wall time between the two readings and its allotment
-// (results.CPUUtilisation).
+// (measure.CPUUtilisation).
 type cpuMeter struct {
 	prev map[int]cpuReading // by 0-based TaskManager index
 }
@@ -156,7 +165,7 @@ func cpuUtilisations(prev, now map[int]cpuReading, allot float64) map[int]float6
 			out[i] = math.NaN()
 			continue
 		}
-		out[i] = results.CPUUtilisation(n.cpu-p.cpu, n.at.Sub(p.at).Seconds(), allot)
+		out[i] = measure.CPUUtilisation(n.cpu-p.cpu, n.at.Sub(p.at).Seconds(), allot)
 	}
 	return out
 }

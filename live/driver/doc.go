@@ -7,6 +7,15 @@
 // metrics every second and writes the simulator's result files. With
 // Env.ExactlyOnce it audits the sink topic against the input (audit.go).
 //
+// Each second the sampler reads Flink's REST API and Kafka into a reading
+// (read.go), turns it into the sample with a pure step that keeps the
+// offset estimation's state (sampler.go; its tests replay answers recorded
+// on a live run, testdata/) and records it (sample.go). restarts.go books
+// the job's restarts as the readings show them, checkpoints.go its
+// checkpoints; reconfigure.go and rescale.go carry out the controller's
+// reconfigurations, inject.go its faults; backend.go is the run as the
+// controller's backend; summary.go writes and summarises the run.
+//
 // It may import internal/control, models/policy, internal/scenario, results,
 // workloads, sim and live/rest; never the simulator (internal/twin) or
 // results' figure and comparison layers.

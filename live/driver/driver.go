@@ -17,12 +17,13 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamtwin/streamtwin/internal/control"
+	lifecycle "github.com/streamtwin/streamtwin/internal/run"
 	"github.com/streamtwin/streamtwin/internal/scenario"
 	"github.com/streamtwin/streamtwin/live/rest"
 	"github.com/streamtwin/streamtwin/models/flink"
 	"github.com/streamtwin/streamtwin/models/policy"
 	"github.com/streamtwin/streamtwin/results"
-	"github.com/streamtwin/streamtwin/sim"
+	"github.com/streamtwin/streamtwin/results/textfmt"
 	"github.com/streamtwin/streamtwin/workloads/iot"
 	"github.com/streamtwin/streamtwin/workloads/ysb"
 )
@@ -71,9 +72,27 @@ type Env struct {
 }
 
 // Sink receives the run's rows (results.RunWriter is one).
-type Sink interface {
-	WriteSample(results.Sample) error
-	WriteEvent(results.Event) error
+type Sink = lifecycle.Sink
+
+// Backend is a live cluster as a run.Backend (internal/run): the lifecycle
+// builds the policy, checks the scenario against Capabilities and writes
+// the run folder; Execute replays the run on the cluster.
+type Backend struct{ Env Env }
+
+// Name: "live".
+func (Backend) Name() string { return "live" }
+
+// Capabilities asks the cluster what it carries out (capabilities), giving
+// it 10 s to answer.
+func (b Backend) Capabilities(ctx context.Context) (control.Capabilities, error) {
+	ping, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	return capabilities(ping, b.Env)
+}
+
+// Execute replays p live (Run).
+func (b Backend) Execute(ctx context.Context, p *lifecycle.Plan, sink lifecycle.Sink) (results.Summary, error) {
+	return Run(ctx, p, b.Env, sink)
 }
 
 // jobOf maps a scenario's job template to the Java job and its generator.
@@ -106,48 +125,16 @@ type run struct {
 	submitted []string
 	ci        float64
 	par       int
-	vertices  map[string]int // the vertices' own parallelism as the last rescale asked it (operator or REST names); nil: all at par
-	events    []results.Event
-	samples   []results.Sample
-	faults    int
-	restarts  float64 // of the current job, as Flink counts them (numRestarts)
-	// restartSeen is Flink's time (Unix ms) of the last restart recorded
-	restartSeen int64
-	lastCkpt    int64
-	seenCkpt    map[checkpointKey]bool
-	runningAt   time.Time // when the job last became RUNNING
-	state       string
-	latencies   []float64 // ms, records that reached the sink since the last sample
-	produced    float64   // records produced so far
-	wanted      float64   // records the schedule asked for so far
-	queued      *reconfig // the next reconfiguration to carry out
-	down        bool      // a fault or restart took the job down; cleared when it runs again
-	// jobLost: a jobmanager fault took the job with it (no HA); the
-	// samples call it FAILED
-	jobLost bool
-	// brokerBack is when a kafka_broker fault's broker is started again:
-	// the sampler's kafkaGrace runs from then
-	brokerBack time.Time
-	// lateFaults are the times of the faults that do not stop the job
-	// themselves (storage, broker, CPU): a failover they cause is down
-	// from its detection, not from the fault
-	lateFaults map[float64]bool
-	// staleSamples counts samples whose positions came from the source's
-	// record count because Flink's offsets stood still (see staleAfter)
-	staleSamples int
-	// reconfiguring: a goroutine is carrying out the queued ones
-	reconfiguring bool
-	// rescaling: the adaptive scheduler is restarting the job to rescale
-	// it; its restart is no failure
-	rescaling bool
-	// stopped are the TaskManagers (1-based) the run stopped; cleanup
-	// starts them again
-	stopped map[int]bool
-	// useDetail: the policy reads per-TaskManager and per-operator metrics;
-	// det measures them in the sampler, detail is the latest (clock loop)
-	useDetail bool
-	det       detailer
-	detail    results.Detail
+	vertices  map[string]int         // the vertices' own parallelism as the last rescale asked it (operator or REST names); nil: all at par
+	seenCkpt  map[checkpointKey]bool // the checkpoints written as events (checkpoints.go)
+
+	// the run's state by concern (embedded: their fields read as the
+	// run's); what more than one goroutine uses is behind mu
+	recording    // the rows and what they are made of
+	jobWatch     // the job's state and restarts as the samples saw them (restarts.go)
+	faultEffects // what the injected faults changed (inject.go)
+	reconfigurer // the reconfigurations under way (reconfigure.go, rescale.go)
+	detailing    // per-TaskManager and per-operator metrics (detail.go)
 
 	// the controller's side: its clock loop, and what it registered
 	clock *clock
@@ -157,6 +144,19 @@ type run struct {
 	stop  context.CancelFunc
 	wg    sync.WaitGroup
 	errs  chan error
+}
+
+// recording is what the run records: its rows, and what the samples and
+// the summary are made of.
+type recording struct {
+	events    []results.Event
+	samples   []results.Sample
+	latencies []float64 // ms, records that reached the sink since the last sample
+	produced  float64   // records produced so far
+	wanted    float64   // records the schedule asked for so far
+	// staleSamples counts samples whose positions came from the source's
+	// record count because Flink's offsets stood still (see staleAfter)
+	staleSamples int
 }
 
 func (r *run) logf(format string, args ...any) {
@@ -177,30 +177,20 @@ func (r *run) event(e results.Event) {
 	r.events = append(r.events, e)
 }
 
-// Run replays sc's schedule live and streams its rows to sink. The
+// Run replays p's schedule live and streams its rows to sink. The
 // scenario's policy, forced actions and faults are driven by the same
 // controller as in the simulator (internal/control), with this run as its
 // backend. It always cancels the jobs and deletes the topics and jar it
 // created.
-func Run(ctx context.Context, sc scenario.Scenario, sched *scenario.Schedule, env Env, sink Sink) (sum results.Summary, err error) {
+func Run(ctx context.Context, p *lifecycle.Plan, env Env, sink Sink) (sum results.Summary, err error) {
 	wall := time.Now()
+	sc, sched := p.Scenario, p.Schedule
 	entry, err := jobOf(sc)
 	if err != nil {
 		return sum, err
 	}
 	if env.ExactlyOnce && sc.Job.Template != "ysb" {
 		return sum, fmt.Errorf("the sink audit of an exactly-once run counts YSB views per window: set job.template to ysb (got %q)", sc.Job.Template)
-	}
-	pol, err := policy.New(sc.Policy.Name, sc.Policy.Node, sim.Seeds{Root: sc.Seed}.Stream("policy"))
-	if err != nil {
-		return sum, err
-	}
-	caps, err := Capabilities(ctx, env)
-	if err != nil {
-		return sum, err
-	}
-	if refused := control.Check(sc, pol, caps); refused != nil {
-		return sum, fmt.Errorf("%s cannot run this scenario: %v", caps.Backend, refused)
 	}
 	tag := fmt.Sprintf("%s-%d", strings.ReplaceAll(sc.Name, "_", "-"), time.Now().UnixNano()%1e9)
 	r := &run{sc: sc, sched: sched, env: env, entry: entry, in: tag + "-in", out: tag + "-out",
@@ -221,14 +211,13 @@ func Run(ctx context.Context, sc scenario.Scenario, sched *scenario.Schedule, en
 	r.start = time.Now()
 	r.runningAt = r.start
 	r.clock = newClock(r.start)
-	if d, ok := pol.(policy.DetailUser); ok && d.UsesDetail() {
+	if d, ok := p.Policy.(policy.DetailUser); ok && d.UsesDetail() {
 		r.useDetail = true
 	}
 	for _, f := range sched.Faults {
 		r.useDetail = r.useDetail || f.Busiest // the busiest TaskManager is picked by its CPU
 	}
-	r.ctl = control.New(r, pol, sched)
-	if err := r.ctl.Start(control.Info(sc, caps, "live")); err != nil {
+	if r.ctl, err = p.Control(r); err != nil {
 		return sum, err
 	}
 	for _, f := range []func(context.Context) error{r.produce, r.consumeLatency, r.sample, r.clock.run} {
@@ -277,26 +266,25 @@ func Run(ctx context.Context, sc scenario.Scenario, sched *scenario.Schedule, en
 	default:
 		runErr = ctx.Err()
 	}
-	r.ctl.End(runErr)
 	if runErr != nil {
 		return sum, runErr
 	}
 	if r.wanted > 0 && r.produced < 0.98*r.wanted {
 		r.logf("the producer achieved %s records/s of the schedule's %s (%s %%): the results describe the achieved input (input_rate)",
-			results.FormatNumber(r.produced/float64(sc.Duration), 0), results.FormatNumber(r.wanted/float64(sc.Duration), 0), results.FormatNumber(100*r.produced/r.wanted, 0))
+			textfmt.Number(r.produced/float64(sc.Duration), 0), textfmt.Number(r.wanted/float64(sc.Duration), 0), textfmt.Number(100*r.produced/r.wanted, 0))
 	}
 	if r.staleSamples > 0 {
-		r.logf("Flink's source offsets stood still in %s while the source emitted records; their positions come from the source's record count", results.Plural(r.staleSamples, "sample"))
+		r.logf("Flink's source offsets stood still in %s while the source emitted records; their positions come from the source's record count", textfmt.Plural(r.staleSamples, "sample"))
 	}
 	var audit *results.SinkAudit
 	if env.ExactlyOnce {
 		if audit, err = r.drainAndAudit(ctx); err != nil {
 			return sum, err
 		}
-		n := func(x int64) string { return results.FormatCount(float64(x)) }
+		n := func(x int64) string { return textfmt.Count(float64(x)) }
 		r.logf("sink audit: %s in, %s counted, %s lost, %s duplicated; %s, %s missing, %s emitted twice",
-			results.Plural(int(audit.RecordsIn), "view"), n(audit.RecordsOut), n(audit.RecordsLost), n(audit.RecordsDuplicated),
-			results.Plural(audit.Windows, "window"), n(int64(audit.WindowsMissing)), n(int64(audit.WindowsDuplicated)))
+			textfmt.Plural(int(audit.RecordsIn), "view"), n(audit.RecordsOut), n(audit.RecordsLost), n(audit.RecordsDuplicated),
+			textfmt.Plural(audit.Windows, "window"), n(int64(audit.WindowsMissing)), n(int64(audit.WindowsDuplicated)))
 		if audit.WindowsMissing > 0 {
 			at := func(ms int64) float64 { return float64(ms-r.start.UnixMilli()) / 1000 }
 			r.logf("sink audit: missing windows end between %.1f s and %.1f s of the run", at(audit.FirstMissingEndMs), at(audit.LastMissingEndMs))

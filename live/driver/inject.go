@@ -11,6 +11,22 @@ import (
 	"github.com/streamtwin/streamtwin/results"
 )
 
+// faultEffects is what the injected faults changed that the samples and
+// the restart tracking must know.
+type faultEffects struct {
+	faults int // injected so far
+	// jobLost: a jobmanager fault took the job with it (no HA); the
+	// samples call it FAILED
+	jobLost bool
+	// brokerBack is when a kafka_broker fault's broker is started again:
+	// the reader's kafkaGrace runs from then
+	brokerBack time.Time
+	// lateFaults are the times of the faults that do not stop the job
+	// themselves (storage, broker, CPU): a failover they cause is down
+	// from its detection, not from the fault
+	lateFaults map[float64]bool
+}
+
 // Inject starts fault f on the local cluster and records its fault event.
 // A fault that lasts is undone in the background after its duration, or
 // at once when the run ends first (r.wg holds the run's end until then):

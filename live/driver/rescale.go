@@ -7,6 +7,7 @@ import (
 
 	"github.com/streamtwin/streamtwin/live/rest"
 	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/textfmt"
 )
 
 // rescaleFromCheckpoint is the adaptive scheduler's rescale on the local
@@ -49,7 +50,7 @@ func (r *run) rescaleFromCheckpoint(ctx context.Context, par int, vertices map[s
 		}
 	}
 	if alive < need {
-		return fmt.Errorf("parallelism %d needs %s of %s, the cluster has %s", top, results.Plural(need, "TaskManager"), results.Plural(slots, "slot"), results.FormatCount(float64(cl.TaskManagers())))
+		return fmt.Errorf("parallelism %d needs %s of %s, the cluster has %s", top, textfmt.Plural(need, "TaskManager"), textfmt.Plural(slots, "slot"), textfmt.Count(float64(cl.TaskManagers())))
 	}
 	if err := r.waitSlots(ctx, alive*slots); err != nil {
 		return err
@@ -109,7 +110,7 @@ func (r *run) waitSlots(ctx context.Context, n int) error {
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
-	return fmt.Errorf("the cluster did not offer %s within 2 min", results.Plural(n, "slot"))
+	return fmt.Errorf("the cluster did not offer %s within 2 min", textfmt.Plural(n, "slot"))
 }
 
 // waitParallelism polls the job until all its tasks run at parallelism
@@ -218,7 +219,7 @@ func (r *run) stopIdleTaskManagers(ctx context.Context, keep int) error {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("%s still %s tasks 30 s after the rescale to %s", results.Plural(alive, "TaskManager"), map[bool]string{true: "runs", false: "run"}[alive == 1], results.Plural(keep, "TaskManager"))
+			return fmt.Errorf("%s still %s tasks 30 s after the rescale to %s", textfmt.Plural(alive, "TaskManager"), map[bool]string{true: "runs", false: "run"}[alive == 1], textfmt.Plural(keep, "TaskManager"))
 		}
 		select {
 		case <-ctx.Done():

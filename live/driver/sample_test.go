@@ -1,18 +1,9 @@
 package driver
 
 import (
-	"context"
-	"fmt"
 	"math"
-	"net/http"
-	"net/http/httptest"
 	"reflect"
-	"strings"
-	"sync/atomic"
 	"testing"
-	"time"
-
-	"github.com/streamtwin/streamtwin/live/rest"
 )
 
 type offsets = map[int32]float64
@@ -68,103 +59,6 @@ func TestConsumedSince(t *testing.T) {
 	}
 }
 
-// TestRestartTracking replays what the samples saw around a TaskManager
-// kill: a cached job snapshot still RUNNING while numRestarts already
-// counts the restart, the restart itself, the job RUNNING while its tasks
-// restore (RESTORING), all tasks running, then a restart fast enough to
-// fall between two samples. Each restart is one failure_detected at
-// Flink's RESTARTING time and one running: when the samples saw all tasks
-// running, or at Flink's RUNNING time for a restart between samples.
-func TestRestartTracking(t *testing.T) {
-	var numRestarts atomic.Int64
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		fmt.Fprintf(w, `[{"id":"numRestarts","value":"%d"}]`, numRestarts.Load())
-	}))
-	defer srv.Close()
-	r := &run{env: Env{REST: rest.New(srv.URL)}, state: "RUNNING"}
-	steps := []struct {
-		now                 float64 // s, when the sample is taken
-		state               string  // as the driver sees it
-		restarting, running float64 // s, Flink's timestamps (0: none)
-		restarts            int64   // numRestarts
-	}{
-		{71, "RUNNING", 0, -1, 0},
-		{72, "RUNNING", 0, -1, 1}, // stale snapshot
-		{76, "RESTARTING", 75.7, -1, 1},
-		{78, "RESTORING", 75.7, 77.7, 1},
-		{85, "RUNNING", 75.7, 77.7, 1},
-		{86, "RUNNING", 75.7, 77.7, 1},
-		{102, "RUNNING", 100.2, 101.5, 2}, // between samples
-		{103, "RUNNING", 100.2, 101.5, 2},
-	}
-	r.start = time.Now()
-	for _, s := range steps {
-		ts := map[string]int64{}
-		for state, at := range map[string]float64{"RESTARTING": s.restarting, "RUNNING": s.running} {
-			if at != 0 {
-				ts[state] = r.start.Add(time.Duration(at * float64(time.Second))).UnixMilli()
-			}
-		}
-		j := rest.Job{ID: "j", State: s.state, Timestamps: ts}
-		numRestarts.Store(s.restarts)
-		r.trackState(context.Background(), j, s.now)
-		if s.state == "RUNNING" {
-			r.countRestarts(context.Background(), j)
-		}
-	}
-	var got []string
-	for _, e := range r.events {
-		got = append(got, fmt.Sprintf("%s@%.1f", e.Kind, e.TimeS))
-	}
-	want := []string{"failure_detected@75.7", "running@85.0", "failure_detected@100.2", "running@101.5"}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("events %v, want %v", got, want)
-	}
-	if r.restarts != 2 {
-		t.Errorf("restarts %v, want 2", r.restarts)
-	}
-}
-
-func TestCheckpointEnd(t *testing.T) {
-	cases := []struct {
-		name string
-		h    rest.CheckpointStat
-		want int64
-	}{
-		{"completed", rest.CheckpointStat{Status: "COMPLETED", TriggerTimestamp: 1000, LatestAckTimestamp: 1400, EndToEndDuration: 400}, 1400},
-		{"failed after acks", rest.CheckpointStat{Status: "FAILED", TriggerTimestamp: 1000, LatestAckTimestamp: 1200, FailureTimestamp: 1900}, 1900},
-		{"failed before any ack", rest.CheckpointStat{Status: "FAILED", TriggerTimestamp: 1000, EndToEndDuration: 18}, 1018},
-	}
-	for _, c := range cases {
-		if got := checkpointEnd(c.h); got != c.want {
-			t.Errorf("%s: %d, want %d", c.name, got, c.want)
-		}
-	}
-}
-
-// TestRescaleBeyondSlots: a rescale the cluster's slots cannot host is
-// refused before the running job is stopped.
-func TestRescaleBeyondSlots(t *testing.T) {
-	var stopped atomic.Bool
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		if req.URL.Path == "/overview" {
-			fmt.Fprint(w, `{"taskmanagers":2,"slots-total":4,"slots-available":2}`)
-			return
-		}
-		stopped.Store(true)
-		http.Error(w, `{"errors":["unexpected"]}`, http.StatusInternalServerError)
-	}))
-	defer srv.Close()
-	r := &run{env: Env{REST: rest.New(srv.URL)}, jobID: "j", ci: 10, par: 2, start: time.Now(), ctx: context.Background()}
-	err := r.Reconfigure(10, 8, nil, "scale out")
-	if err == nil || !strings.Contains(err.Error(), "parallelism 8 needs 8 slots, the cluster has 4") {
-		t.Errorf("err = %v", err)
-	}
-	if stopped.Load() {
-		t.Error("the job was stopped")
-	}
-}
-
 // advance shares records over the partitions by backlog, never past the end.
 func TestAdvance(t *testing.T) {
 	prev := map[int32]float64{0: 100, 1: 100}
@@ -179,7 +73,7 @@ func TestAdvance(t *testing.T) {
 }
 
 // The live per-interval latency percentiles are the simulator's: linear
-// interpolation between order statistics (results.Quantile), not nearest
+// interpolation between order statistics (statistics.Quantile), not nearest
 // rank.
 func TestLatencyStats(t *testing.T) {
 	tests := []struct {

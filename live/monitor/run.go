@@ -145,18 +145,7 @@ type famState struct {
 // Do runs the samplers. Every family is scraped when the run starts and
 // when it ends (on an error too).
 func (r Run) Do(ctx context.Context) (acc Accounting, err error) {
-	second := r.Second
-	if second <= 0 {
-		second = time.Second
-	}
-	settle := r.Settle
-	if settle <= 0 {
-		settle = 2 * second
-	}
-	logf := r.Log
-	if logf == nil {
-		logf = func(string, ...any) {}
-	}
+	second, settle, logf := r.timing()
 	n := int(r.Duration / time.Second)
 	if n < 1 || r.Duration%time.Second != 0 {
 		return acc, fmt.Errorf("sampler run: duration %v, want whole seconds ≥ 1", r.Duration)
@@ -164,29 +153,10 @@ func (r Run) Do(ctx context.Context) (acc Accounting, err error) {
 	if len(r.Samplers) == 0 {
 		return acc, errors.New("sampler run: no samplers")
 	}
-	var fams []*famState
-	all := map[string]bool{}
-	for name, s := range r.Samplers {
-		families := r.Families[name]
-		if len(families) == 0 {
-			families = []string{name}
-		}
-		for _, fam := range families {
-			if err := prometheus.CheckFamily(fam); err != nil {
-				return acc, fmt.Errorf("sampler run: metric %s: %w", name, err)
-			}
-			if all[fam] {
-				return acc, fmt.Errorf("sampler run: family %s belongs to two metrics: one sampler decides when it is scraped", fam)
-			}
-			all[fam] = true
-		}
-		if s == nil {
-			return acc, fmt.Errorf("sampler run: metric %s has no sampler", name)
-		}
-		fams = append(fams, &famState{name: name, sampler: s, on: true, acc: Family{Name: name, Families: families,
-			Scraped: make([]bool, n), have: make([]bool, n), filled: make([]bool, n), recon: make([]float64, n)}})
+	fams, all, err := r.families(n)
+	if err != nil {
+		return acc, err
 	}
-	sort.Slice(fams, func(i, j int) bool { return fams[i].name < fams[j].name })
 	if err := r.Client.Scrape(ctx, all); err != nil {
 		return acc, err
 	}
@@ -220,37 +190,16 @@ func (r Run) Do(ctx context.Context) (acc Accounting, err error) {
 		}
 		changes := map[string]bool{}
 		for _, f := range fams {
-			if f.pos >= f.step.Scrape+f.step.Skip {
-				st := f.sampler.Next(k, f.acc.Points)
-				if st.Scrape < 0 || st.Skip < 0 || st.Scrape+st.Skip < 1 {
-					return acc, fmt.Errorf("sampler of %s at second %d: step %+v, want Scrape, Skip ≥ 0 and Scrape+Skip ≥ 1", f.name, k, st)
-				}
-				if st.Fill != nil && len(st.Fill) != st.Skip {
-					return acc, fmt.Errorf("sampler of %s at second %d: %d fill values for %d skipped seconds", f.name, k, len(st.Fill), st.Skip)
-				}
-				f.step, f.pos = st, 0
-				f.acc.Steps++
-				for i, v := range st.Fill {
-					if t := k + st.Scrape + i; t < n {
-						f.acc.recon[t], f.acc.filled[t] = v, true
-					}
-				}
+			on, err := f.advance(k, n)
+			if err != nil {
+				return acc, err
 			}
-			on := f.pos < f.step.Scrape
 			if on != f.on {
 				changes[f.name] = on
 			}
 		}
 		if len(changes) > 0 {
-			states := map[string]bool{}
-			for _, f := range fams {
-				if on, ok := changes[f.name]; ok {
-					for _, fam := range f.acc.Families {
-						states[fam] = on
-					}
-				}
-			}
-			if err := r.Client.Scrape(ctx, states); err != nil {
+			if err := r.Client.Scrape(ctx, familyStates(fams, changes)); err != nil {
 				return acc, fmt.Errorf("second %d: %w", k, err)
 			}
 			if k == 0 {
@@ -288,12 +237,104 @@ func (r Run) Do(ctx context.Context) (acc Accounting, err error) {
 	if err := sleepUntil(ctx, end.Add(settle)); err != nil {
 		return acc, err
 	}
+	acc.Families, err = r.stored(ctx, fams, countFrom, end, n)
+	return acc, err
+}
+
+// timing returns the length of a second, the wait before counting and the
+// log, defaults filled in.
+func (r Run) timing() (second, settle time.Duration, logf func(string, ...any)) {
+	second = r.Second
+	if second <= 0 {
+		second = time.Second
+	}
+	settle = r.Settle
+	if settle <= 0 {
+		settle = 2 * second
+	}
+	logf = r.Log
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	return second, settle, logf
+}
+
+// families returns the state of each metric's sampler over n seconds,
+// sorted by metric, and every family they scrape: each family belongs to
+// one metric.
+func (r Run) families(n int) ([]*famState, map[string]bool, error) {
+	var fams []*famState
+	all := map[string]bool{}
+	for name, s := range r.Samplers {
+		families := r.Families[name]
+		if len(families) == 0 {
+			families = []string{name}
+		}
+		for _, fam := range families {
+			if err := prometheus.CheckFamily(fam); err != nil {
+				return nil, nil, fmt.Errorf("sampler run: metric %s: %w", name, err)
+			}
+			if all[fam] {
+				return nil, nil, fmt.Errorf("sampler run: family %s belongs to two metrics: one sampler decides when it is scraped", fam)
+			}
+			all[fam] = true
+		}
+		if s == nil {
+			return nil, nil, fmt.Errorf("sampler run: metric %s has no sampler", name)
+		}
+		fams = append(fams, &famState{name: name, sampler: s, on: true, acc: Family{Name: name, Families: families,
+			Scraped: make([]bool, n), have: make([]bool, n), filled: make([]bool, n), recon: make([]float64, n)}})
+	}
+	sort.Slice(fams, func(i, j int) bool { return fams[i].name < fams[j].name })
+	return fams, all, nil
+}
+
+// advance asks the sampler for its next step once the current one is
+// done, at second k of n, and reports whether the metric is scraped in k.
+func (f *famState) advance(k, n int) (on bool, err error) {
+	if f.pos >= f.step.Scrape+f.step.Skip {
+		st := f.sampler.Next(k, f.acc.Points)
+		if st.Scrape < 0 || st.Skip < 0 || st.Scrape+st.Skip < 1 {
+			return false, fmt.Errorf("sampler of %s at second %d: step %+v, want Scrape, Skip ≥ 0 and Scrape+Skip ≥ 1", f.name, k, st)
+		}
+		if st.Fill != nil && len(st.Fill) != st.Skip {
+			return false, fmt.Errorf("sampler of %s at second %d: %d fill values for %d skipped seconds", f.name, k, len(st.Fill), st.Skip)
+		}
+		f.step, f.pos = st, 0
+		f.acc.Steps++
+		for i, v := range st.Fill {
+			if t := k + st.Scrape + i; t < n {
+				f.acc.recon[t], f.acc.filled[t] = v, true
+			}
+		}
+	}
+	return f.pos < f.step.Scrape, nil
+}
+
+// familyStates turns the metrics' changes into their families'.
+func familyStates(fams []*famState, changes map[string]bool) map[string]bool {
+	states := map[string]bool{}
+	for _, f := range fams {
+		if on, ok := changes[f.name]; ok {
+			for _, fam := range f.acc.Families {
+				states[fam] = on
+			}
+		}
+	}
+	return states
+}
+
+// stored completes each metric's accounting with what the TSDB holds of
+// its families in (from, end], over the n seconds of the run; on an error
+// it returns the metrics done so far.
+func (r Run) stored(ctx context.Context, fams []*famState, from, end time.Time, n int) ([]Family, error) {
+	var out []Family
 	for _, f := range fams {
 		var total prometheus.Count
 		for _, fam := range f.acc.Families {
-			c, err := r.Client.Samples(ctx, fam, countFrom, end)
+			c, err := r.Client.Samples(ctx, fam, from, end)
 			if err != nil {
-				return acc, err
+				return out, err
 			}
 			total.Samples += c.Samples
 			total.Series += c.Series
@@ -304,9 +345,9 @@ func (r Run) Do(ctx context.Context) (acc Accounting, err error) {
 			f.acc.StoredShare = 0 // nothing stored: no series to divide by
 		}
 		f.acc.RunShare = float64(f.acc.ScrapedSeconds) / float64(n)
-		acc.Families = append(acc.Families, f.acc)
+		out = append(out, f.acc)
 	}
-	return acc, nil
+	return out, nil
 }
 
 // point appends the family's value at the end of second k, when there is one.

@@ -11,8 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/streamtwin/streamtwin/internal/control"
+	"github.com/streamtwin/streamtwin/internal/run"
 	"github.com/streamtwin/streamtwin/internal/scenario"
-	"github.com/streamtwin/streamtwin/internal/twin"
 	"github.com/streamtwin/streamtwin/models/hostmetrics"
 	models "github.com/streamtwin/streamtwin/models/monitor"
 	"github.com/streamtwin/streamtwin/results"
@@ -126,8 +127,8 @@ func TestSessionRefusesWithoutLiveRun(t *testing.T) {
 }
 
 // TestSessionRunFolder: a session's outputs reach a run folder as a live
-// run writes it (twin.RunToDirWith with the session's hooks, the driver
-// replaced by an executor that writes 12 samples while the session runs).
+// run writes it (run.ToDir with the session's hooks, the driver replaced
+// by a backend that writes 12 samples while the session runs).
 func TestSessionRunFolder(t *testing.T) {
 	const sec = 100 * time.Millisecond
 	yaml := `name: session
@@ -146,7 +147,7 @@ monitoring:
 	}
 	db := &truthTSDB{fakeTSDB: &fakeTSDB{second: sec, changes: map[string][]change{}}}
 	s := &Session{Client: db, Spec: *sc.Monitoring, Seeds: sim.Seeds{Root: sc.Seed}, Seconds: 12, Second: sec}
-	exec := func(sc scenario.Scenario, _ *scenario.Schedule, sink twin.Sink) (results.Summary, error) {
+	exec := func(sink run.Sink) (results.Summary, error) {
 		db.start = time.Now()
 		done := make(chan error, 1)
 		go func() { done <- s.Run(context.Background(), db.start) }()
@@ -158,7 +159,7 @@ monitoring:
 		return results.Summary{DurationS: 12}, <-done
 	}
 	dir := filepath.Join(t.TempDir(), "run")
-	if _, err := twin.RunToDirWith(exec, sc, dir, twin.Output{Monitoring: s.Evaluate}); err != nil {
+	if _, err := run.ToDir(context.Background(), writer(exec), sc, dir, run.Output{Monitoring: s.Evaluate}); err != nil {
 		t.Fatal(err)
 	}
 	trade, err := os.ReadFile(filepath.Join(dir, results.TradeoffCSV))
@@ -170,4 +171,17 @@ monitoring:
 			t.Error(err)
 		}
 	}
+}
+
+// writer is a backend that carries out everything by writing rows.
+type writer func(run.Sink) (results.Summary, error)
+
+func (writer) Name() string { return "live" }
+
+func (writer) Capabilities(context.Context) (control.Capabilities, error) {
+	return control.Everything("a fake cluster"), nil
+}
+
+func (w writer) Execute(_ context.Context, _ *run.Plan, sink run.Sink) (results.Summary, error) {
+	return w(sink)
 }

@@ -2,13 +2,11 @@ package flink
 
 import (
 	"cmp"
-	"fmt"
 	"math"
 	"slices"
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
-	"github.com/streamtwin/streamtwin/results"
 	"github.com/streamtwin/streamtwin/sim"
 )
 
@@ -482,7 +480,6 @@ func DefaultJob() JobConfig {
 	}
 }
 
-// Validate returns problems keyed by the field's path below the job.
 // inputsOf is operator i's inputs by index: those it names that are
 // listed before it, else the operator before it.
 func (c JobConfig) inputsOf(i int) []int {
@@ -503,234 +500,6 @@ func (c JobConfig) inputsOf(i int) []int {
 
 // parallelismOf is operator i's parallelism: its own, or the job's.
 func (c JobConfig) parallelismOf(i int) int { return cmp.Or(c.Operators[i].Parallelism, c.Parallelism) }
-
-func (c JobConfig) Validate() map[string]string {
-	e := map[string]string{}
-	if c.Parallelism < 1 {
-		e["parallelism"] = fmt.Sprintf("must be at least 1, got %d", c.Parallelism)
-	}
-	if c.MaxParallelism < 1 || c.MaxParallelism > 32768 {
-		e["max_parallelism"] = fmt.Sprintf("must be in 1..32768, got %d", c.MaxParallelism)
-	} else if c.Parallelism > c.MaxParallelism {
-		e["parallelism"] = fmt.Sprintf("%d is above max_parallelism %d; raise job.max_parallelism or lower the parallelism", c.Parallelism, c.MaxParallelism)
-	}
-	if m := c.Rescale.Mode; m != RescaleSavepoint && m != RescaleCheckpoint {
-		e["rescale.mode"] = fmt.Sprintf("must be %s or %s, got %q", RescaleSavepoint, RescaleCheckpoint, m)
-	}
-	if c.Rescale.UpDelay < 0 || c.Rescale.DownDelay < 0 || c.Rescale.UpDeploy < 0 || c.Rescale.DownDeploy < 0 || c.Rescale.Release < 0 {
-		e["rescale"] = "up_delay, down_delay, up_deploy, down_deploy and release must be ≥ 0s"
-	}
-	if sc := c.Scaling; !(sc.Contention >= 0 && sc.Contention <= 1) || !(sc.Coherency >= 0 && sc.Coherency <= 1) {
-		e["scaling"] = fmt.Sprintf("contention and coherency must be in [0, 1] (the Universal Scalability Law's σ and κ), got %g and %g", sc.Contention, sc.Coherency)
-	}
-	if w := c.Rescale.UpWarmupStart; !(w >= 0 && w < 1) {
-		e["rescale.up_warmup_start"] = fmt.Sprintf("must be in [0, 1) (the share of full capacity a scaled-up job starts at), got %g", w)
-	}
-	if !(c.StateLagScale >= 0) {
-		e["state_lag_scale"] = fmt.Sprintf("must be ≥ 0 records of lag (0: the lag's state is linear in it), got %g", c.StateLagScale)
-	}
-	if !(c.StatePerLag >= 0) {
-		e["state_per_lag"] = fmt.Sprintf("must be ≥ 0 bytes per record of lag, got %v", c.StatePerLag)
-	}
-	if !(c.CostScale > 0) || math.IsInf(c.CostScale, 0) {
-		e["cost_scale"] = fmt.Sprintf("must be a positive factor (1 = the operator costs as listed), got %g", c.CostScale)
-	}
-	if len(c.Operators) == 0 {
-		e["operators"] = "the job needs at least one operator (the source)"
-	}
-	names := map[string]bool{}
-	for i, op := range c.Operators {
-		at := fmt.Sprintf("operators[%d].", i)
-		if op.Name == "" {
-			e[at+"name"] = "every operator needs a name"
-		} else if names[op.Name] {
-			e[at+"name"] = fmt.Sprintf("duplicate operator name %q", op.Name)
-		}
-		for _, in := range op.Inputs {
-			if !names[in] {
-				e[at+"inputs"] = fmt.Sprintf("input %q is not an operator listed before %q", in, op.Name)
-			}
-		}
-		names[op.Name] = true
-		if op.Parallelism < 0 || op.Parallelism > c.MaxParallelism {
-			e[at+"parallelism"] = fmt.Sprintf("must be in 0..max_parallelism (%d), got %d", c.MaxParallelism, op.Parallelism)
-		}
-		if op.Cost <= 0 {
-			e[at+"cost"] = fmt.Sprintf("must be a positive CPU time per record, e.g. 10µs, got %v", op.Cost)
-		}
-		if op.Selectivity < 0 || math.IsNaN(op.Selectivity) {
-			e[at+"selectivity"] = fmt.Sprintf("must be ≥ 0, got %g", op.Selectivity)
-		}
-		switch op.Partitioning {
-		case Forward:
-			// as Flink's DataStream API refuses; a parallelism override
-			// applied at run time (an autoscaler's) turns the edge pointwise
-			for _, in := range c.inputsOf(i) {
-				if p, q := c.parallelismOf(in), c.parallelismOf(i); p != q {
-					e[at+"partitioning"] = fmt.Sprintf("forward needs the parallelism of %q (%d), got %d; use rebalance or hash", c.Operators[in].Name, p, q)
-				}
-			}
-		case Rebalance, Hash:
-		default:
-			e[at+"partitioning"] = fmt.Sprintf("must be forward, rebalance or hash, got %q", op.Partitioning)
-		}
-		if op.HotKeyShare < 0 || op.HotKeyShare > 1 {
-			e[at+"hot_key_share"] = fmt.Sprintf("must be in 0..1, got %g", op.HotKeyShare)
-		}
-		if op.StateSize < 0 {
-			e[at+"state_size"] = "must be ≥ 0"
-		}
-		if op.StatePerRecord < 0 {
-			e[at+"state_per_record"] = "must be ≥ 0"
-		}
-		if !(op.StateRetention >= 0) {
-			e[at+"state_retention"] = fmt.Sprintf("must be ≥ 0, got %v", op.StateRetention)
-		}
-	}
-	ck := c.Checkpoint
-	if ck.Interval <= 0 {
-		e["checkpoint.interval"] = fmt.Sprintf("must be positive (e.g. 30s), got %v", ck.Interval)
-	} else if ck.Interval < 0.01 {
-		e["checkpoint.interval"] = fmt.Sprintf("must be at least 10ms (Flink's minimum), got %v", ck.Interval)
-	}
-	positive := map[string]sim.Duration{"checkpoint.timeout": ck.Timeout}
-	nonNeg := map[string]sim.Duration{
-		"checkpoint.min_pause": ck.MinPause, "checkpoint.alignment": ck.Alignment,
-		"checkpoint.inflight_drain": ck.InflightDrain, "checkpoint.sync_base": ck.SyncBase,
-		"checkpoint.async_base":   ck.AsyncBase,
-		"restart.initial_backoff": c.Restart.InitialBackoff, "restart.max_backoff": c.Restart.MaxBackoff,
-		"restart.reset_backoff_after": c.Restart.ResetBackoffAfter, "restart.delay": c.Restart.Delay,
-		"restart.failure_rate_interval": c.Restart.FailureRateInterval,
-		"detection.connection_loss":     c.Detection.ConnectionLoss, "detection.heartbeat_interval": c.Detection.HeartbeatInterval,
-		"detection.heartbeat_timeout": c.Detection.HeartbeatTimeout,
-		"cluster.restart_delay":       c.Cluster.RestartDelay, "cluster.deploy": c.Cluster.Deploy,
-		"cluster.restore_base": c.Cluster.RestoreBase, "cluster.submit": c.Cluster.Submit,
-		"cluster.warmup": c.Cluster.Warmup, "rescale.up_warmup": c.Rescale.UpWarmup, "cluster.upgrade_warmup": c.Cluster.UpgradeWarmup,
-		"latency.base": c.Latency.Base, "latency.window": c.Latency.Window, "latency.queueing": c.Latency.Queueing,
-		"latency.watermark_interval": c.Latency.WatermarkInterval,
-	}
-	for k, v := range positive {
-		if v <= 0 {
-			e[k] = fmt.Sprintf("must be positive, got %v", v)
-		}
-	}
-	for k, v := range nonNeg {
-		if v < 0 || math.IsNaN(float64(v)) {
-			e[k] = fmt.Sprintf("must not be negative, got %v", v)
-		}
-	}
-	shares := 0.0
-	for i, l := range c.Latency.Staleness {
-		switch {
-		case !(l.Gap >= 0):
-			e[fmt.Sprintf("latency.staleness[%d].gap", i)] = fmt.Sprintf("must not be negative, got %v", l.Gap)
-		case !(l.Share >= 0 && l.Share <= 1):
-			e[fmt.Sprintf("latency.staleness[%d].share", i)] = fmt.Sprintf("must be in 0..1, got %g", l.Share)
-		}
-		shares += l.Share
-	}
-	if shares > 1+1e-6 {
-		e["latency.staleness"] = fmt.Sprintf("shares add up to %.6g; they must not exceed 1 (the rest of the results count as 0 s stale)", shares)
-	}
-	if c.Latency.BufferTimeout < 0 && c.Latency.BufferTimeout != -1 {
-		e["latency.buffer_timeout"] = fmt.Sprintf("must be ≥ 0, or -1s to flush only full buffers; got %v", c.Latency.BufferTimeout)
-	}
-	bw := map[string]float64{
-		"checkpoint.sync_bandwidth": float64(ck.SyncBandwidth), "checkpoint.upload_bandwidth": float64(ck.UploadBandwidth),
-		"cluster.restore_bandwidth": float64(c.Cluster.RestoreBandwidth),
-		"latency.buffer_size":       float64(c.Latency.BufferSize), "latency.record_size": float64(c.Latency.RecordSize),
-	}
-	for k, v := range bw {
-		if v <= 0 {
-			e[k] = "must be positive"
-		}
-	}
-	if ck.TolerableFailures < 0 {
-		e["checkpoint.tolerable_failures"] = fmt.Sprintf("must be ≥ 0, got %d", ck.TolerableFailures)
-	}
-	if ck.MaxConcurrent < 1 {
-		e["checkpoint.max_concurrent"] = fmt.Sprintf("must be at least 1, got %d", ck.MaxConcurrent)
-	}
-	if ck.InitialDelay != "random" && ck.InitialDelay != "interval" {
-		e["checkpoint.initial_delay"] = fmt.Sprintf("must be random or interval, got %q", ck.InitialDelay)
-	}
-	if !(c.Cluster.HostCPUPerRecord >= 0) {
-		e["cluster.host_cpu_per_record"] = fmt.Sprintf("must be ≥ 0 (CPU time per input record, e.g. 20us), got %v", c.Cluster.HostCPUPerRecord)
-	}
-	if v := c.Cluster.IdleCPU; !(v >= 0) {
-		e["cluster.idle_cpu"] = fmt.Sprintf("must be ≥ 0 (cores an idle TaskManager JVM uses, e.g. 0.02), got %g", v)
-	}
-	if v := c.Cluster.PartLoadCPU; !(v >= 0 && v <= 1) {
-		e["cluster.part_load_cpu"] = fmt.Sprintf("must be in (0, 1] (a record's CPU while the job keeps up, as a share of its CPU at capacity; 0: 1), got %g", v)
-	}
-	if v := c.Cluster.JITCPU; !(v >= 0 && v <= 1) {
-		e["cluster.jit_cpu"] = fmt.Sprintf("must be in [0, 1] (the share of a TaskManager's cores its JIT compiler takes when the tasks deploy), got %g", v)
-	}
-	if v := c.Cluster.CPUNoise; !(v >= 0 && v <= 1) {
-		e["cluster.cpu_noise"] = fmt.Sprintf("must be in [0, 1] (a TaskManager's per-second CPU utilisation reading u gets a standard deviation of cpu_noise·√(u(1 − u)), e.g. 0.4), got %g", v)
-	}
-	if v := c.Cluster.InPlaceShare; !(v >= 0 && v <= 1) {
-		e["cluster.in_place_share"] = fmt.Sprintf("must be in (0, 1] (the share of a deployment's time a restart on JVMs that ran the job takes, e.g. 0.4; 0: 1), got %g", v)
-	}
-	if v := c.Cluster.DeployCV; !(v >= 0 && v <= 2) {
-		e["cluster.deploy_cv"] = fmt.Sprintf("must be in [0, 2] (the coefficient of variation of a deployment's duration, e.g. 0.1), got %g", v)
-	}
-	if v := c.Cluster.RestartDelayCV; !(v >= 0 && v <= 2) {
-		e["cluster.restart_delay_cv"] = fmt.Sprintf("must be in [0, 2] (the coefficient of variation of a TaskManager's restart, e.g. 0.2), got %g", v)
-	}
-	if v := c.Cluster.CatchupCV; !(v >= 0 && v <= 1) {
-		e["cluster.catchup_cv"] = fmt.Sprintf("must be in [0, 1] (the coefficient of variation of a restored job's catch-up time, e.g. 0.1), got %g", v)
-	}
-	if c.Cluster.JITCPU > 0 && !(c.Cluster.JITTime > 0) {
-		e["cluster.jit_time"] = fmt.Sprintf("must be > 0 with jit_cpu (the time constant the JIT's CPU decays with, e.g. 40s), got %v", c.Cluster.JITTime)
-	}
-	if w := c.Cluster.WarmupStart; !(w >= 0 && w < 1) {
-		e["cluster.warmup_start"] = fmt.Sprintf("must be in [0, 1) (the share of full capacity a restored job starts at), got %g", w)
-	}
-	if w := c.Cluster.UpgradeWarmupStart; !(w >= 0 && w < 1) {
-		e["cluster.upgrade_warmup_start"] = fmt.Sprintf("must be in [0, 1) (the share of full capacity a job upgraded by savepoint starts at), got %g", w)
-	}
-	if ck.InflightBlock < 0 || ck.InflightBlock > 1 {
-		e["checkpoint.inflight_block"] = fmt.Sprintf("must be in [0, 1] (the share of processing blocked while in-flight buffers drain), got %g", ck.InflightBlock)
-	}
-	if ck.CPUOverhead < 0 || ck.CPUOverhead >= 1 {
-		e["checkpoint.cpu_overhead"] = fmt.Sprintf("must be in [0, 1), got %g", ck.CPUOverhead)
-	}
-	switch c.Restart.Strategy {
-	case "exponential-delay", "fixed-delay", "failure-rate", "none":
-	default:
-		e["restart.strategy"] = fmt.Sprintf("must be exponential-delay, fixed-delay, failure-rate or none, got %q", c.Restart.Strategy)
-	}
-	if c.Restart.BackoffMultiplier < 1 {
-		e["restart.backoff_multiplier"] = fmt.Sprintf("must be ≥ 1, got %g", c.Restart.BackoffMultiplier)
-	}
-	if c.Restart.JitterFactor < 0 || c.Restart.JitterFactor > 1 {
-		e["restart.jitter_factor"] = fmt.Sprintf("must be in 0..1, got %g", c.Restart.JitterFactor)
-	}
-	if c.Restart.Attempts < 0 {
-		e["restart.attempts"] = "must be ≥ 0 (0 = unlimited)"
-	}
-	switch c.Detection.Mode {
-	case "auto", "connection", "rpc", "heartbeat":
-	default:
-		e["detection.mode"] = fmt.Sprintf("must be auto, connection, rpc or heartbeat, got %q", c.Detection.Mode)
-	}
-	if c.Cluster.Slots < 1 {
-		e["cluster.slots"] = fmt.Sprintf("must be at least 1, got %d", c.Cluster.Slots)
-	}
-	if c.Cluster.TaskManagers < 0 {
-		e["cluster.taskmanagers"] = "must be ≥ 0 (0 = as many as the parallelism needs)"
-	} else if c.Cluster.TaskManagers > 0 && c.Cluster.Slots > 0 && c.Cluster.TaskManagers*c.Cluster.Slots < c.Parallelism {
-		e["cluster.taskmanagers"] = fmt.Sprintf("%s × %s cannot host parallelism %d", results.Plural(c.Cluster.TaskManagers, "TaskManager"), results.Plural(c.Cluster.Slots, "slot"), c.Parallelism)
-	}
-	if c.Cluster.Cores < 0 {
-		e["cluster.cores"] = "must be ≥ 0 (0 = one per slot)"
-	}
-	if r, cores := c.Cluster.ReservedCores, cmp.Or(c.Cluster.Cores, float64(c.Cluster.Slots)); !(r >= 0 && r < cores) {
-		e["cluster.reserved_cores"] = fmt.Sprintf("must be in [0, %g) (below the cores of a TaskManager, cluster.cores), got %g", cores, r)
-	}
-	return e
-}
 
 // UnmarshalYAML fills an operator's defaults (selectivity 1, forward
 // partitioning) before decoding it strictly, since list elements start empty.

@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/measure"
 )
 
 // CPU utilisation per TaskManager by hand: a TaskManager with 0.25 cores
@@ -39,7 +39,7 @@ func TestCPUUtilisationPerTaskManager(t *testing.T) {
 					t.Errorf("TaskManager %d: utilisation %g, want %g", i, u[i], want[i])
 				}
 			}
-			mean, peak := results.CPUAcross(u)
+			mean, peak := measure.CPUAcross(u)
 			if math.Abs(mean-c.mean) > 1e-12 || math.Abs(peak-c.peak) > 1e-12 {
 				t.Errorf("cpu_busy_mean, max = %g, %g; want %g, %g", mean, peak, c.mean, c.peak)
 			}

@@ -5,7 +5,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/measure"
 )
 
 // task is one subtask of a chain: the unit that owns a thread.
@@ -77,8 +77,24 @@ func BuildGraph(cfg JobConfig, p int, sourceShares func(int) []float64) (*Graph,
 	n := len(cfg.Operators)
 	g := &Graph{Parallelism: p, opIndex: map[string]int{}, ops: cfg.Operators,
 		par: make([]int, n), gain: make([]float64, n), share: make([][]float64, n), chainOf: make([]int, n)}
-	inputs := make([][]int, n)
-	consumers := make([]int, n)
+	inputs, consumers := g.wire(cfg, p)
+	g.routeRecords(cfg, inputs, sourceShares)
+	g.chainOperators(cfg, inputs, consumers)
+	g.placeTasks(cfg, p)
+	g.detailRates(cfg.Cluster.Slots)
+	g.maxParallelism = cfg.MaxParallelism
+	// A network edge crosses TaskManagers when its channels connect subtasks
+	// in different slots that live on different TaskManagers.
+	g.distributed = g.Hosting > 1 && len(g.hops) > 0 && g.anyAllToAll()
+	return g, nil
+}
+
+// wire sets every operator's index and parallelism and returns its inputs
+// (by index) and how many operators consume it.
+func (g *Graph) wire(cfg JobConfig, p int) (inputs [][]int, consumers []int) {
+	n := len(cfg.Operators)
+	inputs = make([][]int, n)
+	consumers = make([]int, n)
 	for i, op := range cfg.Operators {
 		g.opIndex[op.Name] = i
 		g.par[i] = p
@@ -98,9 +114,13 @@ func BuildGraph(cfg JobConfig, p int, sourceShares func(int) []float64) (*Graph,
 			consumers[in]++
 		}
 	}
-	maxPar := 0
+	return inputs, consumers
+}
+
+// routeRecords sets every operator's gain (its input records per source
+// record) and how its input splits over its subtasks.
+func (g *Graph) routeRecords(cfg JobConfig, inputs [][]int, sourceShares func(int) []float64) {
 	for i, op := range cfg.Operators {
-		maxPar = max(maxPar, g.par[i])
 		if i == 0 {
 			g.gain[0] = 1
 			g.share[0] = sourceShares(g.par[0])
@@ -138,6 +158,11 @@ func BuildGraph(cfg JobConfig, p int, sourceShares func(int) []float64) (*Graph,
 			g.share[i][0] += h
 		}
 	}
+}
+
+// chainOperators groups the operators into chains, notes the network
+// edges between the chains, and sets the sinks' output per source record.
+func (g *Graph) chainOperators(cfg JobConfig, inputs [][]int, consumers []int) {
 	// Chain an operator into its single forward input of equal parallelism
 	// when that input feeds nobody else (Flink's chaining conditions, minus
 	// slot-sharing groups and explicit chain breaks).
@@ -165,7 +190,16 @@ func BuildGraph(cfg JobConfig, p int, sourceShares func(int) []float64) (*Graph,
 			g.outGain += g.gain[i] * cfg.Operators[i].Selectivity
 		}
 	}
+}
 
+// placeTasks puts the chains' subtasks in slots on TaskManagers, with
+// their per-record costs at job parallelism p, and sets the capacity: the
+// source rate at which a thread or a TaskManager runs out of cores.
+func (g *Graph) placeTasks(cfg JobConfig, p int) {
+	maxPar := 0
+	for _, q := range g.par {
+		maxPar = max(maxPar, q)
+	}
 	slots := cfg.Cluster.Slots
 	g.TaskManagers = cfg.Cluster.TaskManagers
 	g.Hosting = (maxPar + slots - 1) / slots
@@ -200,12 +234,6 @@ func BuildGraph(cfg JobConfig, p int, sourceShares func(int) []float64) (*Graph,
 			g.capacity = math.Min(g.capacity, g.tmCores[tm]/c)
 		}
 	}
-	g.detailRates(slots)
-	g.maxParallelism = cfg.MaxParallelism
-	// A network edge crosses TaskManagers when its channels connect subtasks
-	// in different slots that live on different TaskManagers.
-	g.distributed = g.Hosting > 1 && len(g.hops) > 0 && g.anyAllToAll()
-	return g, nil
 }
 
 // detailRates fills sourceShare and each task's TaskManager, for Detail.
@@ -229,7 +257,7 @@ func (g *Graph) detailRates(slots int) {
 // at most one core: busy = x·cost / min(1, cores − x·(TaskManager cost −
 // cost)). Without contention that is x·cost; once the TaskManager
 // saturates, every thread on it reads 1.
-func (g *Graph) OperatorDetail(x, busyX float64) []results.OperatorSample {
+func (g *Graph) OperatorDetail(x, busyX float64) []measure.OperatorSample {
 	busy := make([]float64, len(g.ops))
 	for k, t := range g.tasks {
 		tm := g.taskTM[k]
@@ -241,10 +269,10 @@ func (g *Graph) OperatorDetail(x, busyX float64) []results.OperatorSample {
 			busy[o] = math.Max(busy[o], b)
 		}
 	}
-	out := make([]results.OperatorSample, len(g.ops))
+	out := make([]measure.OperatorSample, len(g.ops))
 	for i, op := range g.ops {
 		in := x * g.gain[i]
-		out[i] = results.OperatorSample{Name: op.Name, Parallelism: g.par[i], Source: i == 0, InputRate: in,
+		out[i] = measure.OperatorSample{Name: op.Name, Parallelism: g.par[i], Source: i == 0, InputRate: in,
 			OutputRate: in * op.Selectivity, BusyMax: busy[i], Keyed: op.Partitioning == Hash, MaxParallelism: g.maxParallelism}
 	}
 	return out

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 
 	"github.com/streamtwin/streamtwin/models/kafka"
 	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/measure"
 	"github.com/streamtwin/streamtwin/sim"
 )
 
@@ -92,12 +92,6 @@ type pendingRecovery struct {
 	start  float64
 	preLag float64
 	reason string
-}
-
-type latencySegment struct {
-	w, lo, hi                   float64
-	extraMean, extra50, extra99 float64
-	marker99                    float64 // extra99 without the window delay: latency markers skip windows
 }
 
 // CheckpointInfo describes the last completed checkpoint.
@@ -383,13 +377,13 @@ func (j *Job) Status() Status {
 // Detail is the per-TaskManager and per-operator metrics of the last closed
 // metric interval (the one of the latest Sample), on the same model as the
 // Sample's CPU columns.
-func (j *Job) Detail() results.Detail {
-	var d results.Detail
+func (j *Job) Detail() measure.Detail {
+	var d measure.Detail
 	for tm := range j.tms {
 		if !j.tms[tm].alive {
 			continue
 		}
-		ts := results.TaskManagerSample{Index: tm}
+		ts := measure.TaskManagerSample{Index: tm}
 		if tm < len(j.lastCPU) && !math.IsNaN(j.lastCPU[tm]) {
 			ts.CPUBusy = j.lastCPU[tm]
 		}
@@ -445,23 +439,6 @@ func (j *Job) startJIT(now float64) {
 // ---- fluid integration ----
 
 func (j *Job) consuming() bool { return j.state == StateRunning }
-
-// cpuShare is the share of the TaskManagers' CPU the job's tasks get: less
-// the asynchronous checkpoint phase's overhead, and less what co-located
-// processes take for the input (cluster.host_cpu_per_record).
-func (j *Job) cpuShare() float64 {
-	s := 1.0
-	if j.asyncOn > 0 {
-		s = 1 - j.cfg.Checkpoint.CPUOverhead
-	}
-	if h := float64(j.cfg.Cluster.HostCPUPerRecord); h > 0 {
-		s *= math.Max(minHostShare, 1-j.lambda*h/j.graph.Cores())
-	}
-	return s * j.throttleShare()
-}
-
-// minHostShare is the least CPU share co-located processes leave the job.
-const minHostShare = 0.05
 
 // capacity is the source rate the job can sustain right now.
 func (j *Job) capacity() float64 {
@@ -613,47 +590,6 @@ func (j *Job) segment(a, b, x, mu float64, throttled bool) {
 	j.segs = append(j.segs, s)
 }
 
-// ln100 is ln(100), the 99th percentile of an exponential wait in means.
-const ln100 = 4.605170185988092
-
-// latencyExtras is a segment's latency on top of its backlog's wait at
-// source throughput x against capacity mu: the fixed parts, the buffers'
-// fill, the watermark's and the queueing wait. The last one's are kept: a
-// steady state has the same x and mu second after second.
-func (j *Job) latencyExtras(x, mu float64) latencySegment {
-	if m := &j.extras; m.ok && m.x == x && m.mu == mu && m.graph == j.graph {
-		return m.seg
-	}
-	lc := j.cfg.Latency
-	fixed := float64(lc.Base + lc.Window)
-	buf := j.graph.BufferDelay(x, lc)
-	rho := 0.98
-	if mu > 0 {
-		rho = math.Min(0.98, x/mu)
-	}
-	wait := math.Min(float64(lc.Queueing)*rho/(1-rho), j.graph.InflightDelay(x, lc))
-	wm := 0.0 // the wait for the periodic watermark that fires a window
-	if lc.Window > 0 || len(lc.Staleness) > 0 {
-		wm = float64(lc.WatermarkInterval)
-	}
-	s := latencySegment{
-		extraMean: fixed + (buf+wm)/2 + wait,
-		extra50:   fixed + (buf+wm)/2 + wait*math.Ln2,
-		extra99:   fixed + (buf+wm)*0.99 + wait*ln100,
-		marker99:  float64(lc.Base) + buf*0.99 + wait*ln100,
-	}
-	j.extras = extrasMemo{ok: true, x: x, mu: mu, graph: j.graph, seg: s}
-	return s
-}
-
-// extrasMemo is the last latencyExtras and what it was computed from.
-type extrasMemo struct {
-	ok    bool
-	x, mu float64
-	graph *Graph
-	seg   latencySegment
-}
-
 // tick applies the new second's input rate.
 func (j *Job) tick() {
 	j.advance()
@@ -703,203 +639,7 @@ func (j *Job) sample() {
 	j.segs = j.segs[:0]
 }
 
-// cpuMemo is the last sample's CPU readings' mean and peak, and what they
-// were computed from.
-type cpuMemo struct {
-	dt, cpuXdt, overheadDt float64
-	mean, peak             float64
-	ok                     bool // no noise, no JIT: the same inputs give the same readings
-}
-
-// cpuAcross is results.CPUAcross of cpuUtilisation(dt). A sample whose
-// TaskManagers are as they were (no process, placement or throttle
-// changed) and whose work is the same as the last one's, as in a steady
-// state, has the same readings: they are kept (lastCPU too), which saves a
-// loop over every TaskManager per second of a long run.
-func (j *Job) cpuAcross(dt float64, tmsChanged bool) (mean, peak float64) {
-	m := &j.cpu
-	if m.ok && !tmsChanged && m.dt == dt && m.cpuXdt == j.sCPUXdt && m.overheadDt == j.sOverheadDt {
-		return m.mean, m.peak
-	}
-	mean, peak = results.CPUAcross(j.cpuUtilisation(dt))
-	*m = cpuMemo{dt: dt, cpuXdt: j.sCPUXdt, overheadDt: j.sOverheadDt, mean: mean, peak: peak,
-		ok: j.cfg.Cluster.CPUNoise == 0 && j.cfg.Cluster.JITCPU == 0}
-	return mean, peak
-}
-
-// cpuUtilisation is each TaskManager's CPU utilisation over the interval
-// of dt seconds ending now (NaN for a dead one), by the one definition
-// (results.CPUUtilisation) from the CPU seconds the model gives it: its
-// tasks' work (∫x dt × its CPU seconds per source record, times
-// cluster.part_load_cpu while the job keeps up with its input), its JIT
-// compiler's cluster.jit_cpu from its JVM's first deployment, the async
-// checkpoint phase's share of its cores while it hosts tasks, the JVM's
-// own work beside the tasks' (cluster.reserved_cores at capacity, in
-// proportion below), and the JVM's idle CPU (cluster.idle_cpu). Its allotment is cluster.cores; its
-// threads cannot use more (the live cluster's --tm-cpu limit), so the CPU
-// seconds stop there. Each reading u then gets the sampler's noise, of
-// standard deviation cluster.cpu_noise·√(u(1 − u)), within [0, 1].
-func (j *Job) cpuUtilisation(dt float64) []float64 {
-	cores := cmp.Or(j.cfg.Cluster.Cores, float64(j.cfg.Cluster.Slots)) // withDefaults', without copying the config
-	j.lastCPU = j.lastCPU[:0]
-	for tm := range j.tms {
-		if !j.tms[tm].alive {
-			j.lastCPU = append(j.lastCPU, math.NaN())
-			continue
-		}
-		cpu := j.cfg.Cluster.IdleCPU * dt
-		if g := j.tms[tm].hosts; g >= 0 && j.graph != nil {
-			cpu += j.sCPUXdt*j.graph.tmCost[g]*(1+j.cfg.Cluster.ReservedCores/j.graph.tmCores[g]) + j.sOverheadDt*j.graph.tmCores[g]
-		}
-		if j.tms[tm].jitting {
-			cpu += j.tms[tm].jitDt * cores
-		}
-		most := cores * dt
-		if j.tms[tm].throttled > 0 { // a cpu_throttle fault's quota
-			most *= j.tms[tm].share
-		}
-		u := results.CPUUtilisation(min(cpu, most), dt, cores) // the builtin: math.Min is a call on amd64, and this runs per TaskManager and sample
-		if k := j.cfg.Cluster.CPUNoise; k > 0 && u < 1 {
-			u = min(1, max(0, u+k*math.Sqrt(u*(1-u))*j.cpuRng.NormFloat64()))
-		}
-		j.lastCPU = append(j.lastCPU, u)
-	}
-	return j.lastCPU
-}
-
-// latency returns mean, p50 and p99 in ms of the records that reached the
-// sinks in the interval. Queueing in Kafka is a mixture of uniforms (one per
-// segment, exact for a linearly moving backlog), shifted by each level of
-// the results' staleness; the other parts are added per quantile. marker is
-// the p99 of the in-pipeline part alone, what Flink's latency markers
-// (emitted by the sources, not read from Kafka, skipping windows) measure.
-func (j *Job) latency() (mean, p50, p99, marker float64) {
-	if m := &j.lat; m.ok && slices.Equal(m.segs, j.segs) {
-		return m.mean, m.p50, m.p99, m.marker // a steady state: the same segments as the last sample's
-	}
-	mean, p50, p99, marker = j.latencyOf()
-	j.lat = latencyMemo{ok: true, segs: append(j.lat.segs[:0], j.segs...), mean: mean, p50: p50, p99: p99, marker: marker}
-	return mean, p50, p99, marker
-}
-
-// latencyMemo is the last sample's latency and the segments it came from.
-type latencyMemo struct {
-	ok                     bool
-	segs                   []latencySegment
-	mean, p50, p99, marker float64
-}
-
-// latencyOf is latency without the memo.
-func (j *Job) latencyOf() (mean, p50, p99, marker float64) {
-	stale := j.cfg.Latency.Staleness
-	var w, m, e50, e99, mk float64
-	queued := false
-	for _, s := range j.segs {
-		w += s.w
-		m += s.w * ((s.lo+s.hi)/2 + s.extraMean)
-		e50 += s.w * s.extra50
-		e99 += s.w * s.extra99
-		mk += s.w * s.marker99
-		queued = queued || s.hi > 0 || s.lo > 0
-	}
-	if w == 0 {
-		nan := math.NaN()
-		return nan, nan, nan, nan
-	}
-	for _, l := range stale {
-		m += w * l.Share * float64(l.Gap)
-	}
-	q50, q99 := 0.0, 0.0
-	switch {
-	case queued:
-		q50, q99 = mixtureQuantile(j.segs, stale, &j.parts, w, 0.5), mixtureQuantile(j.segs, stale, &j.parts, w, 0.99)
-	case len(stale) > 0:
-		// nothing waits in Kafka: the mixture is the staleness levels alone
-		q50, q99 = staleQuantile(stale, 0.5), staleQuantile(stale, 0.99)
-	}
-	return 1000 * m / w, 1000 * (q50 + e50/w), 1000 * (q99 + e99/w), 1000 * mk / w
-}
-
-// staleQuantile is the p-quantile of the staleness levels alone (the rest
-// of the results at 0 s): the smallest gap whose level and the fresher ones
-// hold at least p of the results. It is what mixtureQuantile converges to
-// when no segment has queued, without its 50 bisection passes per second.
-func staleQuantile(stale []StalenessLevel, p float64) float64 {
-	const eps = 1e-12
-	fresh := 1 - sumShares(stale)
-	if fresh >= p-eps {
-		return 0
-	}
-	best := math.Inf(1)
-	for _, l := range stale {
-		below := fresh // share at gaps ≤ l.Gap
-		for _, m := range stale {
-			if m.Gap <= l.Gap {
-				below += m.Share
-			}
-		}
-		if below >= p-eps {
-			best = math.Min(best, float64(l.Gap))
-		}
-	}
-	return best
-}
-
-// sumShares is the share of the results that are stale at all.
-func sumShares(stale []StalenessLevel) float64 {
-	s := 0.0
-	for _, l := range stale {
-		s += l.Share
-	}
-	return s
-}
-
-// uniformPart is one segment of a latency mixture: weight w, uniform on [a, b].
 type uniformPart struct{ w, a, b float64 }
-
-// mixtureQuantile is the p-quantile of the mixture of the segments' uniform
-// queueing latencies (total weight w), each shifted by every staleness
-// level, by bisection. parts is a buffer the caller keeps, so that the
-// once-per-second call allocates nothing.
-func mixtureQuantile(segs []latencySegment, stale []StalenessLevel, parts *[]uniformPart, w, p float64) float64 {
-	lo, hi := math.Inf(1), 0.0
-	ps := (*parts)[:0]
-	fresh := 1 - sumShares(stale)
-	for _, s := range segs {
-		a, b := math.Min(s.lo, s.hi), math.Max(s.lo, s.hi)
-		if fresh > 1e-12 {
-			ps = append(ps, uniformPart{s.w * fresh, a, b})
-		}
-		for _, l := range stale {
-			ps = append(ps, uniformPart{s.w * l.Share, a + float64(l.Gap), b + float64(l.Gap)})
-		}
-	}
-	for _, q := range ps {
-		lo, hi = math.Min(lo, q.a), math.Max(hi, q.b)
-	}
-	*parts = ps
-	cdf := func(x float64) float64 {
-		var c float64
-		for _, s := range ps {
-			switch {
-			case x >= s.b:
-				c += s.w
-			case x > s.a:
-				c += s.w * (x - s.a) / (s.b - s.a)
-			}
-		}
-		return c / w
-	}
-	for range 50 {
-		mid := (lo + hi) / 2
-		if cdf(mid) < p {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	return (lo + hi) / 2
-}
 
 func (j *Job) event(e results.Event) {
 	e.TimeS = j.env.Now()

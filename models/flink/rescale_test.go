@@ -1,10 +1,12 @@
 package flink_test
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"testing"
 
+	"github.com/streamtwin/streamtwin/internal/run"
 	"github.com/streamtwin/streamtwin/internal/scenario"
 	"github.com/streamtwin/streamtwin/internal/twin"
 	"github.com/streamtwin/streamtwin/results"
@@ -69,7 +71,7 @@ job:
 			if err != nil {
 				t.Fatal(err)
 			}
-			sum, err := twin.Run(sc, sched, nullSink{})
+			sum, err := run.Stream(context.Background(), twin.Backend{}, sc, sched, nullSink{})
 			if err != nil {
 				t.Fatal(err)
 			}

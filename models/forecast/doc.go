@@ -24,7 +24,7 @@
 //   - ARIMAQuantiler (NewARIMAQuantiler, NewAutoARIMAQuantiler): the ARIMA
 //     point forecast conditional on the history (CSS residuals) with
 //     Gaussian intervals from the Box–Jenkins h-step variance σ²·Σψ²;
-//   - Seasonal (NewSeasonal): empirical quantiles (results.Quantile, the
+//   - Seasonal (NewSeasonal): empirical quantiles (statistics.Quantile, the
 //     tree's one definition) of the values at the same phase in the past
 //     seasons of the history, each season moved to the recent level; the
 //     quantiles of the recent window when no season fits in the history;

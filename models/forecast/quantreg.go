@@ -251,134 +251,189 @@ func pinballFit(X, y []float64, p int, tau float64) ([]float64, error) {
 	if N < p {
 		return nil, fmt.Errorf("%d rows for %d coefficients", N, p)
 	}
-	row := func(i int) []float64 { return X[i*p : (i+1)*p] }
-	scale := 0.0
-	for _, v := range y {
-		scale = math.Max(scale, math.Abs(v))
-	}
-	zeroTol := 1e-11 * (1 + scale)
-	descentTol := 1e-10 * float64(N)
-
 	basis, err := startBasis(X, y, p)
 	if err != nil {
 		return nil, err
 	}
-	inBasis := make([]bool, N)
-	for _, i := range basis {
-		inBasis[i] = true
-	}
-	r := make([]float64, N)
-	A := make([]float64, N*p) // A[i*p+j] = x_i · C[:, j], C = X_h⁻¹
-	type brk struct {
-		t, w float64
-		i    int
-	}
-	var brks []brk
-	xh := mat.NewDense(p, p, nil)
-	var C mat.Dense
-	beta := make([]float64, p)
+	s := newSimplex(X, y, p, tau, basis)
 	maxIter := 1000 + 20*N
 	for range maxIter {
-		for a, i := range basis {
-			xh.SetRow(a, row(i))
+		if err := s.solveVertex(); err != nil {
+			return nil, err
 		}
-		if err := C.Inverse(xh); err != nil {
-			return nil, fmt.Errorf("singular basis: %w", err)
+		slope, j, sign := s.steepestEdge()
+		if j < 0 {
+			return s.beta, nil
 		}
-		cm := C.RawMatrix()
-		c, cs := cm.Data, cm.Stride
-		for j := range p {
-			s := 0.0
-			for a, i := range basis {
-				s += c[j*cs+a] * y[i]
-			}
-			beta[j] = s
-		}
-		for i := range N {
-			if inBasis[i] {
-				r[i] = 0
-				continue
-			}
-			xi := row(i)
-			v := y[i]
-			for j, b := range beta {
-				v -= xi[j] * b
-			}
-			r[i] = v
-			ai := A[i*p : (i+1)*p]
-			clear(ai)
-			for l, x := range xi {
-				cl := c[l*cs : l*cs+p]
-				for j := range ai {
-					ai[j] += x * cl[j]
-				}
-			}
-		}
-		// Directional derivatives of the loss along ±C[:, j].
-		bestD, bestJ, bestS := -descentTol, -1, 0.0
-		for j := range p {
-			dPlus, dMinus := 1-tau, tau // the released row's residual becomes ∓t
-			for i := range N {
-				if inBasis[i] {
-					continue
-				}
-				a := A[i*p+j]
-				switch {
-				case r[i] > zeroTol:
-					dPlus -= tau * a
-					dMinus += tau * a
-				case r[i] < -zeroTol:
-					dPlus -= (tau - 1) * a
-					dMinus += (tau - 1) * a
-				default: // residual 0 becomes −t·(±a): it only adds
-					dPlus += zeroSlope(a, tau)
-					dMinus += zeroSlope(-a, tau)
-				}
-			}
-			if dPlus < bestD {
-				bestD, bestJ, bestS = dPlus, j, 1
-			}
-			if dMinus < bestD {
-				bestD, bestJ, bestS = dMinus, j, -1
-			}
-		}
-		if bestJ < 0 {
-			return beta, nil
-		}
-		// Line search: residual i moves as r_i − t·g_i; it crosses zero at
-		// t = r_i/g_i, where the slope grows by |g_i|.
-		brks = brks[:0]
-		for i := range N {
-			if inBasis[i] || math.Abs(r[i]) <= zeroTol {
-				continue
-			}
-			g := bestS * A[i*p+bestJ]
-			if g != 0 && (r[i] > 0) == (g > 0) {
-				brks = append(brks, brk{r[i] / g, math.Abs(g), i})
-			}
-		}
-		sort.Slice(brks, func(a, b int) bool {
-			if brks[a].t != brks[b].t {
-				return brks[a].t < brks[b].t
-			}
-			return brks[a].i < brks[b].i
-		})
-		enter, slope := -1, bestD
-		for _, b := range brks {
-			slope += b.w
-			if slope >= 0 {
-				enter = b.i
-				break
-			}
-		}
+		enter := s.lineSearch(slope, j, sign)
 		if enter < 0 {
 			return nil, errors.New("pinball loss unbounded below (rank-deficient design?)")
 		}
-		inBasis[basis[bestJ]] = false
-		basis[bestJ] = enter
-		inBasis[enter] = true
+		s.pivot(j, enter)
 	}
 	return nil, fmt.Errorf("no optimum after %d simplex steps", maxIter)
+}
+
+// simplex is pinballFit's state: the design, the basis, and at the
+// basis's vertex the coefficients, the residuals and the edges.
+type simplex struct {
+	X, y []float64
+	p    int
+	tau  float64
+	// zeroTol is the residual that counts as 0; descentTol the
+	// directional derivative that counts as descending (its negative).
+	zeroTol, descentTol float64
+	basis               []int
+	inBasis             []bool
+	beta                []float64
+	r                   []float64 // residual per row (0 for the basis)
+	A                   []float64 // A[i*p+j] = x_i · C[:, j], C = X_h⁻¹
+	xh                  *mat.Dense
+	C                   mat.Dense
+	brks                []breakpoint
+}
+
+// breakpoint is where row i's residual changes sign along an edge, at step
+// t, and the slope grows by w there.
+type breakpoint struct {
+	t, w float64
+	i    int
+}
+
+func newSimplex(X, y []float64, p int, tau float64, basis []int) *simplex {
+	N := len(y)
+	scale := 0.0
+	for _, v := range y {
+		scale = math.Max(scale, math.Abs(v))
+	}
+	s := &simplex{X: X, y: y, p: p, tau: tau,
+		zeroTol: 1e-11 * (1 + scale), descentTol: 1e-10 * float64(N),
+		basis: basis, inBasis: make([]bool, N),
+		beta: make([]float64, p), r: make([]float64, N), A: make([]float64, N*p),
+		xh: mat.NewDense(p, p, nil)}
+	for _, i := range basis {
+		s.inBasis[i] = true
+	}
+	return s
+}
+
+func (s *simplex) row(i int) []float64 { return s.X[i*s.p : (i+1)*s.p] }
+
+// solveVertex solves the basis's rows exactly (β = X_h⁻¹ y_h) and sets the
+// other rows' residuals and edge directions.
+func (s *simplex) solveVertex() error {
+	p, y, beta := s.p, s.y, s.beta
+	for a, i := range s.basis {
+		s.xh.SetRow(a, s.row(i))
+	}
+	if err := s.C.Inverse(s.xh); err != nil {
+		return fmt.Errorf("singular basis: %w", err)
+	}
+	cm := s.C.RawMatrix()
+	c, cs := cm.Data, cm.Stride
+	for j := range p {
+		v := 0.0
+		for a, i := range s.basis {
+			v += c[j*cs+a] * y[i]
+		}
+		beta[j] = v
+	}
+	for i := range len(y) {
+		if s.inBasis[i] {
+			s.r[i] = 0
+			continue
+		}
+		xi := s.row(i)
+		v := y[i]
+		for j, b := range beta {
+			v -= xi[j] * b
+		}
+		s.r[i] = v
+		ai := s.A[i*p : (i+1)*p]
+		clear(ai)
+		for l, x := range xi {
+			cl := c[l*cs : l*cs+p]
+			for j := range ai {
+				ai[j] += x * cl[j]
+			}
+		}
+	}
+	return nil
+}
+
+// steepestEdge returns the steepest descending edge, releasing basic row j
+// in direction sign·C[:, j], and the loss's slope along it; j is −1 where
+// no edge descends (the optimum).
+func (s *simplex) steepestEdge() (slope float64, j int, sign float64) {
+	tau, p := s.tau, s.p
+	// Directional derivatives of the loss along ±C[:, j].
+	bestD, bestJ, bestS := -s.descentTol, -1, 0.0
+	for j := range p {
+		dPlus, dMinus := 1-tau, tau // the released row's residual becomes ∓t
+		for i, r := range s.r {
+			if s.inBasis[i] {
+				continue
+			}
+			a := s.A[i*p+j]
+			switch {
+			case r > s.zeroTol:
+				dPlus -= tau * a
+				dMinus += tau * a
+			case r < -s.zeroTol:
+				dPlus -= (tau - 1) * a
+				dMinus += (tau - 1) * a
+			default: // residual 0 becomes −t·(±a): it only adds
+				dPlus += zeroSlope(a, tau)
+				dMinus += zeroSlope(-a, tau)
+			}
+		}
+		if dPlus < bestD {
+			bestD, bestJ, bestS = dPlus, j, 1
+		}
+		if dMinus < bestD {
+			bestD, bestJ, bestS = dMinus, j, -1
+		}
+	}
+	return bestD, bestJ, bestS
+}
+
+// lineSearch steps along the edge (j, sign), whose slope starts at slope,
+// to the weighted median of the breakpoints, and returns the row whose
+// residual reaches 0 there (−1: the loss falls without bound).
+func (s *simplex) lineSearch(slope float64, j int, sign float64) int {
+	// Residual i moves as r_i − t·g_i; it crosses zero at t = r_i/g_i,
+	// where the slope grows by |g_i|.
+	s.brks = s.brks[:0]
+	for i, r := range s.r {
+		if s.inBasis[i] || math.Abs(r) <= s.zeroTol {
+			continue
+		}
+		g := sign * s.A[i*s.p+j]
+		if g != 0 && (r > 0) == (g > 0) {
+			s.brks = append(s.brks, breakpoint{r / g, math.Abs(g), i})
+		}
+	}
+	brks := s.brks
+	sort.Slice(brks, func(a, b int) bool {
+		if brks[a].t != brks[b].t {
+			return brks[a].t < brks[b].t
+		}
+		return brks[a].i < brks[b].i
+	})
+	for _, b := range brks {
+		slope += b.w
+		if slope >= 0 {
+			return b.i
+		}
+	}
+	return -1
+}
+
+// pivot replaces basic row j with row enter.
+func (s *simplex) pivot(j, enter int) {
+	s.inBasis[s.basis[j]] = false
+	s.basis[j] = enter
+	s.inBasis[enter] = true
 }
 
 // zeroSlope is the slope of ρ_τ(−t·u) at t = 0+.

@@ -3,7 +3,7 @@ package forecast
 import (
 	"fmt"
 
-	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/statistics"
 )
 
 // Seasonal is the seasonal empirical-quantile model: the forecast of a step
@@ -20,7 +20,7 @@ import (
 //	{ y[n−1+k−jP+δ] + (L − level_j) : usable j ≥ ⌈k/P⌉, |δ| ≤ b, 0 ≤ n−1+k−jP+δ ≤ n−1 }
 //
 // (j ≥ ⌈k/P⌉ keeps the value in the history), and its levels[i] quantile is
-// results.Quantile of that sample, the tree's one quantile definition
+// statistics.Quantile of that sample, the tree's one quantile definition
 // (type 7). b = 0 takes the exact phase only; b > 0 pools neighbouring
 // phases, which gives 2b+1 values per season instead of one when only a few
 // seasons fit in the history.
@@ -99,7 +99,7 @@ func (s *Seasonal) Quantiles(history []float64, h int, levels []float64) ([][]fl
 				last := append([]float64(nil), history[n-W:]...)
 				fallback = make([]float64, len(levels))
 				for i, l := range levels {
-					fallback[i] = results.Quantile(last, l)
+					fallback[i] = statistics.Quantile(last, l)
 				}
 			}
 			for i := range levels {
@@ -108,7 +108,7 @@ func (s *Seasonal) Quantiles(history []float64, h int, levels []float64) ([][]fl
 			continue
 		}
 		for i, l := range levels {
-			out[i][k-1] = results.Quantile(sample, l)
+			out[i][k-1] = statistics.Quantile(sample, l)
 		}
 	}
 	return out, nil

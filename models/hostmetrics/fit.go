@@ -9,7 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 
-	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/textfmt"
 )
 
 // FitResult is a relation fitted on the first part of a measured series and
@@ -67,7 +67,7 @@ func finite(xs []float64) []float64 {
 }
 
 // Measured are the metric columns of a measured table
-// (results.HostMeasuredColumns, make live-host-profile): their units, their
+// (ingest.HostMeasuredColumns, make live-host-profile): their units, their
 // PromQL ($job: node or node-truth, live/prometheus), the node-exporter
 // families behind them and the bytes one scrape of those families
 // transmits (measured on node-exporter 1.5.0, 2 CPUs; the network
@@ -127,7 +127,7 @@ func WriteFits(w io.Writer, fits []FitResult) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "metric\tintercept\tslope\tlag\tsd\tR²\theld-out MAPE\tbaseline (mean) MAPE\tfitted / held-out s")
 	for _, f := range fits {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%v\t%s\t%s\t%s %%\t%s %%\t%s / %s\n", f.Name, results.FormatCoefficient(f.Intercept), results.FormatCoefficient(f.Slope), f.Lag, results.FormatNumber(f.SD, 0), results.FormatNumber(f.R2, 0), results.FormatNumber(f.HeldOutMAPE, 0), results.FormatNumber(f.BaselineMAPE, 0), results.FormatCount(float64(f.Fitted)), results.FormatCount(float64(f.HeldOut)))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%v\t%s\t%s\t%s %%\t%s %%\t%s / %s\n", f.Name, textfmt.Coefficient(f.Intercept), textfmt.Coefficient(f.Slope), f.Lag, textfmt.Number(f.SD, 0), textfmt.Number(f.R2, 0), textfmt.Number(f.HeldOutMAPE, 0), textfmt.Number(f.BaselineMAPE, 0), textfmt.Count(float64(f.Fitted)), textfmt.Count(float64(f.HeldOut)))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -139,7 +139,7 @@ func WriteFits(w io.Writer, fits []FitResult) error {
 			clamp = " max: 100,"
 		}
 		fmt.Fprintf(w, "    - {name: %s, unit: %q, intercept: %s, slope: %s, lag: %v, sd: %s,%s bytes: %s,\n       query: '%s', families: [%s]}\n",
-			f.Name, f.Unit, results.FormatPlain(f.Intercept, 6), results.FormatPlain(f.Slope, 6), f.Lag, results.FormatPlain(f.SD, 4), clamp, results.FormatPlain(f.Bytes, 6), f.Query, strings.Join(f.Families, ", "))
+			f.Name, f.Unit, textfmt.Plain(f.Intercept, 6), textfmt.Plain(f.Slope, 6), f.Lag, textfmt.Plain(f.SD, 4), clamp, textfmt.Plain(f.Bytes, 6), f.Query, strings.Join(f.Families, ", "))
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/streamtwin/streamtwin/models/forecast"
 	"github.com/streamtwin/streamtwin/models/forecast/external"
 	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/statistics"
 	"github.com/streamtwin/streamtwin/sim"
 )
 
@@ -65,7 +66,7 @@ func EvaluateTruth(spec Spec, truth [][]float64, seeds sim.Seeds, workers int) (
 		if len(truth[i]) != n {
 			return nil, fmt.Errorf("monitoring: ground truth of %s has %d s, of %s %d s", spec.Metrics[i].Name, len(truth[i]), spec.Metrics[0].Name, n)
 		}
-		ev.peaks = append(ev.peaks, results.Quantile(slices.Sorted(slices.Values(truth[i][train:])), spec.PeakQuantile))
+		ev.peaks = append(ev.peaks, statistics.Quantile(slices.Sorted(slices.Values(truth[i][train:])), spec.PeakQuantile))
 	}
 	type job struct {
 		metric, sampler int

@@ -8,8 +8,10 @@ import (
 	"time"
 
 	"github.com/goccy/go-yaml/ast"
+
+	"github.com/streamtwin/streamtwin/internal/decode"
 	"github.com/streamtwin/streamtwin/results"
-	"github.com/streamtwin/streamtwin/sim"
+	"github.com/streamtwin/streamtwin/results/measure"
 )
 
 // Policy steers a job: the controller (internal/control) calls Step every
@@ -30,7 +32,7 @@ type Observation struct {
 	// Detail holds the per-TaskManager and per-operator metrics of each
 	// sample of Window (Detail[i] goes with Window[i]); nil unless the policy
 	// is a DetailUser.
-	Detail []results.Detail
+	Detail []measure.Detail
 	Job    JobStatus
 }
 
@@ -179,7 +181,17 @@ func Names() []string {
 	return out
 }
 
-// New builds the named policy.
+// Validate checks a policy section's settings (the named policy decodes
+// them strictly and validates them) without building it for a run: a
+// scenario's validation. A policy that needs a profile to be built answers
+// ErrNeedsProfile.
+func Validate(name string, node ast.Node) error {
+	_, err := New(name, node, nil)
+	return err
+}
+
+// New builds the named policy for a run (internal/run.NewPolicy, the one
+// caller, hands it the run's policy stream).
 func New(name string, node ast.Node, rng *rand.Rand) (Policy, error) {
 	f, ok := registry[name]
 	if !ok {
@@ -194,5 +206,5 @@ func Decode(node ast.Node, cfg any) error {
 	if node == nil {
 		return nil
 	}
-	return sim.DecodeStrict(node, cfg) // an unknown key suggests the nearest known one
+	return decode.Strict(node, cfg) // an unknown key suggests the nearest known one
 }

@@ -44,21 +44,12 @@ package compare
 import (
 	"bufio"
 	"cmp"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
-	"sort"
-	"strconv"
 	"strings"
 
-	"github.com/goccy/go-yaml/ast"
-	"github.com/goccy/go-yaml/parser"
-	"github.com/streamtwin/streamtwin/results"
-	"github.com/streamtwin/streamtwin/sim"
+	"github.com/streamtwin/streamtwin/results/textfmt"
 )
 
 const (
@@ -85,537 +76,6 @@ const (
 	// reported and never fails.
 	informational = "informational"
 )
-
-// ResultSet is one side of a comparison: runs with their figures.
-type ResultSet struct {
-	Path string
-	Kind string // "run folder", "variants folder", "sweep", "reference", "summary file"
-	Runs []SetRun
-}
-
-// SetRun is one run of a result set.
-type SetRun struct {
-	Key     string
-	Backend string   // summary.json's backend ("sim" or "live"), "" when not given
-	Figures []string // in canonical order
-	Values  map[string]float64
-	// Params identify a sweep row beyond its run_id (run_index, replication,
-	// seed and the swept parameters); a mismatch is noted, not failed.
-	Params     map[string]string
-	ParamOrder []string
-}
-
-func (r *SetRun) add(name string, v float64) {
-	if _, dup := r.Values[name]; dup {
-		return
-	}
-	r.Figures = append(r.Figures, name)
-	r.Values[name] = v
-}
-
-// LoadResultSet reads a result set from a run folder, a folder of run
-// folders, a sweep folder, runs.parquet, or a summary or reference JSON file.
-func LoadResultSet(path string) (*ResultSet, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("%s: no such file or folder", path)
-		}
-		return nil, err
-	}
-	if !st.IsDir() {
-		if strings.HasSuffix(path, ".parquet") {
-			return loadSweep(path)
-		}
-		return loadJSONSet(path)
-	}
-	if fileExists(filepath.Join(path, results.SummaryFile)) {
-		r, err := loadSummaryRun(filepath.Join(path, results.SummaryFile), "")
-		if err != nil {
-			return nil, err
-		}
-		return &ResultSet{Path: path, Kind: "run folder", Runs: []SetRun{r}}, nil
-	}
-	if fileExists(filepath.Join(path, results.RunsFile)) {
-		set, err := loadSweep(filepath.Join(path, results.RunsFile))
-		if set != nil {
-			set.Path = path
-		}
-		return set, err
-	}
-	dirs, err := results.RunSubfolders(path)
-	if err != nil {
-		return nil, err
-	}
-	if len(dirs) == 0 {
-		return nil, fmt.Errorf("%s holds no results: no %s, no %s, no run folders (*/%s)", path, results.SummaryFile, results.RunsFile, results.SummaryFile)
-	}
-	set := &ResultSet{Path: path, Kind: "variants folder"}
-	for _, d := range dirs {
-		r, err := loadSummaryRun(filepath.Join(path, d, results.SummaryFile), d)
-		if err != nil {
-			return nil, err
-		}
-		set.Runs = append(set.Runs, r)
-	}
-	return set, nil
-}
-
-func fileExists(path string) bool { _, err := os.Stat(path); return err == nil }
-
-func loadSummaryRun(path, key string) (SetRun, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return SetRun{}, err
-	}
-	var obj map[string]any
-	if err := json.Unmarshal(b, &obj); err != nil {
-		return SetRun{}, fmt.Errorf("%s: not a summary: %w", path, err)
-	}
-	return summaryRun(path, key, obj)
-}
-
-// summaryRun flattens a decoded summary; an empty key becomes its variant,
-// or its scenario.
-func summaryRun(where, key string, obj map[string]any) (SetRun, error) {
-	if obj == nil {
-		return SetRun{}, fmt.Errorf("%s: a summary must be a JSON object", where)
-	}
-	if key == "" {
-		v, _ := obj["variant"].(string)
-		s, _ := obj["scenario"].(string)
-		key = cmp.Or(v, s)
-	}
-	r := SetRun{Key: key, Values: map[string]float64{}}
-	r.Backend, _ = obj["backend"].(string)
-	var walk func(prefix string, o map[string]any)
-	walk = func(prefix string, o map[string]any) {
-		for k, v := range o {
-			name := prefix + k
-			switch v := v.(type) {
-			case float64:
-				if name != "seed" && name != cmpIgnored {
-					r.add(name, v)
-				}
-			case map[string]any:
-				walk(name+"_", v)
-			}
-		}
-	}
-	walk("", obj)
-	if len(r.Figures) == 0 {
-		return SetRun{}, fmt.Errorf("%s: not a summary (no numeric figures)", where)
-	}
-	sortFigures(r.Figures)
-	return r, nil
-}
-
-// figureRank orders figures as Figures does; unknown ones go last, by name.
-var figureRank = func() map[string]int {
-	names, _ := results.Figures(results.Summary{})
-	m := make(map[string]int, len(names))
-	for i, n := range names {
-		m[n] = i
-	}
-	return m
-}()
-
-func sortFigures(names []string) {
-	sort.SliceStable(names, func(i, j int) bool {
-		ri, oki := figureRank[names[i]]
-		rj, okj := figureRank[names[j]]
-		switch {
-		case oki && okj:
-			return ri < rj
-		case oki != okj:
-			return oki
-		default:
-			return names[i] < names[j]
-		}
-	})
-}
-
-// loadJSONSet reads a summary.json-format file or a reference file.
-func loadJSONSet(path string) (*ResultSet, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(b, &top); err != nil {
-		return nil, fmt.Errorf("%s: neither a summary nor a reference file (JSON object expected): %w", path, err)
-	}
-	raw, isRef := top["runs"]
-	if !isRef {
-		var obj map[string]any
-		json.Unmarshal(b, &obj)
-		r, err := summaryRun(path, "", obj)
-		if err != nil {
-			return nil, err
-		}
-		return &ResultSet{Path: path, Kind: "summary file", Runs: []SetRun{r}}, nil
-	}
-	if f, ok := top["format"]; ok {
-		var format string
-		if json.Unmarshal(f, &format) != nil || format != ReferenceFormat {
-			return nil, fmt.Errorf("%s: unknown reference format %s (this streamtwin reads %q)", path, f, ReferenceFormat)
-		}
-	}
-	var runs map[string]map[string]any
-	if err := json.Unmarshal(raw, &runs); err != nil {
-		return nil, fmt.Errorf("%s: \"runs\" must map run names to summaries: %w", path, err)
-	}
-	if len(runs) == 0 {
-		return nil, fmt.Errorf("%s: reference holds no runs", path)
-	}
-	keys := make([]string, 0, len(runs))
-	for k := range runs {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	set := &ResultSet{Path: path, Kind: "reference"}
-	for _, k := range keys {
-		r, err := summaryRun(fmt.Sprintf("%s: runs[%q]", path, k), k, runs[k])
-		if err != nil {
-			return nil, err
-		}
-		set.Runs = append(set.Runs, r)
-	}
-	return set, nil
-}
-
-// loadSweep reads runs.parquet: columns before the first summary figure are
-// the row's identity (parameters), the rest are figures.
-func loadSweep(path string) (*ResultSet, error) {
-	t, err := results.ReadTable(path)
-	if err != nil {
-		return nil, err
-	}
-	ids, ok := t.Strings["run_id"]
-	if !ok {
-		return nil, fmt.Errorf("%s: not a runs table (no run_id column)", path)
-	}
-	first := -1
-	for i, n := range t.Names {
-		if _, known := figureRank[n]; known {
-			first = i
-			break
-		}
-	}
-	if first < 0 {
-		return nil, fmt.Errorf("%s: no summary figures in the runs table", path)
-	}
-	set := &ResultSet{Path: path, Kind: "sweep"}
-	seen := map[string]bool{}
-	for i := 0; i < t.Rows; i++ {
-		id := ids[i]
-		if seen[id] {
-			return nil, fmt.Errorf("%s: run_id %q appears twice", path, id)
-		}
-		seen[id] = true
-		r := SetRun{Key: id, Values: map[string]float64{}, Params: map[string]string{}}
-		for j, n := range t.Names {
-			if n == "run_id" || n == cmpIgnored {
-				continue
-			}
-			col, numeric := t.Floats[n]
-			if j < first || !numeric {
-				v := ""
-				if numeric {
-					v = strconv.FormatFloat(col[i], 'g', -1, 64)
-				} else {
-					v = t.Strings[n][i]
-				}
-				r.Params[n] = v
-				r.ParamOrder = append(r.ParamOrder, n)
-				continue
-			}
-			r.add(n, col[i])
-		}
-		sortFigures(r.Figures)
-		set.Runs = append(set.Runs, r)
-	}
-	if len(set.Runs) == 0 {
-		return nil, fmt.Errorf("%s: the runs table has no rows", path)
-	}
-	return set, nil
-}
-
-// Tolerance is how far B may be from the baseline A.
-type Tolerance struct {
-	Rel float64 // fraction of |A|
-	Abs float64 // in the figure's unit
-	// Informational: the figure is compared and reported, never beyond
-	// tolerance (Rel and Abs are not used).
-	Informational bool
-}
-
-// Bound is the largest |B − A| allowed around a.
-func (t Tolerance) Bound(a float64) float64 {
-	return max(t.Abs, t.Rel*math.Abs(a), AbsFloor)
-}
-
-// Within reports whether b is within tolerance of the baseline a (always,
-// for an informational figure).
-func (t Tolerance) Within(a, b float64) bool {
-	switch {
-	case t.Informational, a == b, math.IsNaN(a) && math.IsNaN(b):
-		return true
-	case math.IsNaN(a), math.IsNaN(b), math.IsInf(a, 0), math.IsInf(b, 0):
-		return false
-	}
-	return math.Abs(b-a) <= t.Bound(a)*(1+cmpBoundSlack)
-}
-
-func (t Tolerance) String() string {
-	if t.Informational {
-		return "info"
-	}
-	s := "±" + strconv.FormatFloat(t.Rel*100, 'g', 4, 64) + "%"
-	if t.Abs > 0 {
-		s += " or " + results.FormatNumber(t.Abs, 0)
-	}
-	return s
-}
-
-// Cell is the tolerance as compare's TOL column shows it for figure: the
-// absolute part in the figure's format (a count whole), and "±abs" alone
-// when there is no relative part.
-func (t Tolerance) Cell(figure string) string {
-	if t.Informational || t.Abs == 0 {
-		return t.String()
-	}
-	abs := results.FormatNumber(t.Abs, 0)
-	if results.IsCount(figure) {
-		abs = results.FormatCount(t.Abs)
-	}
-	if t.Rel == 0 {
-		return "±" + abs
-	}
-	return "±" + strconv.FormatFloat(t.Rel*100, 'g', 4, 64) + "% or " + abs
-}
-
-// Tolerances are a default and per-figure overrides.
-type Tolerances struct {
-	Default Tolerance
-	Figures map[string]Tolerance
-}
-
-// DefaultTolerances is 5% relative for every figure.
-func DefaultTolerances() Tolerances { return Tolerances{Default: Tolerance{Rel: DefaultRel}} }
-
-// For returns the tolerance of one figure.
-func (ts Tolerances) For(figure string) Tolerance {
-	if t, ok := ts.Figures[figure]; ok {
-		return t
-	}
-	return ts.Default
-}
-
-// LoadTolerances reads a tolerance file:
-//
-//	default: {rel: 0.05, abs: 0}        # every figure; rel may be written 5%
-//	figures:
-//	  recovery_mean_s: {rel: 0.02}      # abs comes from default
-//	  latency_p99_ms: {rel: 0.1, abs: 5}
-//	  cpu_busy_mean: informational      # reported, never beyond tolerance
-//
-// Keys left out take the default's value (the default's own: rel 0.05, abs
-// 0). Unknown keys, unknown figures and bad numbers are errors naming
-// file:line.
-func LoadTolerances(path string) (Tolerances, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return Tolerances{}, err
-	}
-	return ParseTolerances(path, b)
-}
-
-// ParseTolerances parses a tolerance file's bytes; path names it in errors.
-func ParseTolerances(path string, data []byte) (Tolerances, error) {
-	ts := DefaultTolerances()
-	file, err := parser.ParseBytes(data, 0)
-	if err != nil {
-		return ts, sim.Problems{sim.YAMLProblem(path, nil, err)}
-	}
-	p := tolParser{path: path}
-	type override struct {
-		name     string
-		rel, abs *float64
-		info     bool
-	}
-	var overrides []override
-	for _, doc := range file.Docs {
-		if doc.Body == nil {
-			continue
-		}
-		top, ok := p.mapping(doc.Body, "", "a mapping with default: and figures:")
-		if !ok {
-			continue
-		}
-		for _, kv := range top {
-			switch key := kv.Key.String(); key {
-			case "default":
-				rel, abs := p.tolerance(kv.Value, "default")
-				if rel != nil {
-					ts.Default.Rel = *rel
-				}
-				if abs != nil {
-					ts.Default.Abs = *abs
-				}
-			case "figures":
-				figs, ok := p.mapping(kv.Value, "figures", "a mapping of figure names to {rel:, abs:} or informational")
-				if !ok {
-					continue
-				}
-				for _, f := range figs {
-					name := f.Key.String()
-					if _, known := figureRank[name]; !known {
-						if name == cmpIgnored {
-							p.errorf(f.Key, "figures."+name, "%s is never compared", name)
-						} else {
-							p.errorf(f.Key, "figures."+name, "%v", results.CheckFigure(name)) // did you mean …?
-						}
-						continue
-					}
-					if isInformational(f.Value) {
-						overrides = append(overrides, override{name: name, info: true})
-						continue
-					}
-					rel, abs := p.tolerance(f.Value, "figures."+name)
-					overrides = append(overrides, override{name: name, rel: rel, abs: abs})
-				}
-			default:
-				p.errorf(kv.Key, "", "unknown key %q (want default, figures)", key)
-			}
-		}
-	}
-	if len(p.problems) > 0 {
-		return ts, p.problems
-	}
-	for _, o := range overrides {
-		t := ts.Default
-		t.Informational = o.info
-		if o.rel != nil {
-			t.Rel = *o.rel
-		}
-		if o.abs != nil {
-			t.Abs = *o.abs
-		}
-		if ts.Figures == nil {
-			ts.Figures = map[string]Tolerance{}
-		}
-		ts.Figures[o.name] = t
-	}
-	return ts, nil
-}
-
-type tolParser struct {
-	path     string
-	problems sim.Problems
-}
-
-// errorf records a problem of field ("" for the file as a whole) at n's line.
-func (p *tolParser) errorf(n ast.Node, field, format string, args ...any) {
-	line := 1
-	if tk := n.GetToken(); tk != nil {
-		line = tk.Position.Line
-	}
-	p.problems = append(p.problems, sim.Problem{File: p.path, Line: line, Field: field, Msg: fmt.Sprintf(format, args...)})
-}
-
-// mapping returns the entries of the mapping node of field ("" for the
-// file's top level; anchors unwrapped), reporting duplicates and anything
-// that is not a mapping.
-func (p *tolParser) mapping(n ast.Node, field, want string) ([]*ast.MappingValueNode, bool) {
-	n = unwrapAnchor(n)
-	m, ok := n.(*ast.MappingNode)
-	if !ok {
-		p.errorf(n, "", "%s must be %s", cmp.Or(field, "the tolerance file"), want)
-		return nil, false
-	}
-	seen := map[string]bool{}
-	var out []*ast.MappingValueNode
-	for _, kv := range m.Values {
-		k := kv.Key.String()
-		if seen[k] {
-			p.errorf(kv.Key, field, "%s given twice", k)
-			continue
-		}
-		seen[k] = true
-		out = append(out, kv)
-	}
-	return out, true
-}
-
-// isInformational: the figure's value is the word informational.
-func isInformational(n ast.Node) bool {
-	s, ok := unwrapAnchor(n).(*ast.StringNode)
-	return ok && strings.TrimSpace(s.Value) == informational
-}
-
-func unwrapAnchor(n ast.Node) ast.Node {
-	for {
-		a, ok := n.(*ast.AnchorNode)
-		if !ok {
-			return n
-		}
-		n = a.Value
-	}
-}
-
-// tolerance reads {rel:, abs:}; absent keys come back nil.
-func (p *tolParser) tolerance(n ast.Node, where string) (rel, abs *float64) {
-	want := "a mapping {rel: …, abs: …}"
-	if where != "default" {
-		want += " or " + informational
-	}
-	kvs, ok := p.mapping(n, where, want)
-	if !ok {
-		return nil, nil
-	}
-	for _, kv := range kvs {
-		key := kv.Key.String()
-		if key != "rel" && key != "abs" {
-			p.errorf(kv.Key, where, "unknown key %q (want rel, abs)", key)
-			continue
-		}
-		v, ok := p.number(kv.Value, where+"."+key, key == "rel")
-		if !ok {
-			continue
-		}
-		if key == "rel" {
-			rel = &v
-		} else {
-			abs = &v
-		}
-	}
-	return rel, abs
-}
-
-// number reads a non-negative finite number; percent allows "5%".
-func (p *tolParser) number(n ast.Node, where string, percent bool) (float64, bool) {
-	n = unwrapAnchor(n)
-	text := ""
-	switch n.(type) {
-	case *ast.IntegerNode, *ast.FloatNode, *ast.StringNode:
-		text = strings.TrimSpace(n.GetToken().Value)
-	}
-	scale := 1.0
-	if percent && strings.HasSuffix(text, "%") {
-		text, scale = strings.TrimSpace(strings.TrimSuffix(text, "%")), 0.01
-	}
-	v, err := strconv.ParseFloat(text, 64)
-	switch {
-	case text == "" || err != nil:
-		p.errorf(n, where, "want a number, got %s", strings.TrimSpace(n.String()))
-		return 0, false
-	case v < 0 || math.IsNaN(v) || math.IsInf(v, 0):
-		p.errorf(n, where, "must be a finite number ≥ 0, got %s", strings.TrimSpace(n.String()))
-		return 0, false
-	}
-	return v * scale, true
-}
 
 // FigureDiff is one (run, figure) of a comparison.
 type FigureDiff struct {
@@ -766,7 +226,7 @@ func runKeys(s *ResultSet) string {
 	var ks []string
 	for i, r := range s.Runs {
 		if i == 8 {
-			ks = append(ks, "… "+results.FormatCount(float64(len(s.Runs)-i))+" more")
+			ks = append(ks, "… "+textfmt.Count(float64(len(s.Runs)-i))+" more")
 			break
 		}
 		ks = append(ks, cmp.Or(r.Key, `""`))
@@ -777,12 +237,12 @@ func runKeys(s *ResultSet) string {
 // Verdict is the final line: "N figures compared, M beyond tolerance",
 // plus what is on one side only.
 func (c *Comparison) Verdict(strict bool) string {
-	s := results.Plural(c.Compared, "figure") + " compared, " + results.FormatCount(float64(c.Beyond)) + " beyond tolerance"
+	s := textfmt.Plural(c.Compared, "figure") + " compared, " + textfmt.Count(float64(c.Beyond)) + " beyond tolerance"
 	if c.Informational > 0 {
-		s += "; " + results.FormatCount(float64(c.Informational)) + " informational (reported, never beyond tolerance)"
+		s += "; " + textfmt.Count(float64(c.Informational)) + " informational (reported, never beyond tolerance)"
 	}
 	if c.OneSided > 0 {
-		s += "; " + results.FormatCount(float64(c.OneSided)) + " on one side only"
+		s += "; " + textfmt.Count(float64(c.OneSided)) + " on one side only"
 		if strict {
 			s += " (a failure with --strict)"
 		} else {
@@ -797,8 +257,8 @@ func (c *Comparison) Verdict(strict bool) string {
 // the notes and the verdict line.
 func (c *Comparison) WriteTable(w io.Writer, all, strict bool) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "A: %s (%s, %s)\n", c.A.Path, c.A.Kind, results.Plural(len(c.A.Runs), "run"))
-	fmt.Fprintf(bw, "B: %s (%s, %s)\n", c.B.Path, c.B.Kind, results.Plural(len(c.B.Runs), "run"))
+	fmt.Fprintf(bw, "A: %s (%s, %s)\n", c.A.Path, c.A.Kind, textfmt.Plural(len(c.A.Runs), "run"))
+	fmt.Fprintf(bw, "B: %s (%s, %s)\n", c.B.Path, c.B.Kind, textfmt.Plural(len(c.B.Runs), "run"))
 	rows := [][]string{{"RUN", "FIGURE", "A", "B", "B-A", "REL", "TOL", "STATUS"}}
 	for _, d := range c.Diffs {
 		st := d.Status()
@@ -808,12 +268,12 @@ func (c *Comparison) WriteTable(w io.Writer, all, strict bool) error {
 		row := []string{d.Run, d.Figure, "-", "-", "", "", "", st}
 		// A, B and B − A are read against the figure's magnitude, so the
 		// float noise of a record count (a final_lag of 6e-08) shows as 0.
-		scale := results.Scale(d.A, d.B)
+		scale := textfmt.Scale(d.A, d.B)
 		if d.InA {
-			row[2] = results.FormatFigure(d.Figure, d.A, scale)
+			row[2] = textfmt.Figure(d.Figure, d.A, scale)
 		}
 		if d.InB {
-			row[3] = results.FormatFigure(d.Figure, d.B, scale)
+			row[3] = textfmt.Figure(d.Figure, d.B, scale)
 		}
 		if d.InA && d.InB {
 			row[4], row[5] = ChangeCells(d.Figure, d.Abs, d.Rel, scale)
@@ -828,7 +288,7 @@ func (c *Comparison) WriteTable(w io.Writer, all, strict bool) error {
 		rows = append(rows, []string{k, "*", "", "", "", "", "", "run only in B"})
 	}
 	if len(rows) > 1 {
-		results.WriteAligned(bw, rows, []bool{false, false, true, true, true, true, false, false})
+		textfmt.WriteAligned(bw, rows, []bool{false, false, true, true, true, true, false, false})
 	}
 	for _, n := range c.Notes {
 		fmt.Fprintln(bw, "note:", n)
@@ -843,86 +303,16 @@ func (c *Comparison) WriteTable(w io.Writer, all, strict bool) error {
 // 0 has no relative size: rel is "–" and abs says it all; a change that
 // shows as 0 is 0%, whatever its relative size in floating point.
 func ChangeCells(figure string, abs, rel, scale float64) (absCell, relCell string) {
-	if results.IsCount(figure) {
-		absCell = results.FormatSignedCount(abs)
+	if textfmt.IsCount(figure) {
+		absCell = textfmt.SignedCount(abs)
 	} else {
-		absCell = results.FormatSigned(abs, scale)
+		absCell = textfmt.Signed(abs, scale)
 	}
 	switch {
 	case absCell == "0":
 		return absCell, "0%"
 	case math.IsNaN(rel) || math.IsInf(rel, 0):
-		return absCell, results.NoValue
+		return absCell, textfmt.NoValue
 	}
-	return absCell, results.FormatSigned(rel*100, 0) + "%"
-}
-
-// Reference is a regression reference file: the summaries of every run of
-// one scenario (one per variant, or one keyed by the scenario name when it
-// has no variants). See results/reference/README.md.
-type Reference struct {
-	Format   string                     `json:"format"`   // ReferenceFormat
-	Scenario string                     `json:"scenario"` // the scenario's name
-	Source   string                     `json:"source,omitempty"`
-	Runs     map[string]results.Summary `json:"runs"`
-}
-
-// ReadRunSummaries reads a run folder (one summary, keyed by RunKey) or a
-// folder of run folders (keyed by folder name).
-func ReadRunSummaries(dir string) (map[string]results.Summary, error) {
-	if fileExists(filepath.Join(dir, results.SummaryFile)) {
-		s, err := results.ReadSummary(dir)
-		if err != nil {
-			return nil, err
-		}
-		return map[string]results.Summary{results.RunKey(s): s}, nil
-	}
-	subs, err := results.RunSubfolders(dir)
-	if err != nil {
-		return nil, err
-	}
-	if len(subs) == 0 {
-		return nil, fmt.Errorf("%s holds no run folders", dir)
-	}
-	out := map[string]results.Summary{}
-	for _, d := range subs {
-		s, err := results.ReadSummary(filepath.Join(dir, d))
-		if err != nil {
-			return nil, err
-		}
-		out[d] = s
-	}
-	return out, nil
-}
-
-// MarshalReference renders a reference file: indented, runs sorted by key,
-// wall_time_s zeroed (it is never compared and would churn the file) and
-// recovery_times_s as [] rather than null.
-func MarshalReference(r Reference) ([]byte, error) {
-	if r.Format == "" {
-		r.Format = ReferenceFormat
-	}
-	runs := make(map[string]results.Summary, len(r.Runs))
-	for k, s := range r.Runs {
-		s.WallTimeS = 0
-		if s.RecoveryTimesS == nil {
-			s.RecoveryTimesS = []float64{}
-		}
-		runs[k] = s
-	}
-	r.Runs = runs
-	b, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	return append(b, '\n'), nil
-}
-
-// WriteReference writes a reference file atomically.
-func WriteReference(path string, r Reference) error {
-	b, err := MarshalReference(r)
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return results.WriteFileAtomic(path, b)
+	return absCell, textfmt.Signed(rel*100, 0) + "%"
 }

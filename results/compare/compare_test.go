@@ -9,8 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/streamtwin/streamtwin/internal/decode"
 	"github.com/streamtwin/streamtwin/results"
-	"github.com/streamtwin/streamtwin/sim"
+	"github.com/streamtwin/streamtwin/results/resultstest"
 )
 
 // realSummary is the demo scenario's summary, from its regression reference.
@@ -33,7 +34,7 @@ func realSummary(t *testing.T) results.Summary {
 
 func writeSummaryFile(t *testing.T, path string, s results.Summary) {
 	t.Helper()
-	b, err := results.MarshalSummary(s)
+	b, err := s.Marshal()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,8 +151,8 @@ figures:
 				t.Errorf("error %v, want it to contain %q", err, c.want)
 			}
 			// the one error form of every YAML reader
-			if ps, ok := err.(sim.Problems); !ok || len(ps) == 0 || ps[0].File != "tol.yaml" || ps[0].Line < 1 {
-				t.Errorf("error %#v is not sim.Problems of tol.yaml at a line", err)
+			if ps, ok := err.(decode.Problems); !ok || len(ps) == 0 || ps[0].File != "tol.yaml" || ps[0].Line < 1 {
+				t.Errorf("error %#v is not decode.Problems of tol.yaml at a line", err)
 			}
 		})
 	}
@@ -189,7 +190,7 @@ func TestCompareShift(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			names, _ := results.Figures(results.Summary{})
+			names, _ := results.Summary{}.Figures()
 			if cmp.Compared != len(names) || cmp.OneSided != 0 {
 				t.Errorf("compared %d figures (%d one-sided), want %d", cmp.Compared, cmp.OneSided, len(names))
 			}
@@ -232,7 +233,7 @@ func TestCompareOneSided(t *testing.T) {
 	writeSummaryFile(t, full, s)
 	// an "older" summary without cpu_busy_mean and with an unknown extra figure
 	var obj map[string]any
-	b, _ := results.MarshalSummary(s)
+	b, _ := s.Marshal()
 	json.Unmarshal(b, &obj)
 	delete(obj, "cpu_busy_mean")
 	obj["new_figure_s"] = 3.0
@@ -287,7 +288,7 @@ func TestLoadResultSet(t *testing.T) {
 	}
 	sweep := filepath.Join(dir, "sweep")
 	os.MkdirAll(sweep, 0o755)
-	if err := results.WriteRunsTable(filepath.Join(sweep, results.RunsFile), sweepRows(s, 3)); err != nil {
+	if err := resultstest.WriteRunsTable(filepath.Join(sweep, results.RunsFile), sweepRows(s, 3)); err != nil {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(dir, "garbage.json"), []byte("{not json"), 0o644)
@@ -296,7 +297,7 @@ func TestLoadResultSet(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "noruns.json"), []byte(`{"runs": {}}`), 0o644)
 	os.MkdirAll(filepath.Join(dir, "empty"), 0o755)
 
-	names, _ := results.Figures(results.Summary{})
+	names, _ := results.Summary{}.Figures()
 	good := []struct {
 		path, kind string
 		keys       []string
@@ -403,7 +404,7 @@ func TestCompareSweeps(t *testing.T) {
 	dir := t.TempDir()
 	pa := filepath.Join(dir, "a", results.RunsFile)
 	os.MkdirAll(filepath.Dir(pa), 0o755)
-	if err := results.WriteRunsTable(pa, rows); err != nil {
+	if err := resultstest.WriteRunsTable(pa, rows); err != nil {
 		t.Fatal(err)
 	}
 	a, err := LoadResultSet(filepath.Dir(pa))
@@ -414,7 +415,7 @@ func TestCompareSweeps(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			pb := filepath.Join(dir, "b"+itoa(i), results.RunsFile)
 			os.MkdirAll(filepath.Dir(pb), 0o755)
-			if err := results.WriteRunsTable(pb, c.b()); err != nil {
+			if err := resultstest.WriteRunsTable(pb, c.b()); err != nil {
 				t.Fatal(err)
 			}
 			b, err := LoadResultSet(filepath.Dir(pb))
@@ -448,7 +449,7 @@ func TestCompareSweeps(t *testing.T) {
 	for i := range renamed {
 		renamed[i].RunID = "x" + itoa(i)
 	}
-	results.WriteRunsTable(other, renamed)
+	resultstest.WriteRunsTable(other, renamed)
 	b, _ := LoadResultSet(other)
 	if _, err := Compare(a, b, DefaultTolerances()); err == nil || !strings.Contains(err.Error(), "nothing to compare") {
 		t.Errorf("disjoint sweeps: %v", err)
@@ -598,7 +599,7 @@ func TestTwinVsLiveTolerances(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	figs, _ := results.Figures(results.Summary{})
+	figs, _ := results.Summary{}.Figures()
 	for _, f := range figs {
 		if _, ok := ts.Figures[f]; !ok {
 			t.Errorf("%s does not say what the twin claims for %s (a tolerance, or informational)", path, f)

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/textfmt"
 )
 
 // Decision is one policy decision of a run, parsed from a policy_decision
@@ -134,7 +135,7 @@ func WriteDecisionTable(w io.Writer, a, b []Decision, ciA, ciB []CIStep, labelA,
 		for i := range n {
 			dt = max(dt, math.Abs(b[i].TimeS-a[i].TimeS))
 		}
-		fmt.Fprintf(&sb, "no divergence: %s %s in kind and value; largest time difference %s s\n", results.Plural(n, "decision"), map[bool]string{true: "agrees", false: "agree"}[n == 1], clock(dt))
+		fmt.Fprintf(&sb, "no divergence: %s %s in kind and value; largest time difference %s s\n", textfmt.Plural(n, "decision"), map[bool]string{true: "agrees", false: "agree"}[n == 1], clock(dt))
 	}
 	for _, t := range []struct {
 		name  string

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/measure"
+	"github.com/streamtwin/streamtwin/results/textfmt"
 )
 
 // FaultOutcome is what one fault cost a run: its recovery (Khaos's
@@ -33,7 +35,7 @@ func FaultOutcomes(dir string) ([]FaultOutcome, error) {
 		return nil, err
 	}
 	var out []FaultOutcome
-	for _, fr := range results.FaultRecoveries(events) {
+	for _, fr := range measure.FaultRecoveries(events) {
 		f := FaultOutcome{AtS: fr.AtS, RecoveryS: fr.RecoveryS, UnrecoveredS: fr.UnrecoveredS}
 		end := math.Inf(1)
 		if !math.IsNaN(f.RecoveryS) {
@@ -86,16 +88,16 @@ func WriteFaultTable(w io.Writer, a, b []FaultOutcome, nameA, nameB string) erro
 		x, y := pick(a, i), pick(b, i)
 		rows = append(rows, []string{strconv.Itoa(i + 1), clock(x.AtS), clock(y.AtS),
 			recovery(x), recovery(y), relChange(x.RecoveryS, y.RecoveryS),
-			results.FormatCount(x.LagPeak), results.FormatCount(y.LagPeak), relChange(x.LagPeak, y.LagPeak),
+			textfmt.Count(x.LagPeak), textfmt.Count(y.LagPeak), relChange(x.LagPeak, y.LagPeak),
 			short(x.LatencyP99MaxMs), short(y.LatencyP99MaxMs), relChange(x.LatencyP99MaxMs, y.LatencyP99MaxMs)})
 	}
 	right := make([]bool, len(rows[0]))
 	for i := range right {
 		right[i] = true
 	}
-	results.WriteAligned(&sb, rows, right)
+	textfmt.WriteAligned(&sb, rows, right)
 	if len(a) != len(b) {
-		fmt.Fprintf(&sb, "%s has %s, %s %s\n", nameA, results.Plural(len(a), "fault"), nameB, results.FormatCount(float64(len(b))))
+		fmt.Fprintf(&sb, "%s has %s, %s %s\n", nameA, textfmt.Plural(len(a), "fault"), nameB, textfmt.Count(float64(len(b))))
 	}
 	_, err := io.WriteString(w, sb.String())
 	return err
@@ -105,9 +107,9 @@ func WriteFaultTable(w io.Writer, a, b []FaultOutcome, nameA, nameB string) erro
 // is no baseline to be relative to (x is 0, or either is missing).
 func relChange(x, y float64) string {
 	if math.IsNaN(x) || math.IsNaN(y) || x == 0 {
-		return results.NoValue
+		return textfmt.NoValue
 	}
-	return results.FormatSigned(100*(y-x)/math.Abs(x), 0) + "%"
+	return textfmt.Signed(100*(y-x)/math.Abs(x), 0) + "%"
 }
 
 func pick(fs []FaultOutcome, i int) FaultOutcome {
@@ -119,13 +121,13 @@ func pick(fs []FaultOutcome, i int) FaultOutcome {
 }
 
 // short is a duration or latency by the one table format.
-func short(v float64) string { return results.FormatNumber(v, 0) }
+func short(v float64) string { return textfmt.Number(v, 0) }
 
 // clock is a time in the run (s) to 0.1 s, the resolution of its events: a
 // timestamp, not a measured quantity.
 func clock(v float64) string {
 	if math.IsNaN(v) {
-		return results.NoValue
+		return textfmt.NoValue
 	}
 	return strconv.FormatFloat(v, 'f', 1, 64)
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/ingest"
 	"github.com/streamtwin/streamtwin/results/resultstest"
 )
 
@@ -290,7 +291,7 @@ func TestEvaluateMeasured(t *testing.T) {
 	if err := os.WriteFile(path, []byte(table), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ms, err := results.ReadMeasured(path)
+	ms, err := ingest.ReadMeasured(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -447,7 +448,7 @@ func TestEvaluationRunsOrder(t *testing.T) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		js, _ := results.MarshalSummary(results.Summary{Scenario: "s", Variant: filepath.Base(dir)})
+		js, _ := (results.Summary{Scenario: "s", Variant: filepath.Base(dir)}).Marshal()
 		if err := os.WriteFile(filepath.Join(dir, results.SummaryFile), js, 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/streamtwin/streamtwin/results"
 	"github.com/streamtwin/streamtwin/results/compare"
+	"github.com/streamtwin/streamtwin/results/textfmt"
 )
 
 // The live autoscaling league (issue 33): the policies of one scenario run
@@ -419,7 +420,7 @@ func decisionsAgree(twin, live LeagueRun, n int, interval float64) (int, float64
 			return k, worst, fmt.Sprintf("decision %d: twin %s, live %s", i+1, dir[td[i]], dir[ld[i]])
 		}
 		if !(dt <= interval) {
-			return k, worst, fmt.Sprintf("decision %d: %s s apart, the policy decides every %s s", i+1, results.FormatNumber(dt, 0), results.FormatNumber(interval, 0))
+			return k, worst, fmt.Sprintf("decision %d: %s s apart, the policy decides every %s s", i+1, textfmt.Number(dt, 0), textfmt.Number(interval, 0))
 		}
 	}
 	return k, worst, ""
@@ -429,16 +430,16 @@ func stepText(s []compare.Decision, d []int, i int) string {
 	if i >= len(s) {
 		return "none"
 	}
-	return fmt.Sprintf("rescale to %g at %s s", s[i].Value, results.FormatNumber(s[i].TimeS, 0))
+	return fmt.Sprintf("rescale to %g at %s s", s[i].Value, textfmt.Number(s[i].TimeS, 0))
 }
 
 // leagueNum is a number by the one format: whole numbers (ranks, counts,
 // exact bounds) as counts, the rest to 4 significant digits.
 func leagueNum(x float64) string {
 	if x == math.Trunc(x) && math.Abs(x) < 1e15 {
-		return results.FormatCount(x)
+		return textfmt.Count(x)
 	}
-	return results.FormatNumber(x, 0)
+	return textfmt.Number(x, 0)
 }
 
 // relErr is |twin − live| / |live| (NaN when live is 0 or missing).
@@ -478,7 +479,7 @@ func (l *League) check() {
 			continue
 		}
 		add("Kendall τ-b ≥ bound", f.Name, f.Tau.TauB, bound, f.Tau.TauB >= bound-1e-12,
-			fmt.Sprintf("%d concordant, %d discordant, %d tied twin, %d tied live of %s", f.Tau.Concordant, f.Tau.Discordant, f.Tau.TiedA, f.Tau.TiedB, results.Plural(f.Tau.Pairs, "pair")))
+			fmt.Sprintf("%d concordant, %d discordant, %d tied twin, %d tied live of %s", f.Tau.Concordant, f.Tau.Discordant, f.Tau.TiedA, f.Tau.TiedB, textfmt.Plural(f.Tau.Pairs, "pair")))
 	}
 	for _, pn := range l.Penalties {
 		add(fmt.Sprintf("twin agrees with live whether the p95 latency is above %s's", pn.Baseline), pn.Policy, pn.LiveRatio, math.NaN(), pn.HoldsTwin == pn.HoldsLive,
@@ -493,7 +494,7 @@ func (l *League) check() {
 			add("|twin − live| / live ≤ bound: "+b.fig, p, e, b.bound, e <= b.bound, "")
 		}
 		k, worst, why := decisionsAgree(l.Twin[i], l.Live[i], c.Decisions, l.Intervals[i])
-		detail := fmt.Sprintf("%s compared, policy interval %s s", results.Plural(k, "decision"), leagueNum(l.Intervals[i]))
+		detail := fmt.Sprintf("%s compared, policy interval %s s", textfmt.Plural(k, "decision"), leagueNum(l.Intervals[i]))
 		if why != "" {
 			detail += "; " + why
 		}
@@ -631,12 +632,12 @@ func (l *League) FiguresTable() string {
 	b.WriteString("\n|---|" + strings.Repeat("---|", len(LeagueFigures)) + "\n")
 	cell := func(x, ref, scale float64) string {
 		if math.IsNaN(x) {
-			return results.NoValue
+			return textfmt.NoValue
 		}
 		if scale == 1 {
 			return leagueNum(x)
 		}
-		return results.FormatNumber(x/scale, ref/scale)
+		return textfmt.Number(x/scale, ref/scale)
 	}
 	for i, p := range l.Policies {
 		fmt.Fprintf(&b, "| %s |", p)
@@ -681,16 +682,16 @@ func (l *League) TauTable() string {
 			return strings.Join(parts, ", ")
 		}
 		s := cmp.Or(leagueScale[f.Name], 1)
-		spread := results.NoValue
+		spread := textfmt.NoValue
 		if !math.IsNaN(f.Spread) {
-			spread = results.FormatNumber(f.Spread/s, 0)
+			spread = textfmt.Number(f.Spread/s, 0)
 		}
-		tau := results.NoValue
+		tau := textfmt.NoValue
 		if !math.IsNaN(f.Tau.TauB) {
 			tau = leagueNum(f.Tau.TauB)
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s (%d C, %d D, %d/%d tied, %s) |\n", leagueLabels[f.Name], ranks(f.TwinRanks), ranks(f.LiveRanks), spread, tau,
-			f.Tau.Concordant, f.Tau.Discordant, f.Tau.TiedA, f.Tau.TiedB, results.Plural(f.Tau.Pairs, "pair"))
+			f.Tau.Concordant, f.Tau.Discordant, f.Tau.TiedA, f.Tau.TiedB, textfmt.Plural(f.Tau.Pairs, "pair"))
 	}
 	b.WriteString("\nRank 1 is the lowest value; equal values share their mean rank. C, D: concordant and discordant pairs; tied: pairs tied in the twin / live ranking.\n")
 	return b.String()
@@ -719,9 +720,9 @@ func (l *League) VerdictText() string {
 		b.WriteString("\n")
 	}
 	if fails == 0 {
-		fmt.Fprintf(&b, "\nAll %s pass.\n", results.Plural(len(l.Checks), "check"))
+		fmt.Fprintf(&b, "\nAll %s pass.\n", textfmt.Plural(len(l.Checks), "check"))
 	} else {
-		fmt.Fprintf(&b, "\n%d of %s fail.\n", fails, results.Plural(len(l.Checks), "check"))
+		fmt.Fprintf(&b, "\n%d of %s fail.\n", fails, textfmt.Plural(len(l.Checks), "check"))
 	}
 	return b.String()
 }

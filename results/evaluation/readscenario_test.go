@@ -7,11 +7,11 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/streamtwin/streamtwin/sim"
+	"github.com/streamtwin/streamtwin/internal/decode"
 )
 
 // TestReadScenarioProblems: what is wrong with a run's scenario.yaml comes
-// back as sim.Problems, file:line: field: message (no go-yaml position or
+// back as decode.Problems, file:line: field: message (no go-yaml position or
 // source excerpt); a missing or empty file leaves the fields unknown.
 func TestReadScenarioProblems(t *testing.T) {
 	cases := []struct {
@@ -45,7 +45,7 @@ func TestReadScenarioProblems(t *testing.T) {
 				}
 				return
 			}
-			var ps sim.Problems
+			var ps decode.Problems
 			if !errors.As(err, &ps) || err.Error() != path+c.want {
 				t.Errorf("readScenario:\n got %v (%T)\nwant %s", err, err, path+c.want)
 			}

@@ -13,6 +13,8 @@ import (
 
 	"github.com/streamtwin/streamtwin/results"
 	"github.com/streamtwin/streamtwin/results/figures"
+	"github.com/streamtwin/streamtwin/results/statistics"
+	"github.com/streamtwin/streamtwin/results/textfmt"
 )
 
 // The autoscaling comparison (issue 21): resource usage, latency, lag and
@@ -48,7 +50,7 @@ type ScalingRun struct {
 }
 
 // ScalingStat is a mean over seeds and its 95 % confidence interval
-// (results.MeanCI; Low clamped at 0).
+// (statistics.MeanCI; Low clamped at 0).
 type ScalingStat struct {
 	N               int
 	Mean, Low, High float64
@@ -76,25 +78,23 @@ type Scaling struct {
 }
 
 // ScalingRunDirs finds the run folders of a comparison: a sweep's
-// runs/<id>/ or a variants folder's <variant>/ (one seed).
+// runs/<id>/ or a variants folder's <variant>/ (one seed), as
+// results.RunSubfolders lists them (sorted by name).
 func ScalingRunDirs(dir string) ([]string, error) {
-	var out []string
-	for _, pattern := range []string{filepath.Join(dir, "runs", "*", results.SummaryFile), filepath.Join(dir, "*", results.SummaryFile)} {
-		m, err := filepath.Glob(pattern)
-		if err != nil {
-			return nil, err
+	for _, parent := range []string{filepath.Join(dir, "runs"), dir} {
+		// A folder that cannot be read holds no runs of the comparison:
+		// the next place is looked at, and none is ErrNoRunFolders.
+		subs, _ := results.RunSubfolders(parent)
+		if len(subs) == 0 {
+			continue
 		}
-		for _, f := range m {
-			out = append(out, filepath.Dir(f))
+		out := make([]string, len(subs))
+		for i, s := range subs {
+			out[i] = filepath.Join(parent, s)
 		}
-		if len(out) > 0 {
-			break
-		}
+		return out, nil
 	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("%s: %w", dir, ErrNoRunFolders)
-	}
-	return out, nil
+	return nil, fmt.Errorf("%s: %w", dir, ErrNoRunFolders)
 }
 
 // EvaluateScaling reads the runs, groups them by variant (in the order the
@@ -138,14 +138,14 @@ func EvaluateScaling(runDirs []string, baseline string) (*Scaling, error) {
 		for _, name := range ScalingFigures {
 			var xs []float64
 			for _, r := range v.Runs {
-				xs = results.AppendFinite(xs, r.figure(name))
+				xs = statistics.AppendFinite(xs, r.figure(name))
 			}
 			st := ScalingStat{N: len(xs), Mean: math.NaN(), Low: math.NaN(), High: math.NaN()}
 			if len(xs) > 0 {
 				var half float64
-				st.Mean, half, _ = results.MeanCI(xs)
+				st.Mean, half, _ = statistics.MeanCI(xs)
 				if len(xs) > 1 {
-					st.Low, st.High = results.CIBounds(st.Mean, half, true)
+					st.Low, st.High = statistics.CIBounds(st.Mean, half, true)
 				}
 			}
 			v.Stats[name] = st
@@ -190,15 +190,15 @@ func scalingRun(dir string) (ScalingRun, string, error) {
 	}
 	r := ScalingRun{Variant: sum.Variant, Seed: sum.Seed, Dir: dir,
 		WorkerSeconds: sum.WorkerSeconds, Rescalings: sum.Reconfigurations,
-		MeanParallelism: results.FiniteMean(cols[0]), LagMean: results.FiniteMean(cols[2])}
-	lat := results.FiniteValues(cols[1])
+		MeanParallelism: statistics.FiniteMean(cols[0]), LagMean: statistics.FiniteMean(cols[2])}
+	lat := statistics.FiniteValues(cols[1])
 	r.LatencyP99MedianMs, r.LatencyP99P95Ms = math.NaN(), math.NaN()
 	if len(lat) > 0 {
-		r.LatencyP99MedianMs = results.Quantile(lat, 0.5)
-		r.LatencyP99P95Ms = results.Quantile(lat, 0.95)
+		r.LatencyP99MedianMs = statistics.Quantile(lat, 0.5)
+		r.LatencyP99P95Ms = statistics.Quantile(lat, 0.95)
 	}
 	r.LagMax = math.NaN()
-	if lag := results.FiniteValues(cols[2]); len(lag) > 0 {
+	if lag := statistics.FiniteValues(cols[2]); len(lag) > 0 {
 		r.LagMax = slices.Max(lag)
 	}
 	return r, sum.Scenario, nil
@@ -300,7 +300,7 @@ func (s *Scaling) Markdown() string {
 	for _, v := range s.Variants {
 		n = max(n, len(v.Runs))
 	}
-	fmt.Fprintf(&b, "Mean over %s with the 95 %% confidence interval of the mean (Student t).", results.Plural(n, "seed"))
+	fmt.Fprintf(&b, "Mean over %s with the 95 %% confidence interval of the mean (Student t).", textfmt.Plural(n, "seed"))
 	if s.Baseline != "" {
 		fmt.Fprintf(&b, " Usage is the mean parallelism over the run divided by %s's of the same seed (the Daedalus paper's \"total resource usage (normalized)\").", s.Baseline)
 	}
@@ -317,9 +317,9 @@ func (s *Scaling) Markdown() string {
 		cell := func(fig string, scale float64) string {
 			st := v.Stats[fig]
 			if math.IsNaN(st.Mean) {
-				return results.NoValue
+				return textfmt.NoValue
 			}
-			f := func(x float64) string { return results.FormatNumber(x/scale, st.Mean/scale) }
+			f := func(x float64) string { return textfmt.Number(x/scale, st.Mean/scale) }
 			if math.IsNaN(st.Low) {
 				return f(st.Mean)
 			}

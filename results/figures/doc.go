@@ -6,5 +6,7 @@
 // written as PNG, SVG and PDF, the same bytes for the same input.
 //
 // It is the one results layer that imports gonum.org/v1/plot (and through
-// it the font packages). Of streamtwin it imports package results only.
+// it the font packages). Of streamtwin it imports results, results/measure
+// and results/statistics. LabelRuns names the run folders of a multi-run
+// figure (and of an evaluation).
 package figures

@@ -6,7 +6,6 @@ import (
 	"math"
 	"slices"
 
-	"github.com/streamtwin/streamtwin/results"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -38,7 +37,7 @@ func PlotFaults(runDirs []string, labels []string, base string, opts ...Option) 
 		}
 	}()
 	o := collectOptions(opts)
-	runs, err := results.LabelRuns(runDirs, labels)
+	runs, err := LabelRuns(runDirs, labels)
 	if err != nil {
 		return nil, err
 	}
@@ -50,7 +49,7 @@ func PlotFaults(runDirs []string, labels []string, base string, opts ...Option) 
 }
 
 // faultZooms lays out PlotFaults; nil when there is no fault.
-func faultZooms(runs []results.LabelledRun, o figureOptions) (*gridFigure, error) {
+func faultZooms(runs []LabelledRun, o figureOptions) (*gridFigure, error) {
 	series, err := readRunSeries(runs)
 	if err != nil {
 		return nil, err

@@ -12,9 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"gonum.org/v1/plot/plotter"
+
 	"github.com/streamtwin/streamtwin/results"
 	"github.com/streamtwin/streamtwin/results/resultstest"
-	"gonum.org/v1/plot/plotter"
 )
 
 // figuresDir is where the figure tests write; set RESULTS_SAMPLE_DIR to
@@ -70,7 +71,7 @@ func figuresSweep(t *testing.T, dir string) string {
 		}
 	}
 	path := filepath.Join(dir, results.RunsFile)
-	if err := results.WriteRunsTable(path, rows); err != nil {
+	if err := resultstest.WriteRunsTable(path, rows); err != nil {
 		t.Fatal(err)
 	}
 	return path
@@ -172,7 +173,7 @@ func TestSweepLinesCI(t *testing.T) {
 			Summary: results.Summary{RecoveryMeanS: v}})
 	}
 	path := filepath.Join(dir, results.RunsFile)
-	if err := results.WriteRunsTable(path, rows); err != nil {
+	if err := resultstest.WriteRunsTable(path, rows); err != nil {
 		t.Fatal(err)
 	}
 	tab, err := results.ReadTable(path)
@@ -211,7 +212,7 @@ func TestSweepLinesCI(t *testing.T) {
 
 // TestSweepTitlesNamePooled: a point or cell that averages runs of other
 // parameters says so in the title, naming them as summarize does
-// (results.Pooled); grouped by every parameter it holds replications.
+// (statistics.Pooled); grouped by every parameter it holds replications.
 func TestSweepTitlesNamePooled(t *testing.T) {
 	path := figuresSweep(t, figuresDir(t))
 	tab, err := results.ReadTable(path)
@@ -290,7 +291,7 @@ func TestPlotHeatmap(t *testing.T) {
 	}
 	big := filepath.Join(dir, "big")
 	os.MkdirAll(big, 0o755)
-	if err := results.WriteRunsTable(filepath.Join(big, results.RunsFile), rows); err != nil {
+	if err := resultstest.WriteRunsTable(filepath.Join(big, results.RunsFile), rows); err != nil {
 		t.Fatal(err)
 	}
 	for _, z := range []string{"lag_max", "faults"} {

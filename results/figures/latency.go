@@ -6,14 +6,17 @@ import (
 	"image/color"
 	"math"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 
-	"github.com/streamtwin/streamtwin/results"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/statistics"
 )
 
 // Latency distribution kinds.
@@ -82,7 +85,7 @@ func latencyPlots(runDirs []string, labels []string, kind string, o figureOption
 	if !known {
 		return nil, fmt.Errorf("kind %q: want one of %v", kind, LatencyKinds)
 	}
-	runs, err := results.LabelRuns(runDirs, labels)
+	runs, err := LabelRuns(runDirs, labels)
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +95,7 @@ func latencyPlots(runDirs []string, labels []string, kind string, o figureOption
 		if err != nil {
 			return nil, err
 		}
-		data[i] = results.FiniteValues(cols[0])
+		data[i] = statistics.FiniteValues(cols[0])
 		if len(data[i]) == 0 {
 			return nil, fmt.Errorf("%s: no finite %s (the job never produced output)", filepath.Join(r.Dir, results.TimeseriesFile), o.latency)
 		}
@@ -134,7 +137,7 @@ func latencyPlots(runDirs []string, labels []string, kind string, o figureOption
 	return plots, nil
 }
 
-func latencyCDF(runs []results.LabelledRun, data [][]float64, xlabel string, logAxis bool, lo, hi float64, o figureOptions) *plot.Plot {
+func latencyCDF(runs []LabelledRun, data [][]float64, xlabel string, logAxis bool, lo, hi float64, o figureOptions) *plot.Plot {
 	p := newPanel(cmp.Or(o.yLabel, "cumulative fraction of intervals"))
 	p.X.Label.Text = xlabel
 	p.Legend.Top, p.Legend.Left = false, false
@@ -219,7 +222,7 @@ func latencyCDF(runs []results.LabelledRun, data [][]float64, xlabel string, log
 	return p
 }
 
-func latencyBoxes(runs []results.LabelledRun, data [][]float64, ylabel string, logAxis bool, lo, hi float64) (*plot.Plot, error) {
+func latencyBoxes(runs []LabelledRun, data [][]float64, ylabel string, logAxis bool, lo, hi float64) (*plot.Plot, error) {
 	p := newPanel(ylabel)
 	n := len(data)
 	width := vg.Points(math.Min(50, 300/float64(n)))
@@ -265,7 +268,7 @@ func latencyBoxes(runs []results.LabelledRun, data [][]float64, ylabel string, l
 // latencyCCDF draws the tail of each distribution: the share of intervals
 // above x, on a log axis from 1 down to 1/n, with the p99 and p99.9
 // levels marked.
-func latencyCCDF(runs []results.LabelledRun, data [][]float64, xlabel string, logAxis bool, lo, hi float64) *plot.Plot {
+func latencyCCDF(runs []LabelledRun, data [][]float64, xlabel string, logAxis bool, lo, hi float64) *plot.Plot {
 	p := newPanel("share of intervals above")
 	p.X.Label.Text = xlabel
 	// Bottom left: the tails fall away to the right, the bulk is at the top.
@@ -330,7 +333,7 @@ func latencyCCDF(runs []results.LabelledRun, data [][]float64, xlabel string, lo
 // quartiles outwards (eighths, sixteenths, …), each narrower and lighter,
 // in the run's colour, the median as a black bar, and the values beyond
 // the outermost box as thinned points.
-func latencyLetters(runs []results.LabelledRun, data [][]float64, ylabel string, logAxis bool, lo, hi float64) *plot.Plot {
+func latencyLetters(runs []LabelledRun, data [][]float64, ylabel string, logAxis bool, lo, hi float64) *plot.Plot {
 	p := newPanel(ylabel)
 	n := len(data)
 	names := make([]string, n)
@@ -386,7 +389,7 @@ func (l *letterValues) Plot(c draw.Canvas, p *plot.Plot) {
 	// Outermost first, so the inner boxes paint over it.
 	for j := k; j >= 1; j-- {
 		tail := math.Pow(2, -float64(j+1))
-		y0, y1 := trY(results.Quantile(l.xs, tail)), trY(results.Quantile(l.xs, 1-tail))
+		y0, y1 := trY(statistics.Quantile(l.xs, tail)), trY(statistics.Quantile(l.xs, 1-tail))
 		w := full * vg.Length(1-0.8*float64(j-1)/float64(max(k, 2)))
 		// Lighter outwards: blend the colour with white.
 		light := 0.75 * float64(j-1) / float64(max(k-1, 1))
@@ -397,11 +400,11 @@ func (l *letterValues) Plot(c draw.Canvas, p *plot.Plot) {
 		c.FillPolygon(fill, box)
 		c.StrokeLines(draw.LineStyle{Color: color.Gray{Y: 0x30}, Width: vg.Points(0.5)}, append(box, box[0]))
 	}
-	med := trY(results.Quantile(l.xs, 0.5))
+	med := trY(statistics.Quantile(l.xs, 0.5))
 	c.StrokeLine2(draw.LineStyle{Color: color.Black, Width: vg.Points(2)}, x-full/2, med, x+full/2, med)
 	// The values beyond the outermost box, thinned to what can be seen.
 	tail := math.Pow(2, -float64(k+1))
-	loV, hiV := results.Quantile(l.xs, tail), results.Quantile(l.xs, 1-tail)
+	loV, hiV := statistics.Quantile(l.xs, tail), statistics.Quantile(l.xs, 1-tail)
 	var outside []int
 	for i, v := range l.xs {
 		if v < loV || v > hiV {
@@ -490,4 +493,40 @@ func (e endTicks) Ticks(min, max float64) []plot.Tick {
 		}
 	}
 	return ts
+}
+
+func positives(xs []float64) []float64 {
+	i := sort.SearchFloat64s(xs, math.SmallestNonzeroFloat64)
+	return xs[i:]
+}
+
+// thinOutliers keeps at most about boxOutliers of a box's outliers, dropping
+// those that would be drawn on top of one already kept: a week of 1-s
+// intervals can have tens of thousands of them.
+func thinOutliers(vals plotter.Values, outside []int, logAxis bool) []int {
+	if len(outside) <= boxOutliers {
+		return outside
+	}
+	pos := func(v float64) float64 {
+		if logAxis {
+			return math.Log10(v)
+		}
+		return v
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, i := range outside {
+		lo, hi = min(lo, pos(vals[i])), max(hi, pos(vals[i]))
+	}
+	step := (hi - lo) / boxOutliers
+	sorted := slices.Clone(outside)
+	sort.Slice(sorted, func(a, b int) bool { return vals[sorted[a]] < vals[sorted[b]] })
+	var kept []int
+	last := math.Inf(-1)
+	for _, i := range sorted {
+		if v := pos(vals[i]); v-last >= step || i == sorted[len(sorted)-1] {
+			kept = append(kept, i)
+			last = v
+		}
+	}
+	return kept
 }

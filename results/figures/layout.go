@@ -6,9 +6,10 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/streamtwin/streamtwin/results"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
+
+	"github.com/streamtwin/streamtwin/results/measure"
 )
 
 // Print widths of a journal or conference page.
@@ -70,7 +71,7 @@ func (w window) margin() float64 {
 
 // bounds resolves the window against runs whose faults are faults[i] and
 // which end at spanS: the time range to draw, in seconds.
-func (w window) bounds(faults [][]results.FaultRecovery, endS []float64) (lo, hi float64, err error) {
+func (w window) bounds(faults [][]measure.FaultRecovery, endS []float64) (lo, hi float64, err error) {
 	span := 0.0
 	for _, e := range endS {
 		span = max(span, e)

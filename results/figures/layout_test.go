@@ -10,14 +10,15 @@ import (
 	"slices"
 	"testing"
 
+	"gonum.org/v1/plot"
+
 	"github.com/streamtwin/streamtwin/results"
 	"github.com/streamtwin/streamtwin/results/resultstest"
-	"gonum.org/v1/plot"
 )
 
 // faultRuns writes three runs whose faults differ: a at 300 s (recovered
 // after 40 s) and 900 s (never), b at 300 s only, c at 500 s and 700 s.
-func faultRuns(t *testing.T) ([]results.LabelledRun, [][]float64) {
+func faultRuns(t *testing.T) ([]LabelledRun, [][]float64) {
 	t.Helper()
 	dir := t.TempDir()
 	faults := [][]float64{{300, 900}, {300}, {500, 700}}
@@ -40,7 +41,7 @@ func faultRuns(t *testing.T) ([]results.LabelledRun, [][]float64) {
 		resultstest.WriteRun(t, d, samples, events, sum)
 		dirs = append(dirs, d)
 	}
-	runs, err := results.LabelRuns(dirs, []string{"a", "b", "c"})
+	runs, err := LabelRuns(dirs, []string{"a", "b", "c"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -319,7 +320,7 @@ func TestTitlesNameTheBackend(t *testing.T) {
 		{[]string{dirs[0], dirs[2]}, "synthetic (twin)"},
 		{dirs[1:2], "synthetic (live)"},
 	} {
-		runs, err := results.LabelRuns(c.dirs, nil)
+		runs, err := LabelRuns(c.dirs, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,15 +4,18 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"sort"
 
-	"github.com/streamtwin/streamtwin/results"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/streamtwin/streamtwin/results/measure"
 )
 
-// Marks on the time panels: recoveries, bands of jagged series, labels.
+// Marks on the time panels: recoveries, bands of jagged series, labels,
+// and where fault lines and line markers go.
 
 var (
 	// recoveryFill shades a fault's recovery (Okabe–Ito orange, light).
@@ -137,8 +140,8 @@ const maxRecoveryLabels = 8
 // recovered) inside [lo, hi] s on every panel and, with label set and at
 // most maxRecoveryLabels of them, writes its time ("31 s", "> 2 h
 // unrecovered") at the top of labelOn. Times are in s / scale on the axis.
-func addRecoverySpans(panels []*plot.Plot, faults []results.FaultRecovery, scale, lo, hi float64, labelOn *plot.Plot, label bool) {
-	var shown []results.FaultRecovery
+func addRecoverySpans(panels []*plot.Plot, faults []measure.FaultRecovery, scale, lo, hi float64, labelOn *plot.Plot, label bool) {
+	var shown []measure.FaultRecovery
 	for _, f := range faults {
 		if f.AtS <= hi && f.AtS >= lo-max(f.RecoveryS, 0) {
 			shown = append(shown, f)
@@ -169,7 +172,7 @@ func addRecoverySpans(panels []*plot.Plot, faults []results.FaultRecovery, scale
 
 // recoveryText is a fault's recovery as printed on a figure: its time, or
 // how long it had not recovered by the run's end. Never "0 s".
-func recoveryText(f results.FaultRecovery) string {
+func recoveryText(f measure.FaultRecovery) string {
 	switch {
 	case f.Recovered():
 		return durationLabel(f.RecoveryS)
@@ -231,4 +234,46 @@ func (f faultTick) Thumbnail(c *draw.Canvas) {
 	c.StrokeLine2(faultHairline, x, c.Min.Y, x, c.Max.Y)
 	s := vg.Points(3.2)
 	c.FillPolygon(faultStyle.Color, []vg.Point{{X: x - s, Y: c.Max.Y}, {X: x + s, Y: c.Max.Y}, {X: x, Y: c.Max.Y - 1.6*s}})
+}
+
+// mergeTimes sorts ts and keeps one time per cluster of times closer than
+// gap: the runs of a comparison usually share their faults, a few seconds
+// apart, and a bundle of marker lines would hide the data under them.
+func mergeTimes(ts []float64, gap float64) []float64 {
+	sort.Float64s(ts)
+	var out []float64
+	for _, t := range ts {
+		if len(out) == 0 || t-out[len(out)-1] > gap {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// sparseMarkers places panelMarkers markers along a line, shifted by phase
+// (0..1 of the marker spacing) so the markers of different runs do not sit
+// on top of each other.
+func sparseMarkers(t, y []float64, xMax, phase, floor float64) plotter.XYs {
+	var out plotter.XYs
+	step := xMax / panelMarkers
+	usable := func(j int) bool { v := y[j]; return !math.IsNaN(v) && !math.IsInf(v, 0) && v >= floor }
+	for k := 0; k < panelMarkers; k++ {
+		at := (float64(k) + phase) * step
+		// The first usable sample at or after at, else the last before it,
+		// within a quarter of the spacing.
+		i := sort.SearchFloat64s(t, at)
+		j := i
+		for j < len(t) && t[j] <= at+step/4 && !usable(j) {
+			j++
+		}
+		if j >= len(t) || t[j] > at+step/4 {
+			for j = i - 1; j >= 0 && t[j] >= at-step/4 && !usable(j); j-- {
+			}
+			if j < 0 || t[j] < at-step/4 {
+				continue
+			}
+		}
+		out = append(out, plotter.XY{X: t[j], Y: y[j]})
+	}
+	return out
 }

@@ -9,11 +9,13 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/streamtwin/streamtwin/results"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/measure"
 )
 
 // ---------------------------------------------------------------------------
@@ -28,7 +30,7 @@ var panelColumns = []string{"time_s", "input_rate", "throughput", "lag", "latenc
 // style per run. Faults of every run are marked as in PlotRun, faults less
 // than 1% of the time axis apart with one line; a key above the panels
 // names the styles.
-func panelsOverlay(runs []results.LabelledRun, base string, o figureOptions) (paths []string, err error) {
+func panelsOverlay(runs []LabelledRun, base string, o figureOptions) (paths []string, err error) {
 	series, err := readRunSeries(runs)
 	if err != nil {
 		return nil, err
@@ -139,12 +141,12 @@ const panelsRowHeight = 1.15 * vg.Inch
 // runSeries is what the time panels read of one run.
 type runSeries struct {
 	d      plotData
-	faults []results.FaultRecovery
+	faults []measure.FaultRecovery
 	endS   float64
 }
 
 // readRunSeries reads the panel columns and the faults of each run.
-func readRunSeries(runs []results.LabelledRun) ([]runSeries, error) {
+func readRunSeries(runs []LabelledRun) ([]runSeries, error) {
 	out := make([]runSeries, len(runs))
 	for i, r := range runs {
 		cols, err := results.ReadRunColumns(r.Dir, panelColumns...)
@@ -164,7 +166,7 @@ func readRunSeries(runs []results.LabelledRun) ([]runSeries, error) {
 		if err != nil {
 			return nil, err
 		}
-		out[i].faults = results.FaultRecoveries(events)
+		out[i].faults = measure.FaultRecoveries(events)
 	}
 	return out, nil
 }
@@ -184,7 +186,7 @@ func PlotPanels(runDirs []string, labels []string, base string, opts ...Option) 
 		}
 	}()
 	o := collectOptions(opts)
-	runs, err := results.LabelRuns(runDirs, labels)
+	runs, err := LabelRuns(runDirs, labels)
 	if err != nil {
 		return nil, err
 	}
@@ -251,12 +253,12 @@ func (g *gridFigure) draw(dc draw.Canvas) {
 func (g *gridFigure) factor() float64 { return textFactor(g.w) }
 
 // smallMultiples lays out PlotPanels.
-func smallMultiples(runs []results.LabelledRun, o figureOptions) (*gridFigure, error) {
+func smallMultiples(runs []LabelledRun, o figureOptions) (*gridFigure, error) {
 	series, err := readRunSeries(runs)
 	if err != nil {
 		return nil, err
 	}
-	faults := make([][]results.FaultRecovery, len(series))
+	faults := make([][]measure.FaultRecovery, len(series))
 	ends := make([]float64, len(series))
 	for i, s := range series {
 		faults[i], ends[i] = s.faults, s.endS
@@ -265,75 +267,20 @@ func smallMultiples(runs []results.LabelledRun, o figureOptions) (*gridFigure, e
 	if err != nil {
 		return nil, err
 	}
-	scale, unit := timeUnit(hi - lo)
 	w, h, f := o.size(figWidth, 0.7*vg.Inch+panelsRowHeight*vg.Length(len(runs)))
 	g := &gridFigure{w: w, h: h, colTitles: []string{"rate (records/s)", "lag (records)", AxisLabel("latency_p99_ms"), "checkpoint interval (s)"}}
 
-	// One latency axis for all rows: log when the values span past logRatio.
-	var p99s [][]float64
 	win := make([]plotData, len(series))
 	for i, s := range series {
 		win[i] = s.d.window(lo, hi)
-		p99s = append(p99s, win[i].p99)
 	}
-	latLo, latHi := positiveRange(p99s...)
-	// Log past a factor 10: the spikes of a catch-up would flatten the
-	// steady latency of every row into the zero line.
-	latLog := latLo > 0 && latHi/latLo > tailRatio
-	latFloor := 0.0
-	if latLog {
-		latFloor = math.SmallestNonzeroFloat64
-	}
+	ax := newPanelsAxes(win, lo, hi)
 	var top [4]float64 // the largest value per column
 	var recovered, unrecovered bool
 	for i, d := range win {
 		st := styleOf(i)
-		line := st.line
-		line.Dashes = nil // a row holds one run: colour and label tell it
-		t := make([]float64, len(d.t))
-		for k, v := range d.t {
-			t[k] = v / scale
-		}
-		rates, lag, lat, ci := newPanel(runs[i].Label), newPanel(""), newPanel(""), newPanel("")
-		rates.Y.Label.TextStyle.Color = st.line.Color
-		row := []*plot.Plot{rates, lag, lat, ci}
-		// Recoveries first, under the data; fault marks last, over it.
-		var marks []float64
-		for _, fr := range series[i].faults {
-			if fr.AtS < lo || fr.AtS > hi {
-				continue
-			}
-			marks = append(marks, fr.AtS/scale)
-			for _, p := range row {
-				switch {
-				case fr.Recovered():
-					recovered = true
-					p.Add(recoverySpan{x0: fr.AtS / scale, x1: (fr.AtS + fr.RecoveryS) / scale})
-				case !math.IsNaN(fr.UnrecoveredS):
-					unrecovered = true
-					p.Add(span{x0: fr.AtS / scale, x1: (fr.AtS + fr.UnrecoveredS) / scale})
-				}
-			}
-		}
-		addLine(rates, t, d.in, inputStyle, "", 0)
-		addLine(rates, t, d.thr, line, "", 0)
-		addLine(lag, t, d.lag, line, "", 0)
-		if len(t) > denseSamples {
-			k, _ := bandBucket(d.t, maxFinite(d.ci))
-			fill := color.NRGBA{}
-			r, gr, b, _ := st.line.Color.RGBA()
-			fill.R, fill.G, fill.B, fill.A = uint8(r>>8), uint8(gr>>8), uint8(b>>8), 0x90
-			addBand(lat, t, d.p99, k, fill, "", latFloor)
-		} else {
-			addLine(lat, t, d.p99, line, "", latFloor)
-		}
-		for _, seg := range addLine(ci, t, d.ci, line, "", 0) {
-			seg.StepStyle = plotter.PreStep
-		}
-		if latLog {
-			lat.Y.Scale = plot.LogScale{}
-			lat.Y.Tick.Marker = siTicks{logTicks{}}
-		}
+		row, marks, rec, unrec := ax.runRow(runs[i].Label, st, d, series[i].faults)
+		recovered, unrecovered = recovered || rec, unrecovered || unrec
 		for k, p := range row {
 			top[k] = max(top[k], p.Y.Max)
 			for _, x := range marks {
@@ -345,25 +292,7 @@ func smallMultiples(runs []results.LabelledRun, o figureOptions) (*gridFigure, e
 		g.rowStyles = append(g.rowStyles, st)
 		g.rowFaults = append(g.rowFaults, marks)
 	}
-	// Shared axes down each column and along the time axis.
-	for i, row := range g.rows {
-		for k, p := range row {
-			p.Legend = plot.NewLegend()
-			p.X.Min, p.X.Max = lo/scale, hi/scale
-			p.Y.Max = top[k]
-			if k == 2 && latLog {
-				p.Y.Min, p.Y.Max = latLo/1.5, latHi*1.5
-			} else {
-				linearRange(p, 1.08)
-			}
-			if i < len(g.rows)-1 {
-				p.X.Tick.Marker = unlabelled{p.X.Tick.Marker}
-			} else {
-				p.X.Label.Text = "time (" + unit + ")"
-			}
-		}
-		scaleText(f*0.9, row...)
-	}
+	ax.share(g.rows, top, f)
 	g.key = []keyEntry{{label: "input rate", thumbs: []plot.Thumbnailer{&plotter.Line{LineStyle: inputStyle}}}}
 	if len(g.rowFaults) > 0 {
 		g.key = append(g.key, keyEntry{label: "fault", thumbs: []plot.Thumbnailer{faultTick{}}})
@@ -381,9 +310,117 @@ func smallMultiples(runs []results.LabelledRun, o figureOptions) (*gridFigure, e
 	return g, nil
 }
 
+// panelsAxes are what the rows of PlotPanels share: the time window [lo,
+// hi] s drawn in unit (scale s each), and the latency axis.
+type panelsAxes struct {
+	lo, hi, scale float64
+	unit          string
+	// the positive latencies' range, whether the axis is logarithmic, and
+	// the lowest value a latency band draws
+	latLo, latHi float64
+	latLog       bool
+	latFloor     float64
+}
+
+// newPanelsAxes is the axes of the runs' data win in the window [lo, hi].
+func newPanelsAxes(win []plotData, lo, hi float64) panelsAxes {
+	ax := panelsAxes{lo: lo, hi: hi}
+	ax.scale, ax.unit = timeUnit(hi - lo)
+	// One latency axis for all rows: log when the values span past logRatio.
+	var p99s [][]float64
+	for _, d := range win {
+		p99s = append(p99s, d.p99)
+	}
+	ax.latLo, ax.latHi = positiveRange(p99s...)
+	// Log past a factor 10: the spikes of a catch-up would flatten the
+	// steady latency of every row into the zero line.
+	ax.latLog = ax.latLo > 0 && ax.latHi/ax.latLo > tailRatio
+	if ax.latLog {
+		ax.latFloor = math.SmallestNonzeroFloat64
+	}
+	return ax
+}
+
+// runRow draws a run's row of panels (rate, lag, latency, checkpoint
+// interval) from its data d and its faults; it returns the faults' times
+// on the axis to mark, and whether a fault recovered or did not.
+func (ax panelsAxes) runRow(label string, st variantStyle, d plotData, faults []measure.FaultRecovery) (row []*plot.Plot, marks []float64, recovered, unrecovered bool) {
+	lo, hi, scale := ax.lo, ax.hi, ax.scale
+	line := st.line
+	line.Dashes = nil // a row holds one run: colour and label tell it
+	t := make([]float64, len(d.t))
+	for k, v := range d.t {
+		t[k] = v / scale
+	}
+	rates, lag, lat, ci := newPanel(label), newPanel(""), newPanel(""), newPanel("")
+	rates.Y.Label.TextStyle.Color = st.line.Color
+	row = []*plot.Plot{rates, lag, lat, ci}
+	// Recoveries first, under the data; fault marks last, over it.
+	for _, fr := range faults {
+		if fr.AtS < lo || fr.AtS > hi {
+			continue
+		}
+		marks = append(marks, fr.AtS/scale)
+		for _, p := range row {
+			switch {
+			case fr.Recovered():
+				recovered = true
+				p.Add(recoverySpan{x0: fr.AtS / scale, x1: (fr.AtS + fr.RecoveryS) / scale})
+			case !math.IsNaN(fr.UnrecoveredS):
+				unrecovered = true
+				p.Add(span{x0: fr.AtS / scale, x1: (fr.AtS + fr.UnrecoveredS) / scale})
+			}
+		}
+	}
+	addLine(rates, t, d.in, inputStyle, "", 0)
+	addLine(rates, t, d.thr, line, "", 0)
+	addLine(lag, t, d.lag, line, "", 0)
+	if len(t) > denseSamples {
+		k, _ := bandBucket(d.t, maxFinite(d.ci))
+		fill := color.NRGBA{}
+		r, gr, b, _ := st.line.Color.RGBA()
+		fill.R, fill.G, fill.B, fill.A = uint8(r>>8), uint8(gr>>8), uint8(b>>8), 0x90
+		addBand(lat, t, d.p99, k, fill, "", ax.latFloor)
+	} else {
+		addLine(lat, t, d.p99, line, "", ax.latFloor)
+	}
+	for _, seg := range addLine(ci, t, d.ci, line, "", 0) {
+		seg.StepStyle = plotter.PreStep
+	}
+	if ax.latLog {
+		lat.Y.Scale = plot.LogScale{}
+		lat.Y.Tick.Marker = siTicks{logTicks{}}
+	}
+	return row, marks, recovered, unrecovered
+}
+
+// share gives the rows' panels shared axes down each column (top: the
+// largest value per column) and along the time axis, and text at size
+// factor f.
+func (ax panelsAxes) share(rows [][]*plot.Plot, top [4]float64, f float64) {
+	for i, row := range rows {
+		for k, p := range row {
+			p.Legend = plot.NewLegend()
+			p.X.Min, p.X.Max = ax.lo/ax.scale, ax.hi/ax.scale
+			p.Y.Max = top[k]
+			if k == 2 && ax.latLog {
+				p.Y.Min, p.Y.Max = ax.latLo/1.5, ax.latHi*1.5
+			} else {
+				linearRange(p, 1.08)
+			}
+			if i < len(rows)-1 {
+				p.X.Tick.Marker = unlabelled{p.X.Tick.Marker}
+			} else {
+				p.X.Label.Text = "time (" + ax.unit + ")"
+			}
+		}
+		scaleText(f*0.9, row...)
+	}
+}
+
 // runSetTitle is the scenario the runs share with their backends, e.g.
 // "live-khaos (twin vs live)", or "".
-func runSetTitle(runs []results.LabelledRun) string {
+func runSetTitle(runs []LabelledRun) string {
 	s := runs[0].Summary
 	if s == nil {
 		return ""

@@ -11,11 +11,13 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/streamtwin/streamtwin/results"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/measure"
 )
 
 const (
@@ -114,8 +116,8 @@ func runFigure(runDir string, o figureOptions) (*stackFigure, error) {
 	} else if !errors.Is(serr, fs.ErrNotExist) {
 		return nil, serr
 	}
-	faults := results.FaultRecoveries(events)
-	lo, hi, err := o.window.bounds([][]results.FaultRecovery{faults}, []float64{d.t[len(d.t)-1]})
+	faults := measure.FaultRecoveries(events)
+	lo, hi, err := o.window.bounds([][]measure.FaultRecovery{faults}, []float64{d.t[len(d.t)-1]})
 	if err != nil {
 		return nil, err
 	}
@@ -173,7 +175,7 @@ func drawStack(plots []*plot.Plot, dc draw.Canvas) {
 // zig-zag at under a pixel and print as a hatched ribbon.
 const denseSamples = 1500
 
-func buildPanels(d plotData, events []results.Event, faults []results.FaultRecovery, title string, lo, hi float64) []*plot.Plot {
+func buildPanels(d plotData, events []results.Event, faults []measure.FaultRecovery, title string, lo, hi float64) []*plot.Plot {
 	scale, unit := timeUnit(hi - lo)
 	t := make([]float64, len(d.t))
 	for i, v := range d.t {
@@ -389,7 +391,7 @@ func (s span) Plot(c draw.Canvas, p *plot.Plot) {
 func addEventMarkers(panels []*plot.Plot, events []results.Event, scale float64, legendOn *plot.Plot) {
 	var faults, recons, unrecovered bool
 	for _, e := range events {
-		if e.Kind == results.KindUnrecovered && e.DurationS != nil && !results.IsReconfiguration(e.Reason) {
+		if e.Kind == results.KindUnrecovered && e.DurationS != nil && !e.IsReconfiguration() {
 			unrecovered = true
 			for _, p := range panels {
 				p.Add(span{x0: (e.TimeS - *e.DurationS) / scale, x1: e.TimeS / scale})

@@ -149,55 +149,8 @@ func fitErrorPanel(errs FitErrors) (*plot.Plot, error) {
 
 // fitPanels builds the two panels of PlotFit.
 func fitPanels(quantity, xlabel string, pts []FitPoint) (left, right *plot.Plot, err error) {
-	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
-
-	// Colours follow the first appearance of a group in pts, NaN points
-	// included, so dropping a point never recolours the others.
-	groupIdx := map[string]int{}
-	var groups []string
-	for _, p := range pts {
-		if _, ok := groupIdx[p.Group]; !ok {
-			groupIdx[p.Group] = len(groups)
-			groups = append(groups, p.Group)
-		}
-	}
-	// Series per group: [fitted, held out] for each panel.
-	type series struct{ fit, res [2]plotter.XYs }
-	ser := make([]series, len(groups))
-	drawn := make([]bool, len(groups))
-	n, heldOut := 0, false
-	var censL, censR plotter.XYs
-	lo, hi := math.Inf(1), math.Inf(-1)
-	xlo, xhi := math.Inf(1), math.Inf(-1)
-	rmax := 0.0
-	for _, p := range pts {
-		if !finite(p.Measured) || !finite(p.Predicted) {
-			continue
-		}
-		g, h := groupIdx[p.Group], 0
-		if p.HeldOut {
-			h, heldOut = 1, true
-		}
-		n++
-		drawn[g] = true
-		ser[g].fit[h] = append(ser[g].fit[h], plotter.XY{X: p.Measured, Y: p.Predicted})
-		lo, hi = min(lo, p.Measured, p.Predicted), max(hi, p.Measured, p.Predicted)
-		r := (p.Predicted - p.Measured) / p.Measured * 100
-		if p.Censored {
-			r = min(0, r)
-			censL = append(censL, plotter.XY{X: p.Measured, Y: p.Predicted})
-		}
-		if !finite(p.X) || !finite(r) {
-			continue
-		}
-		ser[g].res[h] = append(ser[g].res[h], plotter.XY{X: p.X, Y: r})
-		if p.Censored {
-			censR = append(censR, plotter.XY{X: p.X, Y: r})
-		}
-		xlo, xhi = min(xlo, p.X), max(xhi, p.X)
-		rmax = max(rmax, math.Abs(r))
-	}
-	if n == 0 {
+	s := sortFitPoints(pts)
+	if s.n == 0 {
 		return nil, nil, fmt.Errorf("no finite points: all %d have a NaN or infinite measured or predicted value", len(pts))
 	}
 
@@ -217,15 +170,86 @@ func fitPanels(quantity, xlabel string, pts []FitPoint) (left, right *plot.Plot,
 		p.Title.TextStyle.Font.Size = vg.Points(10)
 	}
 
+	s.addTo(left, right)
+	s.setRanges(left, right)
+	return left, right, nil
+}
+
+// fitSeries are PlotFit's drawable points sorted into scatter series, with
+// the ranges of their values.
+type fitSeries struct {
+	groups  []string
+	ser     []fitGroupSeries
+	drawn   []bool // whether a group has a drawable point
+	n       int    // the drawable points
+	heldOut bool
+	// the censored points of each panel
+	censL, censR plotter.XYs
+	// the measured and predicted values, the loads and the largest residual
+	lo, hi, xlo, xhi, rmax float64
+}
+
+// fitGroupSeries are a group's series: [fitted, held out] for each panel.
+type fitGroupSeries struct{ fit, res [2]plotter.XYs }
+
+// sortFitPoints sorts the points with a finite measured and predicted value
+// into series.
+func sortFitPoints(pts []FitPoint) *fitSeries {
+	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+	// Colours follow the first appearance of a group in pts, NaN points
+	// included, so dropping a point never recolours the others.
+	groupIdx := map[string]int{}
+	s := &fitSeries{lo: math.Inf(1), hi: math.Inf(-1), xlo: math.Inf(1), xhi: math.Inf(-1)}
+	for _, p := range pts {
+		if _, ok := groupIdx[p.Group]; !ok {
+			groupIdx[p.Group] = len(s.groups)
+			s.groups = append(s.groups, p.Group)
+		}
+	}
+	s.ser = make([]fitGroupSeries, len(s.groups))
+	s.drawn = make([]bool, len(s.groups))
+	for _, p := range pts {
+		if !finite(p.Measured) || !finite(p.Predicted) {
+			continue
+		}
+		g, h := groupIdx[p.Group], 0
+		if p.HeldOut {
+			h, s.heldOut = 1, true
+		}
+		s.n++
+		s.drawn[g] = true
+		s.ser[g].fit[h] = append(s.ser[g].fit[h], plotter.XY{X: p.Measured, Y: p.Predicted})
+		s.lo, s.hi = min(s.lo, p.Measured, p.Predicted), max(s.hi, p.Measured, p.Predicted)
+		r := (p.Predicted - p.Measured) / p.Measured * 100
+		if p.Censored {
+			r = min(0, r)
+			s.censL = append(s.censL, plotter.XY{X: p.Measured, Y: p.Predicted})
+		}
+		if !finite(p.X) || !finite(r) {
+			continue
+		}
+		s.ser[g].res[h] = append(s.ser[g].res[h], plotter.XY{X: p.X, Y: r})
+		if p.Censored {
+			s.censR = append(s.censR, plotter.XY{X: p.X, Y: r})
+		}
+		s.xlo, s.xhi = min(s.xlo, p.X), max(s.xhi, p.X)
+		s.rmax = max(s.rmax, math.Abs(r))
+	}
+	return s
+}
+
+// addTo draws the series on the panels, with the legend on the left one.
+func (s *fitSeries) addTo(left, right *plot.Plot) {
 	// Filled points first, hollow ones on top so they stay visible.
 	for h := range 2 {
-		for g := range groups {
+		for g := range s.groups {
 			sty := fitGlyphStyle(g, h == 1)
-			if len(ser[g].fit[h]) > 0 {
-				left.Add(&plotter.Scatter{XYs: ser[g].fit[h], GlyphStyle: sty})
+			if len(s.ser[g].fit[h]) > 0 {
+				left.Add(&plotter.Scatter{XYs: s.ser[g].fit[h], GlyphStyle: sty})
 			}
-			if len(ser[g].res[h]) > 0 {
-				right.Add(&plotter.Scatter{XYs: ser[g].res[h], GlyphStyle: sty})
+			if len(s.ser[g].res[h]) > 0 {
+				right.Add(&plotter.Scatter{XYs: s.ser[g].res[h], GlyphStyle: sty})
 			}
 		}
 	}
@@ -233,20 +257,20 @@ func fitPanels(quantity, xlabel string, pts []FitPoint) (left, right *plot.Plot,
 	for _, c := range []struct {
 		p   *plot.Plot
 		xys plotter.XYs
-	}{{left, censL}, {right, censR}} {
+	}{{left, s.censL}, {right, s.censR}} {
 		if len(c.xys) > 0 {
 			c.p.Add(&plotter.Scatter{XYs: c.xys, GlyphStyle: cross})
 		}
 	}
-	for g, name := range groups {
-		if drawn[g] && name != "" {
+	for g, name := range s.groups {
+		if s.drawn[g] && name != "" {
 			left.Legend.Add(name, &plotter.Scatter{GlyphStyle: fitGlyphStyle(g, false)})
 		}
 	}
-	if len(censL) > 0 {
+	if len(s.censL) > 0 {
 		left.Legend.Add("censored (a lower bound)", &plotter.Scatter{GlyphStyle: cross})
 	}
-	if heldOut {
+	if s.heldOut {
 		sty := fitGlyphStyle(0, true)
 		sty.Color = color.Black
 		left.Legend.Add("held out (hollow)", &plotter.Scatter{GlyphStyle: sty})
@@ -257,12 +281,15 @@ func fitPanels(quantity, xlabel string, pts []FitPoint) (left, right *plot.Plot,
 	left.Legend.ThumbnailWidth = vg.Points(12)
 	left.Legend.Padding = vg.Points(2)
 	right.Legend = plot.NewLegend()
+}
 
+// setRanges sets the panels' axis ranges to the series'.
+func (s *fitSeries) setRanges(left, right *plot.Plot) {
 	// Left: one range for both axes, a bit beyond the data, from zero at
 	// most when every value is non-negative.
-	pad := fitPad(lo, hi)
-	amin, amax := lo-pad, hi+pad
-	if lo >= 0 && amin < 0 {
+	pad := fitPad(s.lo, s.hi)
+	amin, amax := s.lo-pad, s.hi+pad
+	if s.lo >= 0 && amin < 0 {
 		amin = 0
 	}
 	left.X.Min, left.X.Max = amin, amax
@@ -270,6 +297,7 @@ func fitPanels(quantity, xlabel string, pts []FitPoint) (left, right *plot.Plot,
 
 	// Right: the load range padded, residuals symmetric about zero with
 	// the band always in view.
+	xlo, xhi := s.xlo, s.xhi
 	if xlo > xhi { // no residual could be computed
 		xlo, xhi = 0, 1
 	}
@@ -278,9 +306,8 @@ func fitPanels(quantity, xlabel string, pts []FitPoint) (left, right *plot.Plot,
 	if xlo >= 0 && right.X.Min < 0 {
 		right.X.Min = 0
 	}
-	rlim := math.Max(rmax*1.12, fitBandPct*1.5)
+	rlim := math.Max(s.rmax*1.12, fitBandPct*1.5)
 	right.Y.Min, right.Y.Max = -rlim, rlim
-	return left, right, nil
 }
 
 // fitPad is the margin around the data range [lo, hi]: 6 % of it, or 10 %

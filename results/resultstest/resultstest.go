@@ -127,3 +127,31 @@ func sameValue(a, b reflect.Value) bool {
 
 // Same is reflect.DeepEqual except that NaN equals NaN.
 func Same(a, b any) bool { return sameValue(reflect.ValueOf(a), reflect.ValueOf(b)) }
+
+// WriteRunsTable writes runs.parquet of the given rows through
+// results.StreamRunsTable: run_id, run_index, replication, seed, one column
+// per parameter (double, or string when any run's value is not a number),
+// then every summary figure, rows in the order given.
+func WriteRunsTable(path string, rows []results.RunRecord) error {
+	var params []string
+	numeric := map[string]bool{}
+	if len(rows) > 0 {
+		for _, p := range rows[0].Params {
+			params = append(params, p.Name)
+			numeric[p.Name] = true
+		}
+	}
+	for _, r := range rows {
+		for _, p := range r.Params {
+			numeric[p.Name] = numeric[p.Name] && p.IsNumber
+		}
+	}
+	i := 0
+	return results.StreamRunsTable(path, params, numeric, func() (results.RunRecord, bool, error) {
+		if i == len(rows) {
+			return results.RunRecord{}, false, nil
+		}
+		i++
+		return rows[i-1], true, nil
+	})
+}

@@ -2,12 +2,14 @@ package loadci_test
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
 
 	"github.com/streamtwin/streamtwin/examples/go-policy/loadci"
+	"github.com/streamtwin/streamtwin/internal/run"
 	"github.com/streamtwin/streamtwin/internal/scenario"
 	"github.com/streamtwin/streamtwin/internal/twin"
 )
@@ -42,7 +44,7 @@ func TestGoAndPythonAgree(t *testing.T) {
 	dirs := map[string]string{}
 	for name, sc := range map[string]scenario.Scenario{"python": python, "go": goRule} {
 		dirs[name] = filepath.Join(t.TempDir(), name)
-		if _, err := twin.RunToDir(sc, dirs[name], twin.Output{}); err != nil {
+		if _, err := run.ToDir(context.Background(), twin.Backend{}, sc, dirs[name], run.Output{}); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 	}

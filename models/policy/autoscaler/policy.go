@@ -3,14 +3,12 @@ package autoscaler
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"strings"
 	"time"
 
-	"github.com/goccy/go-yaml/ast"
-
 	"github.com/streamtwin/streamtwin/models/policy"
 	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/measure"
 	"github.com/streamtwin/streamtwin/sim"
 )
 
@@ -83,39 +81,48 @@ type Policy struct {
 	restart   float64                // s, the longest restart measured (restart-time tracking)
 }
 
-func init() {
-	policy.Register(Name, func(node ast.Node, _ *rand.Rand) (policy.Policy, error) {
-		s := DefaultSettings()
-		if err := policy.Decode(node, &s); err != nil {
-			return nil, err
-		}
-		return New(s)
-	})
-}
+func init() { policy.RegisterSettings(Name, DefaultSettings, New) }
 
 // New validates s and returns the policy.
 func New(s Settings) (*Policy, error) {
-	switch {
-	case s.Interval < 1:
-		return nil, fmt.Errorf("policy.interval must be at least 1s, got %v", s.Interval)
-	case s.MetricsWindow < 2 || s.StabilizationInterval < 0:
-		return nil, fmt.Errorf("policy.metrics_window must be at least 2s and stabilization_interval ≥ 0s")
-	case !(s.TargetUtilization > 0 && s.TargetUtilization <= 1):
-		return nil, fmt.Errorf("policy.target_utilization must be in (0, 1], got %g", s.TargetUtilization)
-	case !(s.TargetUtilizationBoundary >= 0 && s.TargetUtilizationBoundary < 1):
-		return nil, fmt.Errorf("policy.target_utilization_boundary must be in [0, 1), got %g", s.TargetUtilizationBoundary)
-	case !(s.ScaleDownMaxFactor >= 0 && s.ScaleDownMaxFactor <= 1) || s.ScaleUpMaxFactor < 0:
-		return nil, fmt.Errorf("policy.scale_down_max_factor must be in [0, 1] and scale_up_max_factor ≥ 0")
-	case s.VertexMinParallelism < 1 || s.VertexMaxParallelism < s.VertexMinParallelism:
-		return nil, fmt.Errorf("policy.vertex_min_parallelism must be ≥ 1 and vertex_max_parallelism ≥ it, got %d and %d", s.VertexMinParallelism, s.VertexMaxParallelism)
-	case s.CatchUpDuration < 0 || s.RestartTime < 0 || s.ScaleDownInterval < 0 || s.ScaleUpGracePeriod < 0 || s.BacklogLagThreshold < 0:
-		return nil, fmt.Errorf("policy durations must be ≥ 0s")
-	case s.Alignment != "evenly_spread" && s.Alignment != "key_groups" && s.Alignment != "off":
-		return nil, fmt.Errorf("policy.alignment must be evenly_spread, key_groups or off, got %q", s.Alignment)
-	case s.Vertices != "each" && s.Vertices != "job":
-		return nil, fmt.Errorf("policy.vertices must be each or job, got %q", s.Vertices)
+	if err := policy.Check(s.validate()); err != nil {
+		return nil, err
 	}
 	return &Policy{s: s, downs: map[string]*ScaleDowns{}, rescaleAt: math.NaN(), scaledUp: map[string]float64{}}, nil
+}
+
+// validate returns the problems of the settings, in the order New reports
+// them.
+func (s Settings) validate() []policy.Problem {
+	var ps []policy.Problem
+	if s.Interval < 1 {
+		ps = append(ps, policy.Problemf("interval", "policy.interval must be at least 1s, got %v", s.Interval))
+	}
+	if s.MetricsWindow < 2 || s.StabilizationInterval < 0 {
+		ps = append(ps, policy.Problemf("metrics_window", "policy.metrics_window must be at least 2s and stabilization_interval ≥ 0s"))
+	}
+	if !(s.TargetUtilization > 0 && s.TargetUtilization <= 1) {
+		ps = append(ps, policy.Problemf("target_utilization", "policy.target_utilization must be in (0, 1], got %g", s.TargetUtilization))
+	}
+	if !(s.TargetUtilizationBoundary >= 0 && s.TargetUtilizationBoundary < 1) {
+		ps = append(ps, policy.Problemf("target_utilization_boundary", "policy.target_utilization_boundary must be in [0, 1), got %g", s.TargetUtilizationBoundary))
+	}
+	if !(s.ScaleDownMaxFactor >= 0 && s.ScaleDownMaxFactor <= 1) || s.ScaleUpMaxFactor < 0 {
+		ps = append(ps, policy.Problemf("scale_down_max_factor", "policy.scale_down_max_factor must be in [0, 1] and scale_up_max_factor ≥ 0"))
+	}
+	if s.VertexMinParallelism < 1 || s.VertexMaxParallelism < s.VertexMinParallelism {
+		ps = append(ps, policy.Problemf("vertex_min_parallelism", "policy.vertex_min_parallelism must be ≥ 1 and vertex_max_parallelism ≥ it, got %d and %d", s.VertexMinParallelism, s.VertexMaxParallelism))
+	}
+	if s.CatchUpDuration < 0 || s.RestartTime < 0 || s.ScaleDownInterval < 0 || s.ScaleUpGracePeriod < 0 || s.BacklogLagThreshold < 0 {
+		ps = append(ps, policy.Problemf("", "policy durations must be ≥ 0s"))
+	}
+	if s.Alignment != "evenly_spread" && s.Alignment != "key_groups" && s.Alignment != "off" {
+		ps = append(ps, policy.Problemf("alignment", "policy.alignment must be evenly_spread, key_groups or off, got %q", s.Alignment))
+	}
+	if s.Vertices != "each" && s.Vertices != "job" {
+		ps = append(ps, policy.Problemf("vertices", "policy.vertices must be each or job, got %q", s.Vertices))
+	}
+	return ps
 }
 
 func (p *Policy) Name() string            { return Name }
@@ -271,10 +278,10 @@ type VertexRates struct {
 // switch threshold; the target data rate of a source is the mean arrival
 // rate at Kafka (its input plus the lag's growth), of any other vertex the
 // source's target times its measured share of the source's records.
-func (p *Policy) Evaluate(w []results.Sample, d []results.Detail, from float64) ([]VertexRates, error) {
+func (p *Policy) Evaluate(w []results.Sample, d []measure.Detail, from float64) ([]VertexRates, error) {
 	var n, arrival, thr, bp, lagObs float64
 	var in, busy []float64
-	var ops []results.OperatorSample
+	var ops []measure.OperatorSample
 	for i, s := range w {
 		if s.TimeS <= from || s.JobState != "RUNNING" || len(d[i].Operators) == 0 {
 			continue

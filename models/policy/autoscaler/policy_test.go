@@ -7,6 +7,7 @@ import (
 
 	"github.com/streamtwin/streamtwin/models/policy"
 	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/measure"
 )
 
 // load is one steady window of the job at parallelism p: the source reads
@@ -18,7 +19,7 @@ func load(end time.Duration, p int, arrival, srcIn, srcBusy, winIn, winBusy floa
 	for i := 0; i < n; i++ {
 		o.Window = append(o.Window, results.Sample{TimeS: end.Seconds() - float64(n-1-i), InputRate: arrival,
 			Throughput: srcIn, JobState: "RUNNING"})
-		o.Detail = append(o.Detail, results.Detail{Operators: []results.OperatorSample{
+		o.Detail = append(o.Detail, measure.Detail{Operators: []measure.OperatorSample{
 			{Name: "source", Parallelism: p, Source: true, InputRate: srcIn, OutputRate: srcIn, BusyMax: srcBusy, MaxParallelism: 128, Partitions: 12},
 			{Name: "window", Parallelism: p, InputRate: winIn, OutputRate: winIn / 100, BusyMax: winBusy, Keyed: true, MaxParallelism: 128},
 		}})

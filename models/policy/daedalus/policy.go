@@ -1,12 +1,8 @@
 package daedalus
 
 import (
-	"fmt"
 	"math"
-	"math/rand/v2"
 	"time"
-
-	"github.com/goccy/go-yaml/ast"
 
 	"github.com/streamtwin/streamtwin/models/forecast"
 	"github.com/streamtwin/streamtwin/models/policy"
@@ -71,34 +67,40 @@ type watch struct {
 	up                 bool
 }
 
-func init() {
-	policy.Register(Name, func(node ast.Node, _ *rand.Rand) (policy.Policy, error) {
-		cfg := Default()
-		if err := policy.Decode(node, &cfg); err != nil {
-			return nil, err
-		}
-		return New(cfg)
-	})
-}
+func init() { policy.RegisterSettings(Name, Default, New) }
 
 // New validates cfg and returns the policy.
 func New(cfg Config) (*Policy, error) {
-	switch {
-	case cfg.Loop < 1:
-		return nil, fmt.Errorf("policy.loop must be at least 1s, got %v", cfg.Loop)
-	case cfg.Window < 2:
-		return nil, fmt.Errorf("policy.window must be at least 2s, got %v", cfg.Window)
-	case cfg.Warmup < 0 || cfg.MetricBlackout < 0:
-		return nil, fmt.Errorf("policy.warmup and metric_blackout must be ≥ 0s")
-	case cfg.Forecast != "arima" && cfg.Forecast != "linear":
-		return nil, fmt.Errorf("policy.forecast must be arima or linear, got %q", cfg.Forecast)
-	case cfg.MaxScaleOut < 1 || cfg.MaxScaleOut > MaxScaleOut:
-		return nil, fmt.Errorf("policy.max_scaleout must be in 1..%d, got %d", MaxScaleOut, cfg.MaxScaleOut)
-	case cfg.MaxP < 0 || cfg.MaxQ < 0 || cfg.MaxP > 10 || cfg.MaxQ > 10:
-		return nil, fmt.Errorf("policy.max_p and max_q must be in 0..10, got %d and %d", cfg.MaxP, cfg.MaxQ)
+	if err := policy.Check(cfg.validate()); err != nil {
+		return nil, err
 	}
 	return &Policy{cfg: cfg, models: map[int]*Regression{}, up: UpDowntimeS, down: DownDowntimeS,
 		lastRescale: -300, lastSeen: math.Inf(-1)}, nil
+}
+
+// validate returns the problems of the settings, in the order New reports
+// them.
+func (cfg Config) validate() []policy.Problem {
+	var ps []policy.Problem
+	if cfg.Loop < 1 {
+		ps = append(ps, policy.Problemf("loop", "policy.loop must be at least 1s, got %v", cfg.Loop))
+	}
+	if cfg.Window < 2 {
+		ps = append(ps, policy.Problemf("window", "policy.window must be at least 2s, got %v", cfg.Window))
+	}
+	if cfg.Warmup < 0 || cfg.MetricBlackout < 0 {
+		ps = append(ps, policy.Problemf("warmup", "policy.warmup and metric_blackout must be ≥ 0s"))
+	}
+	if cfg.Forecast != "arima" && cfg.Forecast != "linear" {
+		ps = append(ps, policy.Problemf("forecast", "policy.forecast must be arima or linear, got %q", cfg.Forecast))
+	}
+	if cfg.MaxScaleOut < 1 || cfg.MaxScaleOut > MaxScaleOut {
+		ps = append(ps, policy.Problemf("max_scaleout", "policy.max_scaleout must be in 1..%d, got %d", MaxScaleOut, cfg.MaxScaleOut))
+	}
+	if cfg.MaxP < 0 || cfg.MaxQ < 0 || cfg.MaxP > 10 || cfg.MaxQ > 10 {
+		ps = append(ps, policy.Problemf("max_p", "policy.max_p and max_q must be in 0..10, got %d and %d", cfg.MaxP, cfg.MaxQ))
+	}
+	return ps
 }
 
 func (p *Policy) Name() string            { return Name }

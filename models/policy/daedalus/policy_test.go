@@ -6,6 +6,7 @@ import (
 
 	"github.com/streamtwin/streamtwin/models/policy"
 	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/measure"
 )
 
 // window is 61 s ending at end of a job at parallelism 2 under workload
@@ -17,7 +18,7 @@ func window(end time.Duration, workload float64, uptime time.Duration) policy.Ob
 	for i := 0; i < 61; i++ {
 		cpu := 0.2 + 0.6*float64(i)/60
 		o.Window = append(o.Window, results.Sample{TimeS: end.Seconds() - float64(60-i), InputRate: workload, JobState: "RUNNING"})
-		o.Detail = append(o.Detail, results.Detail{TaskManagers: []results.TaskManagerSample{
+		o.Detail = append(o.Detail, measure.Detail{TaskManagers: []measure.TaskManagerSample{
 			{Index: 0, CPUBusy: cpu, SourceThroughput: 20000 * cpu}, {Index: 1, CPUBusy: cpu, SourceThroughput: 20000 * cpu}}})
 	}
 	return o

@@ -3,10 +3,7 @@ package ds2
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"time"
-
-	"github.com/goccy/go-yaml/ast"
 
 	"github.com/streamtwin/streamtwin/models/policy"
 	"github.com/streamtwin/streamtwin/sim"
@@ -46,31 +43,36 @@ type Policy struct {
 	streak int // decisions in a row equal to last
 }
 
-func init() {
-	policy.Register(Name, func(node ast.Node, _ *rand.Rand) (policy.Policy, error) {
-		cfg := Default()
-		if err := policy.Decode(node, &cfg); err != nil {
-			return nil, err
-		}
-		return New(cfg)
-	})
-}
+func init() { policy.RegisterSettings(Name, Default, New) }
 
 // New validates cfg and returns the policy.
 func New(cfg Config) (*Policy, error) {
-	switch {
-	case cfg.Interval < 2:
-		return nil, fmt.Errorf("policy.interval must be at least 2s, got %v", cfg.Interval)
-	case cfg.WarmUp < 0:
-		return nil, fmt.Errorf("policy.warm_up must be ≥ 0s, got %v", cfg.WarmUp)
-	case cfg.Activation < 1:
-		return nil, fmt.Errorf("policy.activation must be at least 1, got %d", cfg.Activation)
-	case cfg.ScalingFactor < 0:
-		return nil, fmt.Errorf("policy.scaling_factor must be ≥ 0, got %g", cfg.ScalingFactor)
-	case cfg.MaxParallelism < 1:
-		return nil, fmt.Errorf("policy.max_parallelism must be at least 1, got %d", cfg.MaxParallelism)
+	if err := policy.Check(cfg.validate()); err != nil {
+		return nil, err
 	}
 	return &Policy{cfg: cfg}, nil
+}
+
+// validate returns the problems of the settings, in the order New reports
+// them.
+func (cfg Config) validate() []policy.Problem {
+	var ps []policy.Problem
+	if cfg.Interval < 2 {
+		ps = append(ps, policy.Problemf("interval", "policy.interval must be at least 2s, got %v", cfg.Interval))
+	}
+	if cfg.WarmUp < 0 {
+		ps = append(ps, policy.Problemf("warm_up", "policy.warm_up must be ≥ 0s, got %v", cfg.WarmUp))
+	}
+	if cfg.Activation < 1 {
+		ps = append(ps, policy.Problemf("activation", "policy.activation must be at least 1, got %d", cfg.Activation))
+	}
+	if cfg.ScalingFactor < 0 {
+		ps = append(ps, policy.Problemf("scaling_factor", "policy.scaling_factor must be ≥ 0, got %g", cfg.ScalingFactor))
+	}
+	if cfg.MaxParallelism < 1 {
+		ps = append(ps, policy.Problemf("max_parallelism", "policy.max_parallelism must be at least 1, got %d", cfg.MaxParallelism))
+	}
+	return ps
 }
 
 func (p *Policy) Name() string            { return Name }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/streamtwin/streamtwin/models/policy"
 	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/measure"
 )
 
 // observe is TestParallelisms' dataflow as a minute of measurements at
@@ -16,7 +17,7 @@ func observe(end time.Duration, uptime time.Duration) policy.Observation {
 	o := policy.Observation{Job: policy.JobStatus{State: "RUNNING", Parallelism: 2, Uptime: uptime}}
 	for i := 0; i < 60; i++ {
 		o.Window = append(o.Window, results.Sample{TimeS: end.Seconds() - float64(59-i), InputRate: 50000, JobState: "RUNNING"})
-		o.Detail = append(o.Detail, results.Detail{Operators: []results.OperatorSample{
+		o.Detail = append(o.Detail, measure.Detail{Operators: []measure.OperatorSample{
 			{Name: "source", Parallelism: 2, Source: true, InputRate: 10000, OutputRate: 10000, BusyMax: 0.5},
 			{Name: "window", Parallelism: 2, InputRate: 10000, OutputRate: 5000, BusyMax: 0.25},
 			{Name: "sink", Parallelism: 2, InputRate: 5000, OutputRate: 5000, BusyMax: 0.125},

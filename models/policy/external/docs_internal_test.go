@@ -13,6 +13,7 @@ import (
 	"github.com/streamtwin/streamtwin/internal/jsonproc"
 	"github.com/streamtwin/streamtwin/models/policy"
 	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/measure"
 )
 
 const policiesDoc = "../../../docs/policies.md"
@@ -61,7 +62,7 @@ func TestObservationKeysDocumented(t *testing.T) {
 	}
 	obs := policy.Observation{
 		Window: []results.Sample{{TimeS: 1, JobState: "RUNNING"}},
-		Detail: []results.Detail{{TaskManagers: []results.TaskManagerSample{{}}, Operators: []results.OperatorSample{{Name: "source"}}}},
+		Detail: []measure.Detail{{TaskManagers: []measure.TaskManagerSample{{}}, Operators: []measure.OperatorSample{{Name: "source"}}}},
 		Job:    policy.JobStatus{State: "RUNNING", LastCheckpoint: &policy.Checkpoint{ID: 1}},
 	}
 	var msg map[string]any

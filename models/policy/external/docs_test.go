@@ -1,6 +1,7 @@
 package external_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/streamtwin/streamtwin/internal/run"
 	"github.com/streamtwin/streamtwin/internal/scenario"
 	"github.com/streamtwin/streamtwin/internal/twin"
 	"github.com/streamtwin/streamtwin/results"
@@ -143,7 +145,7 @@ func runDoc(t *testing.T, path, yaml string) []string {
 		t.Fatal(err)
 	}
 	out := filepath.Join(filepath.Dir(path), "runs", sc.Name)
-	if _, err := twin.RunToDir(sc, out, twin.Output{}); err != nil {
+	if _, err := run.ToDir(context.Background(), twin.Backend{}, sc, out, run.Output{}); err != nil {
 		t.Fatalf("%s as written: %v", path, err)
 	}
 	events, err := results.ReadEvents(filepath.Join(out, "events.parquet"))

@@ -2,6 +2,7 @@ package external_test
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"github.com/streamtwin/streamtwin/internal/jsonproc"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/streamtwin/streamtwin/internal/run"
 	"github.com/streamtwin/streamtwin/internal/scenario"
 	"github.com/streamtwin/streamtwin/internal/twin"
 	"github.com/streamtwin/streamtwin/models/policy"
@@ -132,7 +134,7 @@ func TestFailureModes(t *testing.T) {
 				sc = withStartTimeout(t, sc, "300ms")
 			}
 			dir := filepath.Join(t.TempDir(), "run")
-			_, err := twin.RunToDir(sc, dir, twin.Output{})
+			_, err := run.ToDir(context.Background(), twin.Backend{}, sc, dir, run.Output{})
 			if err == nil {
 				t.Fatal("the run succeeded")
 			}
@@ -176,7 +178,7 @@ func TestHold(t *testing.T) {
 		t.Run(tc.mode, func(t *testing.T) {
 			t.Parallel()
 			dir := filepath.Join(t.TempDir(), "run")
-			if _, err := twin.RunToDir(scenarioFor(t, tc.mode, "hold"), dir, twin.Output{}); err != nil {
+			if _, err := run.ToDir(context.Background(), twin.Backend{}, scenarioFor(t, tc.mode, "hold"), dir, run.Output{}); err != nil {
 				t.Fatal(err)
 			}
 			events, err := results.ReadEvents(filepath.Join(dir, "events.parquet"))
@@ -291,7 +293,7 @@ policy:
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "run")
-	if _, err := twin.RunToDir(sc, dir, twin.Output{}); err != nil {
+	if _, err := run.ToDir(context.Background(), twin.Backend{}, sc, dir, run.Output{}); err != nil {
 		t.Fatal(err)
 	}
 	samples, err := results.ReadSamples(filepath.Join(dir, "timeseries.parquet"))

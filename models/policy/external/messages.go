@@ -7,6 +7,7 @@ import (
 
 	"github.com/streamtwin/streamtwin/models/policy"
 	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/measure"
 )
 
 // The messages of docs/policy-protocol.md (schema: docs/policy-protocol.schema.json).
@@ -151,7 +152,7 @@ func sample(b []byte, s results.Sample) []byte {
 	return append(b, '}')
 }
 
-func detail(b []byte, d results.Detail) []byte {
+func detail(b []byte, d measure.Detail) []byte {
 	b = append(b, `{"taskmanagers":[`...)
 	for i, t := range d.TaskManagers {
 		if i > 0 {

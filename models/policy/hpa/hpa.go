@@ -3,10 +3,8 @@ package hpa
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"time"
 
-	"github.com/goccy/go-yaml/ast"
 	"github.com/streamtwin/streamtwin/models/policy"
 	"github.com/streamtwin/streamtwin/results"
 	"github.com/streamtwin/streamtwin/sim"
@@ -74,35 +72,42 @@ type change struct {
 	from, to int
 }
 
-func init() {
-	policy.Register(Name, func(node ast.Node, _ *rand.Rand) (policy.Policy, error) {
-		cfg := Default()
-		if err := policy.Decode(node, &cfg); err != nil {
-			return nil, err
-		}
-		return New(cfg)
-	})
-}
+func init() { policy.RegisterSettings(Name, Default, New) }
 
 // New validates cfg and returns the policy.
 func New(cfg Config) (*Policy, error) {
-	switch {
-	case !(cfg.Target > 0 && cfg.Target <= 10):
-		return nil, fmt.Errorf("policy.target must be a CPU utilisation in (0, 10] (0.8 for 80 %% of the request), got %g", cfg.Target)
-	case !(cfg.Tolerance >= 0 && cfg.Tolerance < 1):
-		return nil, fmt.Errorf("policy.tolerance must be in [0, 1), got %g", cfg.Tolerance)
-	case cfg.Sync < 1:
-		return nil, fmt.Errorf("policy.sync must be at least 1s, got %v", cfg.Sync)
-	case cfg.MetricWindow < 1:
-		return nil, fmt.Errorf("policy.metric_window must be at least 1s, got %v", cfg.MetricWindow)
-	case cfg.ScaleUpStabilization < 0 || cfg.ScaleDownStabilization < 0:
-		return nil, fmt.Errorf("policy.scale_up_stabilization and scale_down_stabilization must be ≥ 0s")
-	case !(cfg.Request > 0 && cfg.Request <= 1):
-		return nil, fmt.Errorf("policy.request must be the CPU request as a share of the TaskManager's cores, in (0, 1], got %g", cfg.Request)
-	case cfg.MinReplicas < 1 || cfg.MaxReplicas < cfg.MinReplicas:
-		return nil, fmt.Errorf("policy.min_replicas must be ≥ 1 and max_replicas ≥ min_replicas, got %d and %d", cfg.MinReplicas, cfg.MaxReplicas)
+	if err := policy.Check(cfg.validate()); err != nil {
+		return nil, err
 	}
 	return &Policy{cfg: cfg}, nil
+}
+
+// validate returns the problems of the settings, in the order New reports
+// them.
+func (cfg Config) validate() []policy.Problem {
+	var ps []policy.Problem
+	if !(cfg.Target > 0 && cfg.Target <= 10) {
+		ps = append(ps, policy.Problemf("target", "policy.target must be a CPU utilisation in (0, 10] (0.8 for 80 %% of the request), got %g", cfg.Target))
+	}
+	if !(cfg.Tolerance >= 0 && cfg.Tolerance < 1) {
+		ps = append(ps, policy.Problemf("tolerance", "policy.tolerance must be in [0, 1), got %g", cfg.Tolerance))
+	}
+	if cfg.Sync < 1 {
+		ps = append(ps, policy.Problemf("sync", "policy.sync must be at least 1s, got %v", cfg.Sync))
+	}
+	if cfg.MetricWindow < 1 {
+		ps = append(ps, policy.Problemf("metric_window", "policy.metric_window must be at least 1s, got %v", cfg.MetricWindow))
+	}
+	if cfg.ScaleUpStabilization < 0 || cfg.ScaleDownStabilization < 0 {
+		ps = append(ps, policy.Problemf("scale_up_stabilization", "policy.scale_up_stabilization and scale_down_stabilization must be ≥ 0s"))
+	}
+	if !(cfg.Request > 0 && cfg.Request <= 1) {
+		ps = append(ps, policy.Problemf("request", "policy.request must be the CPU request as a share of the TaskManager's cores, in (0, 1], got %g", cfg.Request))
+	}
+	if cfg.MinReplicas < 1 || cfg.MaxReplicas < cfg.MinReplicas {
+		ps = append(ps, policy.Problemf("min_replicas", "policy.min_replicas must be ≥ 1 and max_replicas ≥ min_replicas, got %d and %d", cfg.MinReplicas, cfg.MaxReplicas))
+	}
+	return ps
 }
 
 func (p *Policy) Name() string { return Name }

@@ -7,9 +7,10 @@ import (
 	"time"
 
 	"github.com/goccy/go-yaml/ast"
+
 	"github.com/streamtwin/streamtwin/models/policy"
 	"github.com/streamtwin/streamtwin/models/policy/khaos"
-	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/results/textfmt"
 	"github.com/streamtwin/streamtwin/sim"
 )
 
@@ -169,7 +170,7 @@ func (p *Policy) Step(now time.Duration, obs policy.Observation) []policy.Action
 	case p.cfg.CheckpointCost != nil:
 		c, cSrc = float64(*p.cfg.CheckpointCost), "configured"
 	case p.n > 0:
-		c, cSrc = p.sumC/float64(p.n), "observed mean of "+results.Plural(p.n, "checkpoint")
+		c, cSrc = p.sumC/float64(p.n), "observed mean of "+textfmt.Plural(p.n, "checkpoint")
 	default:
 		return nil // no cost known yet
 	}
@@ -180,7 +181,7 @@ func (p *Policy) Step(now time.Duration, obs policy.Observation) []policy.Action
 		m, mSrc = float64(*p.cfg.MTBF), "configured"
 	case obs.Job.Faults > 0:
 		m = now.Seconds() / float64(max(1, obs.Job.Faults))
-		mSrc = fmt.Sprintf("estimated: %v elapsed / %s", show(now.Seconds()), results.Plural(obs.Job.Faults, "fault"))
+		mSrc = fmt.Sprintf("estimated: %v elapsed / %s", show(now.Seconds()), textfmt.Plural(obs.Job.Faults, "fault"))
 	default:
 		m, mSrc = float64(p.cfg.MTBFPrior), "mtbf_prior, no fault seen yet"
 	}

@@ -1,0 +1,18 @@
+package textfmt
+
+import "strconv"
+
+// EventTime is a time in a run, in s, to the millisecond with
+// thousands separated: 2,101.380 (4 significant digits would say 2,101,
+// where a run's events are milliseconds apart). results cat's times and the
+// times stored in event reasons use it; never "-0.000".
+func EventTime(s float64) string {
+	if t, special := Special(s); special {
+		return t
+	}
+	t := strconv.FormatFloat(s, 'f', 3, 64)
+	if t == "-0.000" {
+		t = "0.000"
+	}
+	return GroupThousands(t)
+}
