@@ -8,7 +8,6 @@ import (
 	"sort"
 	"time"
 
-	"github.com/streamtwin/streamtwin/models/flink"
 	"github.com/streamtwin/streamtwin/results/measure"
 )
 
@@ -56,7 +55,7 @@ func (d *detailer) measure(ctx context.Context, r *run, m *metricNames, cpu map[
 		}
 		op := measure.OperatorSample{Name: v.Name, Parallelism: v.Parallelism, Source: vid == m.source, MaxParallelism: v.MaxParallelism}
 		if ops := r.sc.Job.Operators; len(ops) == len(m.vertices) {
-			op.Keyed = ops[k].Partitioning == flink.Hash
+			op.Keyed = ops[k].Keyed()
 		}
 		if op.Source {
 			op.Partitions = r.sc.Kafka.Partitions

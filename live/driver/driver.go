@@ -20,7 +20,6 @@ import (
 	lifecycle "github.com/streamtwin/streamtwin/internal/run"
 	"github.com/streamtwin/streamtwin/internal/scenario"
 	"github.com/streamtwin/streamtwin/live/rest"
-	"github.com/streamtwin/streamtwin/models/flink"
 	"github.com/streamtwin/streamtwin/models/policy"
 	"github.com/streamtwin/streamtwin/results"
 	"github.com/streamtwin/streamtwin/results/textfmt"
@@ -325,7 +324,7 @@ func (r *run) setup(ctx context.Context) error {
 	if _, err := r.waitRunning(ctx, id); err != nil {
 		return err
 	}
-	if r.sc.Job.Rescale.Mode == flink.RescaleCheckpoint {
+	if r.sc.Job.Rescale.FromCheckpoint() {
 		// the cluster starts with the TaskManagers the job needs, as a
 		// Deployment with its initial replicas
 		o, err := r.env.REST.Overview(ctx)

@@ -7,7 +7,6 @@ import (
 	"math"
 	"time"
 
-	"github.com/streamtwin/streamtwin/models/flink"
 	"github.com/streamtwin/streamtwin/results"
 )
 
@@ -38,8 +37,8 @@ func (r *run) Reconfigure(ci float64, par int, vertices map[string]int, reason s
 	r.mu.Lock()
 	curCI := r.ci
 	r.mu.Unlock()
-	if vertices != nil && (r.sc.Job.Rescale.Mode != flink.RescaleCheckpoint || ci != curCI) {
-		return fmt.Errorf("a live job gives its vertices their own parallelism only in a rescale from a checkpoint (job.rescale.mode: %s, the checkpoint interval unchanged): a resubmission runs them all at one", flink.RescaleCheckpoint)
+	if vertices != nil && (!r.sc.Job.Rescale.FromCheckpoint() || ci != curCI) {
+		return fmt.Errorf("a live job gives its vertices their own parallelism only in a rescale from a checkpoint (job.rescale.mode: checkpoint, the checkpoint interval unchanged): a resubmission runs them all at one")
 	}
 	ctx, cancel := context.WithTimeout(r.ctx, 5*time.Second)
 	o, err := r.env.REST.Overview(ctx)
@@ -48,7 +47,7 @@ func (r *run) Reconfigure(ci float64, par int, vertices map[string]int, reason s
 	// checkpoint starts: refuse a parallelism its slots cannot host before
 	// stopping a job that could then not come back.
 	slots := o.SlotsTotal
-	if err == nil && r.sc.Job.Rescale.Mode == flink.RescaleCheckpoint && o.TaskManagers > 0 && r.env.Cluster != nil {
+	if err == nil && r.sc.Job.Rescale.FromCheckpoint() && o.TaskManagers > 0 && r.env.Cluster != nil {
 		slots = r.env.Cluster.TaskManagers() * (o.SlotsTotal / o.TaskManagers)
 	}
 	if top := largest(par, vertices); err == nil && top > slots {
@@ -143,7 +142,7 @@ func (r *run) waitState(ctx context.Context, state string, limit time.Duration) 
 // ci and parallelism par, as Khaos does.
 func (r *run) reconfigure(ctx context.Context, ci float64, par int, vertices map[string]int, why string) error {
 	r.mu.Lock()
-	fromCheckpoint := r.sc.Job.Rescale.Mode == flink.RescaleCheckpoint && ci == r.ci && (par != r.par || !maps.Equal(vertices, r.vertices))
+	fromCheckpoint := r.sc.Job.Rescale.FromCheckpoint() && ci == r.ci && (par != r.par || !maps.Equal(vertices, r.vertices))
 	r.mu.Unlock()
 	if fromCheckpoint {
 		return r.rescaleFromCheckpoint(ctx, par, vertices, why)
