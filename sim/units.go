@@ -50,6 +50,10 @@ func (d Duration) Seconds() float64 { return float64(d) }
 // Std is d as a time.Duration, what a policy's Interval and Step speak.
 func (d Duration) Std() time.Duration { return time.Duration(float64(d) * float64(time.Second)) }
 
+// FromStd is d in run seconds: a policy's time.Duration where the
+// controller and its backends speak Duration.
+func FromStd(d time.Duration) Duration { return Duration(d.Seconds()) }
+
 // String formats the duration compactly (2h, 1h30m, 30s, 500ms).
 func (d Duration) String() string {
 	if math.IsInf(float64(d), 0) || math.IsNaN(float64(d)) {

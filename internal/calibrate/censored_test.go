@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/streamtwin/streamtwin/internal/scenario"
+	"github.com/streamtwin/streamtwin/sim"
 )
 
 // TestAPE: a censored recovery is a lower bound. Demeter's cap is 360 s: a
@@ -108,9 +109,10 @@ func TestLinearConfigColumns(t *testing.T) {
 
 func TestParseFault(t *testing.T) {
 	cases := []struct {
-		text, kind             string
-		duration, delay, share float64
-		err                    string
+		text, kind      string
+		duration, delay sim.Duration
+		share           float64
+		err             string
 	}{
 		{text: "", kind: scenario.FaultTaskManager},
 		{text: "kill", kind: scenario.FaultTaskManager},

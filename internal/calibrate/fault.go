@@ -23,12 +23,12 @@ func ParseFault(text string) (scenario.ScheduledFault, error) {
 		parts = strings.Split(args, "/")
 	}
 	f := scenario.ScheduledFault{Kind: kind}
-	dur := func(s, what string) (float64, error) {
+	dur := func(s, what string) (sim.Duration, error) {
 		d, err := sim.ParseDuration(strings.TrimSpace(s))
 		if err != nil || d <= 0 {
 			return 0, fmt.Errorf("fault %q: %s %q is not a duration such as 30s", text, what, s)
 		}
-		return float64(d), nil
+		return d, nil
 	}
 	want := func(n int) error {
 		if len(parts) != n {

@@ -66,7 +66,7 @@ func simulatePoint(sc scenario.Scenario, p Point, o Options, sink run.Sink) erro
 	for i := range rates {
 		rates[i] = p.Throughput
 	}
-	fault.At, fault.BeforeCheckpoint, fault.TaskManager, fault.Pick = o.Settle, o.BeforeCheckpoint, -1, -1
+	fault.At, fault.BeforeCheckpoint, fault.TaskManager, fault.Pick = sim.Duration(o.Settle), sim.Duration(o.BeforeCheckpoint), -1, -1
 	fault.Operator, fault.Source = sc.Job.Operators[len(sc.Job.Operators)-1].Name, "calibration point"
 	_, err = run.Stream(context.Background(), twin.Backend{}, sc, &scenario.Schedule{Rates: workloads.NewSchedule(rates), Faults: []scenario.ScheduledFault{fault}}, sink)
 	return err

@@ -12,6 +12,7 @@ import (
 	"github.com/streamtwin/streamtwin/results"
 	"github.com/streamtwin/streamtwin/results/measure"
 	"github.com/streamtwin/streamtwin/results/textfmt"
+	"github.com/streamtwin/streamtwin/sim"
 )
 
 // Backend is what the Controller needs of a job, in four roles: a clock,
@@ -29,10 +30,10 @@ type Backend interface {
 // Clock is the run's time: the simulator's event queue or the live
 // driver's timer loop.
 type Clock interface {
-	Now() float64
+	Now() sim.Duration
 	// At runs fn once at run time t; Every at start, start+period, ….
-	At(t float64, fn func())
-	Every(start, period float64, fn func())
+	At(t sim.Duration, fn func())
+	Every(start, period sim.Duration, fn func())
 	// Start begins the job's own activity (the simulator's clocks); the
 	// Controller calls it after scheduling faults and actions, before the
 	// policy's ticks, so events at equal times keep one order.
@@ -44,7 +45,7 @@ type Job interface {
 	Status() policy.JobStatus
 	// NextCheckpointDue is when the next checkpoint trigger is expected; ok
 	// is false while none is scheduled.
-	NextCheckpointDue() (at float64, ok bool)
+	NextCheckpointDue() (at sim.Duration, ok bool)
 	// OnCheckpointTrigger registers fn to run after each checkpoint trigger
 	// (aligned faults wait for one when their moment has passed).
 	OnCheckpointTrigger(fn func())
@@ -65,13 +66,13 @@ type Actions interface {
 	// event. A fault with a Duration undoes itself after it, also when the
 	// run ends first.
 	Inject(f scenario.ScheduledFault, tm int, reason string) error
-	// Reconfigure moves the job to checkpoint interval ci (s) and
+	// Reconfigure moves the job to checkpoint interval ci and
 	// parallelism par by stop-with-savepoint and resubmission (or the
 	// adaptive scheduler's rescale, job.rescale.mode checkpoint). vertices,
 	// when not nil, gives job vertices (by operator name) their own
 	// parallelism, the others run at par; the job's parallelism is then its
 	// largest vertex's. An error is a refusal: nothing was changed.
-	Reconfigure(ci float64, par int, vertices map[string]int, reason string) error
+	Reconfigure(ci sim.Duration, par int, vertices map[string]int, reason string) error
 	TriggerSavepoint(reason string) error
 }
 
@@ -135,7 +136,7 @@ func (c *Controller) Start(info policy.RunInfo) error {
 	c.scheduleFaults()
 	c.scheduleActions()
 	c.b.Start()
-	period := c.pol.Interval().Seconds()
+	period := sim.FromStd(c.pol.Interval())
 	c.b.Every(period, period, c.step)
 	return nil
 }
@@ -196,7 +197,7 @@ func (c *Controller) Observation() policy.Observation {
 }
 
 func (c *Controller) step() {
-	now := time.Duration(c.b.Now() * float64(time.Second))
+	now := c.b.Now().Std()
 	if c.fallible == nil {
 		for _, a := range c.pol.Step(now, c.Observation()) {
 			c.Apply(a)
@@ -207,7 +208,7 @@ func (c *Controller) step() {
 	var hold *policy.HoldError
 	switch {
 	case errors.As(err, &hold):
-		c.b.Record(results.Event{TimeS: c.b.Now(), Kind: results.KindPolicyError, Reason: hold.Error()})
+		c.b.Record(results.Event{TimeS: c.b.Now().Seconds(), Kind: results.KindPolicyError, Reason: hold.Error()})
 	case err != nil:
 		c.b.Fail(fmt.Errorf("policy %s: %w", c.pol.Name(), err))
 		return
@@ -226,10 +227,10 @@ func (c *Controller) Apply(a policy.Action) {
 	case policy.SetCheckpointInterval:
 		v = a.Interval.Seconds()
 		st := c.b.Status()
-		err = c.b.Reconfigure(v, st.Parallelism, st.Vertices, a.Reason) // the vertices keep theirs
+		err = c.b.Reconfigure(sim.FromStd(a.Interval), st.Parallelism, st.Vertices, a.Reason) // the vertices keep theirs
 	case policy.Rescale:
 		v = float64(a.Parallelism)
-		err = c.b.Reconfigure(c.b.Status().CheckpointInterval.Seconds(), a.Parallelism, nil, a.Reason)
+		err = c.b.Reconfigure(sim.FromStd(c.b.Status().CheckpointInterval), a.Parallelism, nil, a.Reason)
 	case policy.RescaleVertices:
 		if len(a.Vertices) == 0 {
 			err = fmt.Errorf("rescale_vertices names no vertex")
@@ -241,7 +242,7 @@ func (c *Controller) Apply(a policy.Action) {
 		for _, p := range a.Vertices {
 			v = math.Max(v, float64(p)) // the job's parallelism: its largest vertex's
 		}
-		err = c.b.Reconfigure(st.CheckpointInterval.Seconds(), others, a.Vertices, a.Reason)
+		err = c.b.Reconfigure(sim.FromStd(st.CheckpointInterval), others, a.Vertices, a.Reason)
 	case policy.TriggerSavepoint:
 		err = c.b.TriggerSavepoint(a.Reason)
 	case policy.Note:
@@ -252,7 +253,7 @@ func (c *Controller) Apply(a policy.Action) {
 	if err != nil {
 		reason += " (rejected: " + err.Error() + ")"
 	}
-	c.b.Record(results.Event{TimeS: c.b.Now(), Kind: results.KindPolicyDecision, Value: &v, Reason: reason})
+	c.b.Record(results.Event{TimeS: c.b.Now().Seconds(), Kind: results.KindPolicyDecision, Value: &v, Reason: reason})
 }
 
 // ForcedAction is the policy action of one scenario action.
@@ -273,7 +274,7 @@ func ForcedAction(a scenario.Action) (policy.Action, bool) {
 func (c *Controller) scheduleActions() {
 	for _, a := range c.sched.Actions {
 		if pa, ok := ForcedAction(a); ok {
-			c.b.At(float64(a.At), func() { c.Apply(pa) })
+			c.b.At(a.At, func() { c.Apply(pa) })
 		}
 	}
 }
@@ -281,7 +282,7 @@ func (c *Controller) scheduleActions() {
 func (c *Controller) scheduleFaults() {
 	for _, f := range c.sched.Faults {
 		c.b.At(f.At, func() {
-			if math.IsNaN(f.BeforeCheckpoint) {
+			if math.IsNaN(f.BeforeCheckpoint.Seconds()) {
 				c.inject(f, f.Source)
 				return
 			}
@@ -312,7 +313,7 @@ func (c *Controller) alignPending() {
 			continue
 		}
 		c.b.At(at, func() {
-			c.inject(f, fmt.Sprintf("%s, %gs before checkpoint due at %s s", f.Source, f.BeforeCheckpoint, textfmt.EventTime(due)))
+			c.inject(f, fmt.Sprintf("%s, %gs before checkpoint due at %s s", f.Source, f.BeforeCheckpoint, textfmt.EventTime(due.Seconds())))
 		})
 	}
 	c.aligned = kept

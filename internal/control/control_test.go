@@ -44,14 +44,14 @@ type timer struct {
 	fn  func()
 }
 
-func (f *fake) Now() float64 { return f.now }
-func (f *fake) At(t float64, fn func()) {
+func (f *fake) Now() sim.Duration { return sim.Duration(f.now) }
+func (f *fake) At(t sim.Duration, fn func()) {
 	f.seq++
-	f.timers = append(f.timers, timer{t, f.seq, fn})
+	f.timers = append(f.timers, timer{float64(t), f.seq, fn})
 }
-func (f *fake) Every(start, period float64, fn func()) {
-	var arm func(k float64)
-	arm = func(k float64) {
+func (f *fake) Every(start, period sim.Duration, fn func()) {
+	var arm func(k sim.Duration)
+	arm = func(k sim.Duration) {
 		f.At(start+k*period, func() { arm(k + 1); fn() })
 	}
 	arm(0)
@@ -65,9 +65,11 @@ func (f *fake) Detail() measure.Detail { return f.detail }
 func (f *fake) Status() policy.JobStatus {
 	return policy.JobStatus{State: "RUNNING", Parallelism: f.par, Vertices: f.vertices, CheckpointInterval: time.Duration(f.ci * float64(time.Second))}
 }
-func (f *fake) NextCheckpointDue() (float64, bool) { return f.due, !math.IsNaN(f.due) }
-func (f *fake) OnCheckpointTrigger(fn func())      { f.hooks = append(f.hooks, fn) }
-func (f *fake) TaskManagers() int                  { return f.tms }
+func (f *fake) NextCheckpointDue() (sim.Duration, bool) {
+	return sim.Duration(f.due), !math.IsNaN(f.due)
+}
+func (f *fake) OnCheckpointTrigger(fn func()) { f.hooks = append(f.hooks, fn) }
+func (f *fake) TaskManagers() int             { return f.tms }
 func (f *fake) TaskManagerOf(op string) (int, error) {
 	if op == "sink" {
 		return 2, nil
@@ -82,7 +84,8 @@ func (f *fake) Inject(sf scenario.ScheduledFault, tm int, reason string) error {
 	f.ops = append(f.ops, fmt.Sprintf("%g %s %d for %gs (%s)", f.now, sf.Kind, tm, sf.Duration, reason))
 	return nil
 }
-func (f *fake) Reconfigure(ci float64, par int, vertices map[string]int, reason string) error {
+func (f *fake) Reconfigure(interval sim.Duration, par int, vertices map[string]int, reason string) error {
+	ci := interval.Seconds()
 	if f.refuse != nil {
 		return f.refuse
 	}
@@ -242,7 +245,7 @@ func TestRefusedActionIsRecorded(t *testing.T) {
 }
 
 func TestFaultTargets(t *testing.T) {
-	nan := math.NaN()
+	nan := sim.Duration(math.NaN())
 	sched := &scenario.Schedule{Faults: []scenario.ScheduledFault{
 		{At: 1, BeforeCheckpoint: nan, TaskManager: 1, Pick: -1, Source: "faults[0]"},
 		{At: 2, BeforeCheckpoint: nan, TaskManager: -1, Pick: 0.99, Source: "faults[1] (random)"}, // ⌊0.99·4⌋ = 3
@@ -279,7 +282,7 @@ func TestAlignedFaultWaitsForTheNextTrigger(t *testing.T) {
 }
 
 func TestUnknownOperatorFailsTheRun(t *testing.T) {
-	sched := &scenario.Schedule{Faults: []scenario.ScheduledFault{{At: 1, BeforeCheckpoint: math.NaN(), Operator: "map", Pick: -1, Source: "faults[0]"}}}
+	sched := &scenario.Schedule{Faults: []scenario.ScheduledFault{{At: 1, BeforeCheckpoint: sim.Duration(math.NaN()), Operator: "map", Pick: -1, Source: "faults[0]"}}}
 	f := &fake{due: math.NaN(), tms: 2}
 	run(t, f, &scripted{period: time.Hour}, sched, 2)
 	if f.failed == nil || f.failed.Error() != `faults[0]: no operator named "map"` {

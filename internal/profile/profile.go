@@ -158,7 +158,7 @@ func chaos(sc scenario.Scenario, sched *scenario.Schedule, ci float64, points []
 	sink := operatorOf(sc)
 	s := &scenario.Schedule{Rates: sched.Rates}
 	for i, p := range points {
-		s.Faults = append(s.Faults, scenario.ScheduledFault{At: float64(p.Second), BeforeCheckpoint: cfg.BeforeCheckpoint,
+		s.Faults = append(s.Faults, scenario.ScheduledFault{At: sim.Duration(p.Second), BeforeCheckpoint: sim.Duration(cfg.BeforeCheckpoint),
 			TaskManager: -1, Operator: sink, Pick: -1, Source: fmt.Sprintf("khaos failure point %d", i)})
 	}
 	rec := &recorder{}

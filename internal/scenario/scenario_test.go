@@ -92,7 +92,7 @@ func TestResolveRandomFaults(t *testing.T) {
 		}
 		if x.Pick >= 0 {
 			random++
-		} else if x.At == 600 && math.IsNaN(x.BeforeCheckpoint) {
+		} else if x.At == 600 && math.IsNaN(x.BeforeCheckpoint.Seconds()) {
 			fixed++
 		}
 	}

@@ -21,14 +21,14 @@ type Schedule struct {
 
 // ScheduledFault is one fault of the timeline.
 type ScheduledFault struct {
-	Kind     string  // one of FaultKinds
-	At       float64 // s; for an aligned fault, when it is armed
-	Duration float64 // s, for the kinds that last (HasDuration)
-	Share    float64 // cpu_throttle: the CPU share left
-	Delay    float64 // s, network_delay: how late each packet arrives
+	Kind     string       // one of FaultKinds
+	At       sim.Duration // for an aligned fault, when it is armed
+	Duration sim.Duration // for the kinds that last (HasDuration)
+	Share    float64      // cpu_throttle: the CPU share left
+	Delay    sim.Duration // network_delay: how late each packet arrives
 	// BeforeCheckpoint ≥ 0 aligns the fault that long before the next
 	// checkpoint trigger after At; NaN fires at At.
-	BeforeCheckpoint float64
+	BeforeCheckpoint sim.Duration
 	TaskManager      int     // ≥ 0: this TaskManager
 	Operator         string  // else: the one hosting subtask 0 of this operator
 	Pick             float64 // else, if ≥ 0: TaskManager ⌊Pick·n⌋ of n
@@ -50,23 +50,23 @@ func (sc Scenario) Resolve() (*Schedule, error) {
 	}
 	s := &Schedule{Rates: rates, Actions: append([]Action(nil), sc.Actions...)}
 	for i, f := range sc.Faults {
-		base := ScheduledFault{Kind: f.FaultKind(), BeforeCheckpoint: math.NaN(), TaskManager: -1, Operator: f.Operator, Pick: -1,
+		base := ScheduledFault{Kind: f.FaultKind(), BeforeCheckpoint: sim.Duration(math.NaN()), TaskManager: -1, Operator: f.Operator, Pick: -1,
 			Source: fmt.Sprintf("faults[%d]", i)}
 		if f.Duration != nil {
-			base.Duration = float64(*f.Duration)
+			base.Duration = *f.Duration
 		}
 		if f.Share != nil {
 			base.Share = *f.Share
 		}
 		if f.Delay != nil {
-			base.Delay = float64(*f.Delay)
+			base.Delay = *f.Delay
 		}
 		if f.TaskManager != nil {
 			base.TaskManager = *f.TaskManager
 		}
 		if f.At != nil {
 			if f.BeforeCheckpoint != nil {
-				base.BeforeCheckpoint = float64(*f.BeforeCheckpoint)
+				base.BeforeCheckpoint = *f.BeforeCheckpoint
 			}
 			end, every := float64(sc.Duration), math.Inf(1)
 			if f.Every != nil {
@@ -81,9 +81,9 @@ func (sc Scenario) Resolve() (*Schedule, error) {
 			target := seeds.Stream(fmt.Sprintf("faults[%d].target", i))
 			for k, t := 0, float64(*f.At); t < end; k, t = k+1, t+every {
 				sf := base
-				sf.At = t
+				sf.At = sim.Duration(t)
 				if f.Jitter != nil {
-					sf.At += jitter.Float64() * float64(*f.Jitter)
+					sf.At += sim.Duration(jitter.Float64() * float64(*f.Jitter))
 				}
 				if f.Every != nil {
 					sf.Source = fmt.Sprintf("faults[%d] (#%d, every %v)", i, k+1, *f.Every)
@@ -96,7 +96,7 @@ func (sc Scenario) Resolve() (*Schedule, error) {
 				case sf.TaskManager < 0 && sf.Operator == "" && TargetsTaskManager(sf.Kind):
 					sf.TaskManager = 0
 				}
-				if sf.At < float64(sc.Duration) {
+				if sf.At < sc.Duration {
 					s.Faults = append(s.Faults, sf)
 				}
 			}
@@ -110,7 +110,7 @@ func (sc Scenario) Resolve() (*Schedule, error) {
 		rng := seeds.Stream(fmt.Sprintf("faults[%d].random", i))
 		for t := float64(r.Start) + rng.ExpFloat64()*float64(r.MTBF); t < end; t += rng.ExpFloat64() * float64(r.MTBF) {
 			sf := base
-			sf.At = t
+			sf.At = sim.Duration(t)
 			sf.Source = fmt.Sprintf("faults[%d] (random, MTBF %v)", i, r.MTBF)
 			pick := rng.Float64() // drawn always, so a fixed target does not shift later times
 			if sf.TaskManager < 0 && sf.Operator == "" && TargetsTaskManager(sf.Kind) {

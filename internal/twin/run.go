@@ -197,15 +197,20 @@ type backend struct {
 
 func dur(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
 
-func (b *backend) Now() float64                           { return b.env.Now() }
-func (b *backend) At(t float64, fn func())                { b.env.At(t, fn) }
-func (b *backend) Every(start, period float64, fn func()) { b.env.Every(start, period, fn) }
-func (b *backend) Start()                                 { b.job.Start() }
-func (b *backend) NextCheckpointDue() (float64, bool)     { return b.job.NextCheckpointDue() }
-func (b *backend) OnCheckpointTrigger(fn func())          { b.job.OnCheckpointTrigger(fn) }
-func (b *backend) TaskManagers() int                      { return b.job.TaskManagers() }
-func (b *backend) TaskManagerOf(op string) (int, error)   { return b.job.TaskManagerOf(op) }
-func (b *backend) Record(e results.Event)                 { b.rec.Event(e) }
+func (b *backend) Now() sim.Duration            { return sim.Duration(b.env.Now()) }
+func (b *backend) At(t sim.Duration, fn func()) { b.env.At(t.Seconds(), fn) }
+func (b *backend) Every(start, period sim.Duration, fn func()) {
+	b.env.Every(start.Seconds(), period.Seconds(), fn)
+}
+func (b *backend) Start() { b.job.Start() }
+func (b *backend) NextCheckpointDue() (sim.Duration, bool) {
+	due, ok := b.job.NextCheckpointDue()
+	return sim.Duration(due), ok
+}
+func (b *backend) OnCheckpointTrigger(fn func())        { b.job.OnCheckpointTrigger(fn) }
+func (b *backend) TaskManagers() int                    { return b.job.TaskManagers() }
+func (b *backend) TaskManagerOf(op string) (int, error) { return b.job.TaskManagerOf(op) }
+func (b *backend) Record(e results.Event)               { b.rec.Event(e) }
 
 // Inject starts fault f in the model (models/flink: Crash, Freeze,
 // Throttle, BrokerDown, CrashJobManager, StorageDown, NetworkDelay).
@@ -214,25 +219,25 @@ func (b *backend) Inject(f scenario.ScheduledFault, tm int, reason string) error
 	case scenario.FaultTaskManager:
 		return b.job.Crash(tm, reason)
 	case scenario.FaultFreeze:
-		return b.job.Freeze(tm, f.Duration, reason)
+		return b.job.Freeze(tm, f.Duration.Seconds(), reason)
 	case scenario.FaultCPUThrottle:
-		return b.job.Throttle(tm, f.Share, f.Duration, reason)
+		return b.job.Throttle(tm, f.Share, f.Duration.Seconds(), reason)
 	case scenario.FaultKafkaBroker:
-		b.job.BrokerDown(f.Duration, reason)
+		b.job.BrokerDown(f.Duration.Seconds(), reason)
 	case scenario.FaultJobManager:
 		b.job.CrashJobManager(reason)
 	case scenario.FaultCheckpointStorage:
-		b.job.StorageDown(f.Duration, reason)
+		b.job.StorageDown(f.Duration.Seconds(), reason)
 	case scenario.FaultNetworkDelay:
-		return b.job.NetworkDelay(tm, f.Duration, f.Delay, reason)
+		return b.job.NetworkDelay(tm, f.Duration.Seconds(), f.Delay.Seconds(), reason)
 	default:
 		return fmt.Errorf("unknown fault kind %q", f.Kind)
 	}
 	return nil
 }
 
-func (b *backend) Reconfigure(ci float64, par int, vertices map[string]int, reason string) error {
-	return b.job.Reconfigure(ci, par, vertices, reason)
+func (b *backend) Reconfigure(ci sim.Duration, par int, vertices map[string]int, reason string) error {
+	return b.job.Reconfigure(ci.Seconds(), par, vertices, reason)
 }
 
 func (b *backend) TriggerSavepoint(reason string) error {

@@ -16,6 +16,7 @@ import (
 	"github.com/streamtwin/streamtwin/models/policy"
 	"github.com/streamtwin/streamtwin/results"
 	"github.com/streamtwin/streamtwin/results/measure"
+	"github.com/streamtwin/streamtwin/sim"
 )
 
 // capabilities is what a live run on env can carry out: every action, with
@@ -59,12 +60,14 @@ func capabilities(ctx context.Context, env Env) (control.Capabilities, error) {
 // The run is the controller's live backend. Its methods are called on the
 // clock's loop; state the sampler and other goroutines share is behind mu.
 
-func (r *run) Now() float64                           { return r.clock.Now() }
-func (r *run) At(t float64, fn func())                { r.clock.At(t, fn) }
-func (r *run) Every(start, period float64, fn func()) { r.clock.Every(start, period, fn) }
-func (r *run) Start()                                 {}
-func (r *run) OnCheckpointTrigger(fn func())          { r.hooks = append(r.hooks, fn) }
-func (r *run) Record(e results.Event)                 { r.event(e) }
+func (r *run) Now() sim.Duration            { return sim.Duration(r.clock.Now()) }
+func (r *run) At(t sim.Duration, fn func()) { r.clock.At(t.Seconds(), fn) }
+func (r *run) Every(start, period sim.Duration, fn func()) {
+	r.clock.Every(start.Seconds(), period.Seconds(), fn)
+}
+func (r *run) Start()                        {}
+func (r *run) OnCheckpointTrigger(fn func()) { r.hooks = append(r.hooks, fn) }
+func (r *run) Record(e results.Event)        { r.event(e) }
 
 func (r *run) Fail(err error) {
 	select {
@@ -101,7 +104,12 @@ func (r *run) Status() policy.JobStatus {
 // NextCheckpointDue is the first trigger time still to come: the last
 // completed checkpoint's trigger (or the job's start) plus whole CIs, from
 // the REST checkpoint statistics.
-func (r *run) NextCheckpointDue() (float64, bool) {
+func (r *run) NextCheckpointDue() (sim.Duration, bool) {
+	due, ok := r.nextCheckpointDue()
+	return sim.Duration(due), ok
+}
+
+func (r *run) nextCheckpointDue() (float64, bool) {
 	ctx, cancel := context.WithTimeout(r.ctx, 5*time.Second)
 	defer cancel()
 	cp, err := r.env.REST.Checkpoints(ctx, r.currentJob())

@@ -45,7 +45,7 @@ func (r *run) Inject(f scenario.ScheduledFault, tm int, reason string) error {
 	// (a broker's controlled shutdown takes most of a second)
 	at := r.now()
 	i := tm + 1 // the cluster numbers TaskManagers from 1 (tm-1, …)
-	d := time.Duration(f.Duration * float64(time.Second))
+	d := f.Duration.Std()
 	var what string
 	var undo func() error
 	switch f.Kind {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/streamtwin/streamtwin/results"
+	"github.com/streamtwin/streamtwin/sim"
 )
 
 // The reconfigurer: the controller's reconfigurations and savepoints, each
@@ -28,7 +29,8 @@ type reconfigurer struct {
 // Reconfigure checks that the cluster can host par, then stops the job with
 // a savepoint and resubmits it in the background; a request while one is
 // under way replaces any queued one, as in the simulator.
-func (r *run) Reconfigure(ci float64, par int, vertices map[string]int, reason string) error {
+func (r *run) Reconfigure(interval sim.Duration, par int, vertices map[string]int, reason string) error {
+	ci := interval.Seconds()
 	if ci <= 0 {
 		return fmt.Errorf("checkpoint interval must be positive, got %gs", ci)
 	}
