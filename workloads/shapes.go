@@ -79,10 +79,10 @@ var Shapes = []string{"constant", "step", "ramp", "sine", "burst", "daily", "tra
 var DailyCurve = [24]float64{0.6, 1.9, 2.1, 0.8, 3.1, 8.5, 31.4, 66.0, 45.0, 18.1, 15.6, 17.0,
 	22.3, 23.6, 20.6, 30.9, 58.1, 78.6, 94.6, 86.3, 62.2, 18.3, 9.9, 5.0}
 
-// Validate reports problems keyed by field name.
 // MaxRate bounds every rate of a workload, in records/s.
 const MaxRate = 1e9
 
+// Validate reports problems keyed by field name.
 func (c Config) Validate() map[string]string {
 	e := map[string]string{}
 	neg := func(field string, r sim.Rate) {

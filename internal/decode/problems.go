@@ -263,3 +263,16 @@ func Scalar[T any](node ast.Node, parse func(string) (T, error), dst *T) error {
 	*dst = v
 	return nil
 }
+
+// Nest adds a section's problems (field → message) to into, below the
+// section's path; the empty field is the section as a whole. A config
+// validates each section on its own and nests the answers.
+func Nest(into map[string]string, section string, problems map[string]string) {
+	for field, msg := range problems {
+		if field == "" {
+			into[section] = msg
+		} else {
+			into[section+"."+field] = msg
+		}
+	}
+}

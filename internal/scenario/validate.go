@@ -26,24 +26,24 @@ func validate(path string, file *ast.File, sc *Scenario, missing map[string]stri
 	if sc.Workload == nil {
 		e["workload"] = "missing; say what load to apply, e.g. workload: {shape: constant, rate: 20000/s}"
 	} else {
-		addSection(e, "workload", sc.Workload.Validate())
+		decode.Nest(e, "workload", sc.Workload.Validate())
 	}
-	addSection(e, "kafka", sc.Kafka.Validate())
-	addSection(e, "job", sc.Job.Validate())
+	decode.Nest(e, "kafka", sc.Kafka.Validate())
+	decode.Nest(e, "job", sc.Job.Validate())
 	run := sc.runBounds()
 	for i, f := range sc.Faults {
-		addSection(e, fmt.Sprintf("faults[%d]", i), f.validate(run))
+		decode.Nest(e, fmt.Sprintf("faults[%d]", i), f.validate(run))
 	}
 	for i, a := range sc.Actions {
-		addSection(e, fmt.Sprintf("actions[%d]", i), a.validate(run))
+		decode.Nest(e, fmt.Sprintf("actions[%d]", i), a.validate(run))
 	}
-	addSection(e, "qos", sc.QoS.validate())
+	decode.Nest(e, "qos", sc.QoS.validate())
 	if sc.Monitoring != nil {
 		// after validateTiming, whose metric_interval problem this replaces
 		if sc.MetricInterval != 1 {
 			e["metric_interval"] = fmt.Sprintf("must be 1s with a monitoring section (its metrics and samplers work in seconds), got %v", sc.MetricInterval)
 		}
-		addSection(e, "monitoring", sc.Monitoring.Problems(float64(sc.Duration)))
+		decode.Nest(e, "monitoring", sc.Monitoring.Problems(float64(sc.Duration)))
 	}
 	ps := decode.ProblemsAt(path, file, e)
 	if len(ps) == 0 && sc.Workload != nil {
@@ -55,18 +55,6 @@ func validate(path string, file *ast.File, sc *Scenario, missing map[string]stri
 		ps = append(ps, p)
 	}
 	return ps
-}
-
-// addSection adds a section's problems to e below the section's path; the
-// empty field is the section as a whole.
-func addSection(e map[string]string, section string, problems map[string]string) {
-	for field, msg := range problems {
-		if field == "" {
-			e[section] = msg
-		} else {
-			e[section+"."+field] = msg
-		}
-	}
 }
 
 // validateTiming checks the run's duration and metric interval.

@@ -16,33 +16,15 @@ import (
 )
 
 // ddBase is the scenario every `run` case is merged onto: handJob's numbers
-// (model_test.go), written out here so that a case's hand check can be
-// read off this one place. One source of 10 µs per record on one
-// single-core TaskManager: capacity 100,000 records/s; input 50,000/s;
-// checkpoints triggered at 10 s, 20 s, … and done 0.5 s later; a crash is
-// detected 1 s after it, the restart waits 2 s, the TaskManager is back
-// 10 s after its crash, deploy 2 s, restore 1 s.
+// (model_test.go). One source of 10 µs per record on one single-core
+// TaskManager: capacity 100,000 records/s; input 50,000/s; checkpoints
+// triggered at 10 s, 20 s, … and done 0.5 s later; a crash is detected 1 s
+// after it, the restart waits 2 s, the TaskManager is back 10 s after its
+// crash, deploy 2 s, restore 1 s.
 const ddBase = `name: dd
 seed: 1
 duration: 3m
-workload: {shape: constant, rate: 50000/s}
-kafka: {partitions: 1}
-job:
-  parallelism: 1
-  operators:
-    - {name: source, cost: 10us}
-  checkpoint:
-    interval: 10s
-    initial_delay: interval
-    alignment: 0s
-    inflight_drain: 0s
-    sync_base: 0s
-    async_base: 500ms
-    cpu_overhead: 0
-  restart: {strategy: fixed-delay, delay: 2s, attempts: 0}
-  detection: {mode: connection, connection_loss: 1s}
-  cluster: {restart_delay: 10s, deploy: 2s, restore_base: 1s, submit: 2s}
-`
+workload: {shape: constant, rate: 50000/s}` + handJob
 
 // ddCase is the variant name a case's fragment is merged under.
 const ddCase = "case"

@@ -7,6 +7,8 @@ import (
 
 	"github.com/streamtwin/streamtwin/results/textfmt"
 	"github.com/streamtwin/streamtwin/sim"
+
+	"github.com/streamtwin/streamtwin/internal/decode"
 )
 
 // Validate returns problems keyed by the field's path below the job: each
@@ -15,29 +17,17 @@ import (
 // over, so there is none to fill here.
 func (c JobConfig) Validate() map[string]string {
 	e := c.validateTop()
-	addSection(e, "scaling", c.Scaling.validate())
-	addSection(e, "rescale", c.Rescale.validate())
+	decode.Nest(e, "scaling", c.Scaling.validate())
+	decode.Nest(e, "rescale", c.Rescale.validate())
 	for k, v := range c.validateOperators() {
 		e[k] = v
 	}
-	addSection(e, "checkpoint", c.Checkpoint.validate())
-	addSection(e, "restart", c.Restart.validate())
-	addSection(e, "detection", c.Detection.validate())
-	addSection(e, "cluster", c.Cluster.validate(c.Parallelism))
-	addSection(e, "latency", c.Latency.validate())
+	decode.Nest(e, "checkpoint", c.Checkpoint.validate())
+	decode.Nest(e, "restart", c.Restart.validate())
+	decode.Nest(e, "detection", c.Detection.validate())
+	decode.Nest(e, "cluster", c.Cluster.validate(c.Parallelism))
+	decode.Nest(e, "latency", c.Latency.validate())
 	return e
-}
-
-// addSection adds a section's problems to e below the section's name; the
-// empty field is the section as a whole.
-func addSection(e map[string]string, section string, problems map[string]string) {
-	for field, msg := range problems {
-		if field == "" {
-			e[section] = msg
-		} else {
-			e[section+"."+field] = msg
-		}
-	}
 }
 
 // checkNonNegative notes, in e, each of the durations that is negative or NaN.

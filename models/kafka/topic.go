@@ -27,13 +27,13 @@ type Config struct {
 // DefaultConfig is 4 evenly loaded partitions, as in the Khaos jobs.
 func DefaultConfig() Config { return Config{Partitions: 4, BrokerStart: 2} }
 
-// Validate reports impossible settings, naming the field.
 // MaxPartitions bounds a topic's partitions. Kafka's guidance is a few
 // thousand per broker and about 200,000 per cluster; one topic beyond
 // 100,000 describes no deployment (and would cost the twin gigabytes of
 // per-partition state before it says anything).
 const MaxPartitions = 100_000
 
+// Validate reports impossible settings, naming the field.
 func (c Config) Validate() map[string]string {
 	errs := map[string]string{}
 	if c.Partitions < 1 || c.Partitions > MaxPartitions {
