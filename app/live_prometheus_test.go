@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/streamtwin/streamtwin/live/cluster"
-	livemonitor "github.com/streamtwin/streamtwin/live/monitor"
 	"github.com/streamtwin/streamtwin/live/prometheus"
+	"github.com/streamtwin/streamtwin/live/scrape"
 	"github.com/streamtwin/streamtwin/models/hostmetrics"
 	"github.com/streamtwin/streamtwin/models/monitor"
 	"github.com/streamtwin/streamtwin/results"
@@ -100,7 +100,7 @@ func TestLivePrometheus(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	t0 := time.Now()
-	acc, err := livemonitor.Run{
+	acc, err := scrape.Run{
 		Client: pc,
 		Samplers: map[string]monitor.Sampler{
 			toggled: &promPlan{steps: []monitor.Step{{Scrape: 20, Skip: 40}, {Scrape: 20}}},
@@ -143,7 +143,7 @@ func TestLivePrometheus(t *testing.T) {
 // live-test-reference commits it for docs/live.md): per metric its
 // families, the run's seconds, the seconds scraped, the toggles, and what
 // the TSDB stored (series, samples) beside the run's own share.
-func writeSamplerBooks(t *testing.T, path string, acc livemonitor.Accounting) {
+func writeSamplerBooks(t *testing.T, path string, acc scrape.Accounting) {
 	t.Helper()
 	var b strings.Builder
 	w := csv.NewWriter(&b)

@@ -16,9 +16,9 @@ import (
 	"github.com/streamtwin/streamtwin/internal/scenario"
 	"github.com/streamtwin/streamtwin/live/cluster"
 	"github.com/streamtwin/streamtwin/live/driver"
-	livemonitor "github.com/streamtwin/streamtwin/live/monitor"
 	"github.com/streamtwin/streamtwin/live/prometheus"
 	"github.com/streamtwin/streamtwin/live/rest"
+	"github.com/streamtwin/streamtwin/live/scrape"
 	"github.com/streamtwin/streamtwin/results/textfmt"
 	"github.com/streamtwin/streamtwin/sim"
 )
@@ -108,7 +108,7 @@ func liveRunCommand() *cli.Command {
 			}
 			sc := runs[0]
 			output := run.Output{Durable: true, Force: c.Bool("force")}
-			var session *livemonitor.Session
+			var session *scrape.Session
 			if sc.Monitoring != nil {
 				if session, err = monitoringSession(f.Path, sc, cl); err != nil {
 					return err
@@ -138,7 +138,7 @@ func liveRunCommand() *cli.Command {
 // section needs a live sampler and live queries, and the local cluster's
 // Prometheus with its ground-truth job; what is missing is refused before
 // the run starts.
-func monitoringSession(path string, sc scenario.Scenario, cl *cluster.Cluster) (*livemonitor.Session, error) {
+func monitoringSession(path string, sc scenario.Scenario, cl *cluster.Cluster) (*scrape.Session, error) {
 	refused := map[string]string{}
 	for field, msg := range sc.Monitoring.LiveProblems() {
 		refused["monitoring."+field] = msg
@@ -161,6 +161,6 @@ func monitoringSession(path string, sc scenario.Scenario, cl *cluster.Cluster) (
 		return nil, badInput(fmt.Errorf("%s: monitoring: the cluster's Prometheus has no job %s, the ground truth (an older live up): restart it with `streamtwin live down --dir %s && streamtwin live up --prometheus --dir %s`",
 			path, prometheus.TruthJob, cl.Dir(), cl.Dir()))
 	}
-	return &livemonitor.Session{Client: pc, Spec: *sc.Monitoring, Seeds: sim.Seeds{Root: sc.Seed}, Seconds: int(sc.Duration),
+	return &scrape.Session{Client: pc, Spec: *sc.Monitoring, Seeds: sim.Seeds{Root: sc.Seed}, Seconds: int(sc.Duration),
 		Log: func(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) }}, nil
 }

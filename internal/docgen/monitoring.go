@@ -42,7 +42,7 @@ const (
 	compressedWeekS  = 10080
 	monitoringAllRow = "all"
 	// liveSamplerSuffix ends the rows of a live run's live sampler
-	// (live/monitor.LiveSuffix).
+	// (live/scrape.LiveSuffix).
 	liveSamplerSuffix = "-live"
 )
 

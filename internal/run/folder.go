@@ -27,7 +27,7 @@ type Output struct {
 	// Monitoring evaluates a monitoring section after the run, on its load
 	// (one value per second): the evaluation and extra files. nil: the
 	// twin's, monitor.Evaluate on metrics derived from the load; a live
-	// run's evaluates Prometheus's real metrics (live/monitor.Session).
+	// run's evaluates Prometheus's real metrics (live/scrape.Session).
 	Monitoring func(load []float64) (*monitor.Evaluation, map[string][]byte, error)
 }
 

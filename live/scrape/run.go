@@ -1,4 +1,4 @@
-package monitor
+package scrape
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	models "github.com/streamtwin/streamtwin/models/monitor"
+	"github.com/streamtwin/streamtwin/models/monitor"
 
 	"github.com/streamtwin/streamtwin/live/prometheus"
 )
@@ -30,8 +30,8 @@ var _ Scraper = (*prometheus.Client)(nil)
 // Run is a sampler run against Prometheus.
 type Run struct {
 	Client   Scraper
-	Samplers map[string]models.Sampler // by metric: a family, or a name of Families
-	Duration time.Duration             // whole seconds
+	Samplers map[string]monitor.Sampler // by metric: a family, or a name of Families
+	Duration time.Duration              // whole seconds
 	// Families are the families each metric turns on and off together
 	// (memory_rate: MemAvailable and MemTotal); default: the metric is one
 	// family of its name.
@@ -61,7 +61,7 @@ type Family struct {
 	Steps          int     // Next calls
 	Toggles        int     // on/off changes (reloads it took part in)
 	RunShare       float64 // ScrapedSeconds ÷ Seconds
-	Points         []models.Point
+	Points         []monitor.Point
 	// second by second: scraped, and what the monitoring system holds
 	// (the point, or the sampler's fill); Result reconstructs the rest
 	Scraped, have, filled []bool
@@ -76,8 +76,8 @@ type Family struct {
 // as models/monitor's Replay reconstructs it: the points where scraped,
 // the sampler's fill where it gave one, linear interpolation between
 // points elsewhere; its Count is the seconds scraped.
-func (f Family) Result() models.Result {
-	return models.Reconstruct(slices.Clone(f.recon), slices.Clone(f.have), slices.Clone(f.filled), f.ScrapedSeconds)
+func (f Family) Result() monitor.Result {
+	return monitor.Reconstruct(slices.Clone(f.recon), slices.Clone(f.have), slices.Clone(f.filled), f.ScrapedSeconds)
 }
 
 // Accounting is a run's result.
@@ -135,8 +135,8 @@ func (a Accounting) String() string {
 
 type famState struct {
 	name    string
-	sampler models.Sampler
-	step    models.Step
+	sampler monitor.Sampler
+	step    monitor.Step
 	pos     int // seconds of step done
 	on      bool
 	acc     Family
@@ -360,7 +360,7 @@ func (r Run) point(ctx context.Context, f *famState, k int, at time.Time) {
 	if err != nil || len(v) == 0 || math.IsNaN(v[0].V) {
 		return
 	}
-	f.acc.Points = append(f.acc.Points, models.Point{T: k, V: v[0].V})
+	f.acc.Points = append(f.acc.Points, monitor.Point{T: k, V: v[0].V})
 	f.acc.recon[k], f.acc.have[k] = v[0].V, true
 }
 

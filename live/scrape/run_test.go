@@ -1,4 +1,4 @@
-package monitor
+package scrape
 
 import (
 	"context"
@@ -7,20 +7,20 @@ import (
 	"testing"
 	"time"
 
-	models "github.com/streamtwin/streamtwin/models/monitor"
+	"github.com/streamtwin/streamtwin/models/monitor"
 
 	"github.com/streamtwin/streamtwin/live/prometheus"
 )
 
 // onOff scrapes on, then off, then on, … seconds (a test sampler).
 type onOff struct {
-	plan  []models.Step
+	plan  []monitor.Step
 	i     int
 	calls []int
 	seen  []int // len(scraped) at each call
 }
 
-func (s *onOff) Next(now int, scraped []models.Point) models.Step {
+func (s *onOff) Next(now int, scraped []monitor.Point) monitor.Step {
 	s.calls = append(s.calls, now)
 	s.seen = append(s.seen, len(scraped))
 	st := s.plan[s.i%len(s.plan)]
@@ -82,10 +82,10 @@ func (f *fakeTSDB) Value(_ context.Context, q string, at time.Time) ([]prometheu
 func TestRunAccounting(t *testing.T) {
 	const sec = 40 * time.Millisecond
 	db := &fakeTSDB{second: sec, changes: map[string][]change{}}
-	toggled := &onOff{plan: []models.Step{{Scrape: 4, Skip: 8}, {Scrape: 4, Skip: 0}}}
-	always := &onOff{plan: []models.Step{{Scrape: 5, Skip: 0}}}
+	toggled := &onOff{plan: []monitor.Step{{Scrape: 4, Skip: 8}, {Scrape: 4, Skip: 0}}}
+	always := &onOff{plan: []monitor.Step{{Scrape: 5, Skip: 0}}}
 	var lines []string
-	r := Run{Client: db, Samplers: map[string]models.Sampler{"node_cpu_seconds_total": toggled, "node_memory_MemAvailable_bytes": always},
+	r := Run{Client: db, Samplers: map[string]monitor.Sampler{"node_cpu_seconds_total": toggled, "node_memory_MemAvailable_bytes": always},
 		Duration: 16 * time.Second, Second: sec, Log: func(f string, a ...any) { lines = append(lines, f) }}
 	acc, err := r.Do(context.Background())
 	if err != nil {
@@ -123,10 +123,10 @@ func TestRunAccounting(t *testing.T) {
 func TestRunRefuses(t *testing.T) {
 	db := &fakeTSDB{second: time.Millisecond, changes: map[string][]change{}}
 	for _, r := range []Run{
-		{Client: db, Samplers: map[string]models.Sampler{"x": &onOff{plan: []models.Step{{Scrape: 1}}}}, Duration: 1500 * time.Millisecond},
+		{Client: db, Samplers: map[string]monitor.Sampler{"x": &onOff{plan: []monitor.Step{{Scrape: 1}}}}, Duration: 1500 * time.Millisecond},
 		{Client: db, Samplers: nil, Duration: time.Second},
-		{Client: db, Samplers: map[string]models.Sampler{"a|b": &onOff{plan: []models.Step{{Scrape: 1}}}}, Duration: time.Second},
-		{Client: db, Samplers: map[string]models.Sampler{"x": &onOff{plan: []models.Step{{}}}}, Duration: time.Second, Second: time.Millisecond},
+		{Client: db, Samplers: map[string]monitor.Sampler{"a|b": &onOff{plan: []monitor.Step{{Scrape: 1}}}}, Duration: time.Second},
+		{Client: db, Samplers: map[string]monitor.Sampler{"x": &onOff{plan: []monitor.Step{{}}}}, Duration: time.Second, Second: time.Millisecond},
 	} {
 		if _, err := r.Do(context.Background()); err == nil {
 			t.Errorf("run %+v accepted", r)

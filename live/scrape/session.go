@@ -1,4 +1,4 @@
-package monitor
+package scrape
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	models "github.com/streamtwin/streamtwin/models/monitor"
+	"github.com/streamtwin/streamtwin/models/monitor"
 	"github.com/streamtwin/streamtwin/results"
 	"github.com/streamtwin/streamtwin/sim"
 
@@ -33,7 +33,7 @@ const LiveSuffix = "-live"
 // stored and the error of what Prometheus held.
 type Session struct {
 	Client  Server
-	Spec    models.Spec
+	Spec    monitor.Spec
 	Seeds   sim.Seeds
 	Seconds int // the run's duration
 	Log     func(format string, args ...any)
@@ -68,7 +68,7 @@ func (s *Session) logf(format string, args ...any) {
 }
 
 // Query is a metric's PromQL for a scrape job ($job replaced).
-func Query(spec models.Spec, i int, job string) string {
+func Query(spec monitor.Spec, i int, job string) string {
 	return strings.ReplaceAll(spec.WithDefaults().Metrics[i].Query, "$job", job)
 }
 
@@ -91,7 +91,7 @@ func (s *Session) Run(ctx context.Context, start time.Time) error {
 		return err
 	}
 	defer closeAll()
-	r := Run{Client: s.Client, Samplers: map[string]models.Sampler{}, Families: map[string][]string{}, Values: map[string]string{},
+	r := Run{Client: s.Client, Samplers: map[string]monitor.Sampler{}, Families: map[string][]string{}, Values: map[string]string{},
 		Start: at, Duration: time.Duration(s.Seconds-train) * time.Second, Second: s.second()}
 	for i, m := range spec.Metrics {
 		r.Samplers[m.Name], r.Families[m.Name], r.Values[m.Name] = samplers[i], m.Families, Query(spec, i, prometheus.NodeJob)
@@ -163,7 +163,7 @@ func (s *Session) truth(ctx context.Context, from, to int) ([][]float64, error) 
 // Evaluate is the session's part after the run (which wrote len(load) ≤
 // Seconds samples): the evaluation of the run's real ground truth, with
 // the live sampler's rows appended, and monitoring-live.csv.
-func (s *Session) Evaluate(load []float64) (*models.Evaluation, map[string][]byte, error) {
+func (s *Session) Evaluate(load []float64) (*monitor.Evaluation, map[string][]byte, error) {
 	if !s.ran {
 		return nil, nil, fmt.Errorf("monitoring: the live sampler did not run")
 	}
@@ -178,7 +178,7 @@ func (s *Session) Evaluate(load []float64) (*models.Evaluation, map[string][]byt
 	if err != nil {
 		return nil, nil, fmt.Errorf("monitoring: the run's ground truth: %w", err)
 	}
-	ev, err := models.EvaluateTruth(spec, truth, s.Seeds, 0)
+	ev, err := monitor.EvaluateTruth(spec, truth, s.Seeds, 0)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -205,7 +205,7 @@ func (s *Session) Evaluate(load []float64) (*models.Evaluation, map[string][]byt
 		// transmitted: what the TSDB stored
 		row.SamplesShare, row.BytesShare = books.StoredShare, books.StoredShare
 		rows = append(rows, row)
-		rep := models.Replay(truth[i][train:], replayed[i])
+		rep := monitor.Replay(truth[i][train:], replayed[i])
 		agree := 0
 		for k, on := range books.Scraped {
 			if on == rep.Scraped[k] {

@@ -1,4 +1,4 @@
-package monitor
+package scrape
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 	"github.com/streamtwin/streamtwin/internal/run"
 	"github.com/streamtwin/streamtwin/internal/scenario"
 	"github.com/streamtwin/streamtwin/models/hostmetrics"
-	models "github.com/streamtwin/streamtwin/models/monitor"
+	"github.com/streamtwin/streamtwin/models/monitor"
 	"github.com/streamtwin/streamtwin/results"
 	"github.com/streamtwin/streamtwin/sim"
 
@@ -60,11 +60,11 @@ func (f *truthTSDB) Series(_ context.Context, q string, from, to time.Time, step
 // run's.
 func TestSession(t *testing.T) {
 	const sec = 100 * time.Millisecond
-	spec := models.Spec{
+	spec := monitor.Spec{
 		Train:    4,
 		Metrics:  []hostmetrics.Relation{{Name: "m", Bytes: 100, Query: `sum(m{job="$job"})`, Families: []string{"m"}}},
-		Samplers: []models.SamplerSpec{{Kind: "fixed", Intervals: []int{1, 3}}},
-		Live:     &models.LiveSampler{Sampler: "fixed", Param: 3},
+		Samplers: []monitor.SamplerSpec{{Kind: "fixed", Intervals: []int{1, 3}}},
+		Live:     &monitor.LiveSampler{Sampler: "fixed", Param: 3},
 	}
 	if p := spec.Problems(12); p != nil {
 		t.Fatal(p)

@@ -1,4 +1,4 @@
-// Package monitor runs adaptive-monitoring samplers (models/monitor's
+// Package scrape runs adaptive-monitoring samplers (models/monitor's
 // Sampler) against a real Prometheus server (live/prometheus; the cluster
 // of `streamtwin live up --prometheus`) and accounts for what they
 // transmitted, as the reference testbed does (docs/reference/monitoring.md
@@ -36,4 +36,4 @@
 // and it is built, half a second and its fitting time after its first
 // second began: that second's decision takes effect late, and the TSDB's
 // count starts with it.
-package monitor
+package scrape
