@@ -40,14 +40,14 @@ func plotCommand() *cli.Command {
 			}
 			dir := c.Args().First()
 			dirs := []string{dir}
-			if !exists(filepath.Join(dir, "timeseries.parquet")) {
-				subs, _ := filepath.Glob(filepath.Join(dir, "*", "timeseries.parquet"))
+			if !exists(filepath.Join(dir, results.TimeseriesFile)) {
+				subs, _ := results.RunSubfolders(dir)
 				if len(subs) == 0 {
 					return badInput(fmt.Errorf("%s holds no run (no timeseries.parquet); run a scenario first", dir))
 				}
 				dirs = dirs[:0]
 				for _, s := range subs {
-					dirs = append(dirs, filepath.Dir(s))
+					dirs = append(dirs, filepath.Join(dir, s))
 				}
 			}
 			for _, d := range dirs {
