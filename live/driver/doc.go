@@ -1,4 +1,6 @@
-// Package driver replays a scenario's schedule against a real Flink job and
+// Package driver is the live backend of a run (Backend, a run.Backend:
+// internal/run builds the policy, checks the capabilities and writes the
+// folder). It replays a scenario's schedule against a real Flink job and
 // Kafka broker: it creates the topics, submits the job, produces the
 // workload's real events at the schedule's per-second rates, kills
 // TaskManagers at the schedule's fault times (Khaos-aligned through the REST
@@ -16,7 +18,8 @@
 // reconfigurations, inject.go its faults; backend.go is the run as the
 // controller's backend; summary.go writes and summarises the run.
 //
-// It may import internal/control, models/policy, internal/scenario, results,
-// workloads, sim and live/rest; never the simulator (internal/twin) or
-// results' figure and comparison layers.
+// It may import internal/run, internal/control, models/policy,
+// internal/scenario, results and its measure, statistics and text layers,
+// workloads, sim and live/rest; never the simulator (internal/twin,
+// models/flink, models/kafka) or results' figure and comparison layers.
 package driver

@@ -89,9 +89,12 @@ func (b Backend) Capabilities(ctx context.Context) (control.Capabilities, error)
 	return capabilities(ping, b.Env)
 }
 
-// Execute replays p live (Run).
+// Execute replays p live and streams its rows to sink. The scenario's
+// policy, forced actions and faults are driven by the same controller as
+// in the simulator (internal/control), with this run as its backend. It
+// always cancels the jobs and deletes the topics and jar it created.
 func (b Backend) Execute(ctx context.Context, p *lifecycle.Plan, sink lifecycle.Sink) (results.Summary, error) {
-	return Run(ctx, p, b.Env, sink)
+	return execute(ctx, p, b.Env, sink)
 }
 
 // jobOf maps a scenario's job template to the Java job and its generator.
@@ -176,12 +179,8 @@ func (r *run) event(e results.Event) {
 	r.events = append(r.events, e)
 }
 
-// Run replays p's schedule live and streams its rows to sink. The
-// scenario's policy, forced actions and faults are driven by the same
-// controller as in the simulator (internal/control), with this run as its
-// backend. It always cancels the jobs and deletes the topics and jar it
-// created.
-func Run(ctx context.Context, p *lifecycle.Plan, env Env, sink Sink) (sum results.Summary, err error) {
+// execute is Backend.Execute on env.
+func execute(ctx context.Context, p *lifecycle.Plan, env Env, sink Sink) (sum results.Summary, err error) {
 	wall := time.Now()
 	sc, sched := p.Scenario, p.Schedule
 	entry, err := jobOf(sc)
