@@ -68,7 +68,7 @@ type Event struct {
 
 // Event kinds written to events.parquet.
 const (
-	KindFault               = "fault"                // a TaskManager process was killed
+	KindFault               = "fault"                // a fault began (a TaskManager killed, frozen, …); DurationS = how long it lasts, for the kinds that last
 	KindDetected            = "failure_detected"     // the JobManager noticed; job goes to RESTARTING
 	KindRestart             = "restart"              // the restart strategy's delay elapsed; tasks are (re)scheduled
 	KindTaskManagerUp       = "taskmanager_started"  // a (replacement) TaskManager registered

@@ -99,6 +99,10 @@ func (r *run) Inject(f scenario.ScheduledFault, tm int, reason string) error {
 	}
 	r.mu.Unlock()
 	e := results.Event{TimeS: at, Kind: results.KindFault, Reason: reason + " (" + what + ")"}
+	if f.Duration > 0 { // it lasts: its recovery is confirmed after its end (measure.RecoveryOptions.UntilS)
+		lasts := f.Duration.Seconds()
+		e.DurationS = &lasts
+	}
 	if scenario.TargetsTaskManager(f.Kind) {
 		t32 := int32(tm)
 		e.TaskManager = &t32

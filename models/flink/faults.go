@@ -21,7 +21,7 @@ import (
 // lost and fails the job over, and the TaskManager, a warm JVM, registers
 // again when it thaws.
 func (j *Job) Freeze(tm int, d float64, reason string) error {
-	return j.halt(tm, d, d, reason, fmt.Sprintf("freeze for %gs", d), "thawed")
+	return j.halt(tm, d, d, d, reason, fmt.Sprintf("freeze for %gs", d), "thawed")
 }
 
 // NetworkDelay delays every packet TaskManager tm sends by delay seconds,
@@ -34,14 +34,14 @@ func (j *Job) Freeze(tm int, d float64, reason string) error {
 // then, as after a long freeze, the job fails over and the TaskManager
 // registers again once its traffic flows.
 func (j *Job) NetworkDelay(tm int, d, delay float64, reason string) error {
-	return j.halt(tm, d+delay, delay, reason, fmt.Sprintf("network delay %gs for %gs", delay, d), "its traffic flows again")
+	return j.halt(tm, d, d+delay, delay, reason, fmt.Sprintf("network delay %gs for %gs", delay, d), "its traffic flows again")
 }
 
 // halt stops the tasks on TaskManager tm for stall seconds while the
 // JobManager hears nothing from it for silent seconds (a freeze: both its
-// duration; a network delay: the delay alone); what its fault event says,
-// back how it ends.
-func (j *Job) halt(tm int, stall, silent float64, reason, what, back string) error {
+// duration; a network delay: the delay alone); lasts is the fault's own
+// duration (its event's), what its fault event says, back how it ends.
+func (j *Job) halt(tm int, lasts, stall, silent float64, reason, what, back string) error {
 	if tm < 0 || tm >= len(j.tms) {
 		return fmt.Errorf("no TaskManager %d (the cluster has %d)", tm, len(j.tms))
 	}
@@ -51,17 +51,17 @@ func (j *Job) halt(tm int, stall, silent float64, reason, what, back string) err
 	t := &j.tms[tm]
 	switch {
 	case !t.alive:
-		j.event(results.Event{Kind: results.KindFault, TaskManager: i32(tm), Reason: reason + " (" + what + "; TaskManager already down)"})
+		j.event(results.Event{Kind: results.KindFault, TaskManager: i32(tm), DurationS: f64(lasts), Reason: reason + " (" + what + "; TaskManager already down)"})
 		return nil
 	case t.hosts < 0 || j.state != StateRunning:
 		// no running task waits for it; it is only unavailable for slots
-		j.event(results.Event{Kind: results.KindFault, TaskManager: i32(tm), Reason: reason + " (" + what + ")"})
+		j.event(results.Event{Kind: results.KindFault, TaskManager: i32(tm), DurationS: f64(lasts), Reason: reason + " (" + what + ")"})
 		t.alive = false
 		j.tmDirty = true
 		j.env.After(stall, func() { j.thaw(tm, false, back) })
 		return nil
 	}
-	j.event(results.Event{Kind: results.KindFault, TaskManager: i32(tm), Reason: reason + " (" + what + ")"})
+	j.event(results.Event{Kind: results.KindFault, TaskManager: i32(tm), DurationS: f64(lasts), Reason: reason + " (" + what + ")"})
 	lag := math.Max(0, j.in.Arrived(now)-j.topic.Consumed)
 	j.pending = append(j.pending, pendingRecovery{start: now, preLag: lag, reason: reason})
 	j.freezeUntil = math.Max(j.freezeUntil, now+stall)
@@ -117,7 +117,7 @@ func (j *Job) Throttle(tm int, share, d float64, reason string) error {
 	}
 	j.advance()
 	j.faults++
-	j.event(results.Event{Kind: results.KindFault, TaskManager: i32(tm), Reason: reason + fmt.Sprintf(" (CPU throttled to %g for %gs)", share, d)})
+	j.event(results.Event{Kind: results.KindFault, TaskManager: i32(tm), DurationS: f64(d), Reason: reason + fmt.Sprintf(" (CPU throttled to %g for %gs)", share, d)})
 	now := j.env.Now()
 	if j.tms[tm].hosts >= 0 && j.state == StateRunning {
 		lag := math.Max(0, j.in.Arrived(now)-j.topic.Consumed)
@@ -166,7 +166,7 @@ func (j *Job) BrokerDown(d float64, reason string) {
 	now := j.env.Now()
 	j.faults++
 	until := now + d + j.brokerStart
-	j.event(results.Event{Kind: results.KindFault, Reason: reason + fmt.Sprintf(" (Kafka broker down for %gs, back after %gs)", d, until-now)})
+	j.event(results.Event{Kind: results.KindFault, DurationS: f64(d), Reason: reason + fmt.Sprintf(" (Kafka broker down for %gs, back after %gs)", d, until-now)})
 	lag := math.Max(0, j.in.Arrived(now)-j.topic.Consumed)
 	if j.state == StateRunning {
 		j.pending = append(j.pending, pendingRecovery{start: now, preLag: lag, reason: reason})
@@ -205,7 +205,7 @@ func (j *Job) StorageDown(d float64, reason string) {
 	j.advance()
 	now := j.env.Now()
 	j.faults++
-	j.event(results.Event{Kind: results.KindFault, Reason: reason + fmt.Sprintf(" (checkpoint storage refuses writes for %gs)", d)})
+	j.event(results.Event{Kind: results.KindFault, DurationS: f64(d), Reason: reason + fmt.Sprintf(" (checkpoint storage refuses writes for %gs)", d)})
 	j.storageUntil = math.Max(j.storageUntil, now+d)
 }
 

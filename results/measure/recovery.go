@@ -41,6 +41,13 @@ type RecoveryOptions struct {
 	// until the savepoint completes, so without it the first seconds after
 	// the decision look normal and would end the anomaly at once.
 	ResumedS float64
+	// UntilS, when > 0, is when a fault that lasts (a freeze, a throttle,
+	// storage refusing writes, …) ended: the recovery is confirmed only by
+	// Hold normal samples after it, so an effect the fault has late in its
+	// span (a checkpoint failure that fails the job) is not missed by a
+	// normal run begun before it. A fault without a visible effect still
+	// recovers in 0 s.
+	UntilS float64
 	// Latency is the column (one of LatencyKinds) averaged into
 	// PreLatencyMs. "": the latency markers when the series has them (what
 	// Khaos recorded), else the event-time p99, else the mean.
@@ -75,6 +82,8 @@ func (o RecoveryOptions) withDefaults() (RecoveryOptions, error) {
 		return o, fmt.Errorf("RecoveryOptions.LagFloor must be ≥ 0 records, got %v", o.LagFloor)
 	case o.ResumedS < 0, math.IsNaN(o.ResumedS):
 		return o, fmt.Errorf("RecoveryOptions.ResumedS must be a time ≥ 0 s, got %v", o.ResumedS)
+	case o.UntilS < 0, math.IsNaN(o.UntilS):
+		return o, fmt.Errorf("RecoveryOptions.UntilS must be a time ≥ 0 s, got %v", o.UntilS)
 	case o.ThrSlack < 0, o.ThrSlack >= 1, math.IsNaN(o.ThrSlack):
 		return o, fmt.Errorf("RecoveryOptions.ThrSlack must be in [0, 1), got %v", o.ThrSlack)
 	case o.Latency != "" && !slices.Contains(results.LatencyKinds, o.Latency):
@@ -112,7 +121,7 @@ func DetectRecovery(samples []results.Sample, faultAtS float64, opt RecoveryOpti
 			return rec, fmt.Errorf("results: recovery from the fault at %gs: %w", faultAtS, err)
 		}
 	}
-	id, err := d.Begin(faultAtS, d.o.ResumedS)
+	id, err := d.Begin(faultAtS, d.o.ResumedS, d.o.UntilS)
 	if err != nil {
 		return rec, fmt.Errorf("results: recovery from the fault at %gs: %w", faultAtS, err)
 	}
@@ -159,11 +168,13 @@ type RecoveryDetector struct {
 type detecting struct {
 	id        int
 	resumedS  float64 // samples before it are anomalous (RecoveryOptions.ResumedS)
+	untilS    float64 // the fault lasted until then (RecoveryOptions.UntilS)
 	rec       Recovery
 	started   bool    // a sample after the start came, so the baseline is taken
 	err       error   // why the baseline could not be taken: it never recovers
 	intervalS float64 // mean sample spacing of the baseline, s
 	run       int     // consecutive normal samples so far
+	after     int     // of them, those after untilS
 	runFrom   float64 // time of the sample before the run: the recovery's end if the run lasts
 	endS      float64 // when it ended, once it has
 }
@@ -194,8 +205,9 @@ func NewRecoveryDetector(opt RecoveryOptions) (*RecoveryDetector, error) {
 // earlier than the latest sample fed: the samples up to atS are its
 // baseline, the ones after it are scanned. resumedS > 0 is when a
 // reconfigured job ran again: the recovery ends no earlier (see
-// RecoveryOptions.ResumedS). It returns the recovery's ID.
-func (d *RecoveryDetector) Begin(atS, resumedS float64) (int, error) {
+// RecoveryOptions.ResumedS); untilS > 0 is when a lasting fault ended (see
+// RecoveryOptions.UntilS). It returns the recovery's ID.
+func (d *RecoveryDetector) Begin(atS, resumedS, untilS float64) (int, error) {
 	switch {
 	case math.IsNaN(atS) || math.IsInf(atS, 0):
 		return 0, fmt.Errorf("a recovery must begin at a finite time, got %v", atS)
@@ -203,9 +215,11 @@ func (d *RecoveryDetector) Begin(atS, resumedS float64) (int, error) {
 		return 0, fmt.Errorf("a recovery begins at %gs, before the latest sample (%gs): begin it before feeding the samples after its start", atS, d.lastT)
 	case resumedS < 0 || math.IsNaN(resumedS):
 		return 0, fmt.Errorf("the resume time must be ≥ 0 s, got %v", resumedS)
+	case untilS < 0 || math.IsNaN(untilS):
+		return 0, fmt.Errorf("the fault's end must be ≥ 0 s, got %v", untilS)
 	}
 	d.nextID++
-	d.open = append(d.open, &detecting{id: d.nextID, resumedS: resumedS,
+	d.open = append(d.open, &detecting{id: d.nextID, resumedS: resumedS, untilS: untilS,
 		rec: Recovery{FaultAtS: atS, RecoveryS: math.NaN(), PreThroughput: math.NaN(), PreLatencyMs: math.NaN(), PreLag: math.NaN()}})
 	return d.nextID, nil
 }
@@ -252,17 +266,21 @@ func (d *RecoveryDetector) Observe(s results.Sample) ([]DetectedRecovery, error)
 }
 
 // step applies the rule to one sample after r's start: normal samples extend
-// the run, anything else resets it; the Hold-th closes the recovery at the
-// end of the sample before the run (no earlier than the resume).
+// the run, anything else resets it; the Hold-th (and the Hold-th after a
+// lasting fault's end) closes the recovery at the end of the sample before
+// the run (no earlier than the resume).
 func (d *RecoveryDetector) step(r *detecting, s results.Sample) bool {
 	if s.TimeS < r.resumedS || !d.normal(r, s) {
-		r.run = 0
+		r.run, r.after = 0, 0
 		return false
 	}
 	if r.run++; r.run == 1 {
 		r.runFrom = d.lastT
 	}
-	if r.run < d.o.Hold {
+	if s.TimeS > r.untilS {
+		r.after++
+	}
+	if r.run < d.o.Hold || r.after < d.o.Hold {
 		return false
 	}
 	r.rec.RecoveryS = math.Max(0, math.Max(r.runFrom, r.resumedS)-r.rec.FaultAtS)
@@ -384,7 +402,13 @@ func NewRecoveryStream(opt RecoveryOptions, out RowWriter) (*RecoveryStream, err
 // or unrecovered event will carry ("reconfiguration: …" for a
 // reconfiguration, see IsReconfiguration).
 func (st *RecoveryStream) Begin(atS, resumedS float64, reason string) error {
-	id, err := st.det.Begin(atS, resumedS)
+	return st.begin(atS, resumedS, 0, reason)
+}
+
+// begin opens a recovery that a fault lasting until untilS (0: a fault of
+// an instant) may still disturb.
+func (st *RecoveryStream) begin(atS, resumedS, untilS float64, reason string) error {
+	id, err := st.det.Begin(atS, resumedS, untilS)
 	if err != nil {
 		return fmt.Errorf("results: %s: %w", reason, err)
 	}
@@ -433,7 +457,11 @@ func (st *RecoveryStream) Event(e results.Event) error {
 	}
 	st.hold(streamRow{e: e})
 	if e.Kind == results.KindFault {
-		if err := st.Begin(e.TimeS, 0, e.Reason); err != nil {
+		until := 0.0
+		if e.DurationS != nil && *e.DurationS > 0 { // a fault that lasts
+			until = e.TimeS + *e.DurationS
+		}
+		if err := st.begin(e.TimeS, 0, until, e.Reason); err != nil {
 			return err
 		}
 	}
@@ -477,7 +505,8 @@ func (st *RecoveryStream) release(until float64) error {
 			first = err
 		}
 	}
-	// at most Hold samples and their events stay: move them down
+	// what is still undecided stays (a run of normal samples not yet
+	// closed, longer after a lasting fault): move it down
 	rest := copy(st.held, st.held[n:])
 	clear(st.held[rest:])
 	st.held = st.held[:rest]

@@ -112,6 +112,15 @@ func TestDetectRecovery(t *testing.T) {
 		// anomaly ends no earlier than the resubmitted job runs
 		{"no visible effect, resumed at 107.5 s", fluid(400, in, constant(2000), true), RecoveryOptions{ResumedS: 107.5}, 7.5},
 		{"resumed while catching up: the backlog decides", fluid(400, in, downThen(2000, [2]int{100, 120}), true), RecoveryOptions{ResumedS: 120}, 40},
+		// a fault lasting to 140 s whose effect comes late (checkpoint
+		// storage refusing writes fails the job at 120 s): down 120–130 s,
+		// 10 000 records drained at 1000/s net by 140 s, the first normal
+		// sample ends at 141 s; the 15 normal samples before the outage do
+		// not end it, as they would for a fault of an instant (0 s)
+		{"a lasting fault's late effect", fluid(400, in, downThen(2000, [2]int{120, 130}), true), RecoveryOptions{UntilS: 140}, 40},
+		{"the same effect, the fault of an instant", fluid(400, in, downThen(2000, [2]int{120, 130}), true), RecoveryOptions{}, 0},
+		{"a lasting fault without a visible effect", fluid(400, in, constant(2000), true), RecoveryOptions{UntilS: 140}, 0},
+		{"a lasting fault whose effect outlasts it", fluid(400, in, downThen(2000, [2]int{100, 120}), true), RecoveryOptions{UntilS: 110}, 40},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -391,7 +400,7 @@ func TestDetectorEqualsBatch(t *testing.T) {
 				got = ended[0].RecoveryS
 			}
 			if x.TimeS == 100 {
-				if _, err := d.Begin(100, 0); err != nil {
+				if _, err := d.Begin(100, 0, 0); err != nil {
 					t.Fatal(err)
 				}
 			}
