@@ -4,7 +4,7 @@ VENV    := .venv
 PYTHON  := $(VENV)/bin/python
 BIN     := bin/streamtwin
 
-.PHONY: demo test unit python-test docs deps validation validation-data monitoring daedalus autoscaler-tuning live-rescale-profile live-capacity live-warmup live-faults live-khaos-repeat live-daedalus live-autoscaling live-autoscaling-second live-wordcount live-league-twin live-parity bench build vet verify clean reference calibration calibration-live live-jobs live-test live-khaos-profile live-khaos-reference live-test-reference live-traffic-profile live-host-profile live-soak fuzz slurm-test
+.PHONY: demo test unit python-test docs figures deps validation validation-data monitoring daedalus autoscaler-tuning live-rescale-profile live-capacity live-warmup live-faults live-khaos-repeat live-daedalus live-autoscaling live-autoscaling-second live-wordcount live-league-twin live-parity bench build vet verify clean reference calibration calibration-live live-jobs live-test live-khaos-profile live-khaos-reference live-test-reference live-traffic-profile live-host-profile live-soak fuzz slurm-test
 
 build:
 	$(GO) build -o $(BIN) ./cmd/streamtwin
@@ -80,6 +80,11 @@ python-test: $(PYTHON)
 # drift.
 docs: validation
 	$(GO) run ./cmd/docgen
+
+# The figures of docs/figures alone (about 30 s): what make docs draws,
+# without the text blocks and the validation runs, for working on a figure.
+figures:
+	$(GO) run ./cmd/docgen -figures
 
 # Issue 23's adaptive monitoring on the compressed IoT week (about 2 s):
 # the samplers' trade-off, tradeoff.csv/.parquet and the figure (make docs

@@ -252,7 +252,7 @@ func plotLatencyCommand(f figureFlags) *cli.Command {
 		Description: "Each RUN_DIR is a run folder; a single folder holding variant sub-folders\n" +
 			"(streamtwin run of a scenario with variants) compares those variants.",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "kind", Value: figures.LatencyOverview, Usage: "overview (letter values beside the tail), cdf, ccdf (the tail), letter or box"},
+			&cli.StringFlag{Name: "kind", Value: figures.LatencyOverview, Usage: "overview (each run's difference from the first at p50…max, beside the tails), cdf, ccdf (the tail), letter or box"},
 			&cli.StringFlag{Name: "metric", Value: "p99", Usage: "per-interval latency: p99, p50 or mean"},
 			f.labels, f.out, f.title, f.xLabel, f.yLabel, widthFlag,
 		},

@@ -519,11 +519,11 @@ func plotFit(dir string, r *Result) ([]string, error) {
 			lat = append(lat, figures.FitPoint{Group: g, X: p.Throughput, Measured: p.Point.LatencyMs, Predicted: p.Prediction.LatencyMs, HeldOut: p.HeldOut})
 		}
 	}
-	out, err := figures.PlotFitCompared(filepath.Join(dir, "recovery"), "Recovery time: twin vs measured", "recovery time (s)", "throughput (records/s)", rec, modelErrors(r))
+	out, err := figures.PlotFitCompared(filepath.Join(dir, "recovery"), "Recovery time: twin vs measured", "recovery time (s)", "throughput (records/s)", rec, modelErrors(r), figures.FitObserved("measured"))
 	if err != nil || len(lat) == 0 {
 		return out, err
 	}
-	more, err := figures.PlotFit(filepath.Join(dir, "latency"), "Pre-failure latency: twin vs measured", "latency (ms)", "throughput (records/s)", lat)
+	more, err := figures.PlotFit(filepath.Join(dir, "latency"), "Pre-failure latency: twin vs measured", "latency (ms)", "throughput (records/s)", lat, figures.FitObserved("measured"))
 	return append(out, more...), err
 }
 

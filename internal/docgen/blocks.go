@@ -19,6 +19,11 @@ func Figures() []Figure {
 			figs = append(figs, Figure{"docs/figures/" + set + "-" + f + ".png", file(named(evaluated, set), "evaluation-"+f+".png")})
 		}
 	}
+	// The profile `run` made for the Khaos variant: the one the khaos-ysb
+	// profiling block quotes.
+	for _, f := range []string{"latency", "recovery"} {
+		figs = append(figs, Figure{"docs/figures/khaos-ysb-profile-" + f + ".png", file(named(evaluated, "khaos-ysb"), "profile/"+f+"_model.png")})
+	}
 	for _, w := range []string{"ysb", "traffic", "wordcount"} {
 		for _, f := range []string{"summary", "timeline", "latency"} {
 			figs = append(figs, Figure{"docs/figures/daedalus-" + w + "-" + f + ".png", file(named(sweptAndEvaluated, "daedalus-"+w), "scaling-"+f+".png")})

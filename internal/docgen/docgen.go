@@ -182,6 +182,15 @@ func Run(c *Context, blocks []Block, figs []Figure, write bool) ([]Drift, error)
 			return nil, fmt.Errorf("block %q is in no document: remove it, or add its markers", b.Name)
 		}
 	}
+	figDrifts, err := RunFigures(c, figs, write)
+	return append(drifts, figDrifts...), err
+}
+
+// RunFigures regenerates the figures alone (make figures): with write it
+// rewrites those that differ, without it only reports them. A file in a
+// figures folder that no Figure makes is reported too.
+func RunFigures(c *Context, figs []Figure, write bool) ([]Drift, error) {
+	var drifts []Drift
 	made := map[string]bool{}
 	for _, f := range figs {
 		made[f.Path] = true

@@ -282,6 +282,10 @@ func (r *Result) Write(dir string) ([]string, error) {
 	return append(files, figs...), err
 }
 
+// ProfiledLabel names the profile's failure points in its figures: they
+// come from the twin's chaos experiments, so never "measured".
+const ProfiledLabel = "profiled (twin)"
+
 func (r *Result) plot(dir string) ([]string, error) {
 	var rec, lat []figures.FitPoint
 	for _, s := range r.Samples {
@@ -293,10 +297,13 @@ func (r *Result) plot(dir string) ([]string, error) {
 			lat = append(lat, figures.FitPoint{Group: g, X: s.Throughput, Measured: s.LatencyMs, Predicted: r.Models.Latency.Predict(s.Throughput, s.CheckpointIntervalS)})
 		}
 	}
-	out, err := figures.PlotFit(filepath.Join(dir, "recovery_model"), "Khaos recovery model (OLS) vs profiled failures", "recovery time (s)", "throughput (records/s)", rec)
+	// The profiled failures are the twin's own chaos experiments, not
+	// measurements: the figures say so.
+	profiled := figures.FitObserved(ProfiledLabel)
+	out, err := figures.PlotFit(filepath.Join(dir, "recovery_model"), "Khaos recovery model (OLS) vs profiled failures (twin)", "recovery time (s)", "throughput (records/s)", rec, profiled)
 	if err != nil {
 		return out, err
 	}
-	more, err := figures.PlotFit(filepath.Join(dir, "latency_model"), "Khaos latency model (OLS) vs profiled failures", "latency p99 (ms)", "throughput (records/s)", lat)
+	more, err := figures.PlotFit(filepath.Join(dir, "latency_model"), "Khaos latency model (OLS) vs profiled failures (twin)", "latency p99 (ms)", "throughput (records/s)", lat, profiled)
 	return append(out, more...), err
 }

@@ -159,7 +159,7 @@ func (ev *Evaluation) writeFailuresMarkdown(b *strings.Builder, names []string, 
 		at := ""
 		for _, v := range ev.Variants {
 			if k < len(v.Failures) {
-				at = fmtClock(v.Failures[k].FaultAtS)
+				at = textfmt.Clock(v.Failures[k].FaultAtS)
 				break
 			}
 		}
@@ -239,7 +239,7 @@ func (ev *Evaluation) writeVariantsMarkdown(b *strings.Builder, names []string) 
 				}
 				continue
 			}
-			parts = append(parts, fmtClock(c.AtS)+" → "+fmtCI(c.CheckpointIntervalS))
+			parts = append(parts, textfmt.Clock(c.AtS)+" → "+fmtCI(c.CheckpointIntervalS))
 		}
 		return strings.Join(parts, "; ")
 	})
@@ -352,12 +352,6 @@ func fmtPct(v float64) string {
 
 // fmtThousands is a rate in thousands (56.90 for 56 900).
 func fmtThousands(v float64) string { return fmtNum(v / 1000) }
-
-// fmtClock is h:mm:ss, rounded to the second.
-func fmtClock(s float64) string {
-	n := int64(math.Round(s))
-	return fmt.Sprintf("%d:%02d:%02d", n/3600, n/60%60, n%60)
-}
 
 func fmtSpan(s float64) string {
 	switch {

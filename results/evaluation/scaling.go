@@ -254,32 +254,52 @@ func WriteScaling(s *Scaling, out string) ([]string, error) {
 		names[i] = v.Name
 		firstDirs = append(firstDirs, v.Runs[0].Dir)
 	}
-	metric := func(fig, label string, log bool, ref float64) figures.ScalingMetric {
-		m := figures.ScalingMetric{Label: label, Log: log, Reference: ref}
+	// Every panel is drawn against the baseline: a dashed line at its
+	// mean, so what each autoscaler saves and pays is the distance to it.
+	// Times in the table's unit (s).
+	metric := func(fig, label string, log bool, scale float64) figures.ScalingMetric {
+		m := figures.ScalingMetric{Label: label, Log: log, Reference: math.NaN()}
 		for _, v := range s.Variants {
 			st := v.Stats[fig]
-			m.Mean, m.Low, m.High = append(m.Mean, st.Mean), append(m.Low, st.Low), append(m.High, st.High)
+			m.Mean, m.Low, m.High = append(m.Mean, st.Mean/scale), append(m.Low, st.Low/scale), append(m.High, st.High/scale)
+			if v.Name == s.Baseline {
+				m.Reference, m.ReferenceLabel = st.Mean/scale, s.Baseline+" (baseline)"
+			}
 		}
 		return m
 	}
 	usage := metric("usage", "resource usage (÷ "+s.Baseline+")", false, 1)
 	if s.Baseline == "" {
-		usage = metric("mean_parallelism", "mean parallelism", false, math.NaN())
+		usage = metric("mean_parallelism", "mean parallelism", false, 1)
 	}
-	title := cmp.Or(s.Scenario, "autoscaling") + ": mean and 95 % CI over seeds"
+	// Twin and live comparisons of one scenario carry their backends.
+	var sums []*results.Summary
+	for _, d := range firstDirs {
+		if sum, err := results.ReadSummary(d); err == nil {
+			sums = append(sums, &sum)
+		}
+	}
+	scen := cmp.Or(s.Scenario, "autoscaling") + figures.BackendTag(sums...)
+	title := scen + ": usage saved vs latency, lag and rescalings paid (lower is better)"
 	for _, f := range []func() ([]string, error){
 		func() ([]string, error) {
 			return figures.PlotScalingSummary(filepath.Join(out, "scaling-summary"), title, names, []figures.ScalingMetric{
-				usage, metric("latency_p99_p95_ms", "event-time p99, p95 over seconds (ms)", true, math.NaN()),
-				metric("lag_mean", "mean consumer lag (records)", true, math.NaN()), metric("rescalings", "rescalings", false, math.NaN())})
+				usage, metric("latency_p99_p95_ms", "p95 over seconds of the event-time p99 (s)", true, 1000),
+				metric("lag_mean", "mean consumer lag (records)", true, 1), metric("rescalings", "rescalings (count)", false, 1)})
 		},
 		func() ([]string, error) {
-			return figures.PlotLatencyDistributions(firstDirs, names, filepath.Join(out, "scaling-latency"), "cdf",
-				figures.WithLatencyColumn(ScalingLatencyColumn))
+			// What each autoscaler pays beyond the baseline, and where in the
+			// distribution; the CDFs without one.
+			latOpts := []figures.Option{figures.WithLatencyColumn(ScalingLatencyColumn)}
+			if s.Baseline == "" {
+				return figures.PlotLatencyDistributions(firstDirs, names, filepath.Join(out, "scaling-latency"), "cdf", latOpts...)
+			}
+			latOpts = append(latOpts, figures.WithTitle(scen+": the latency each autoscaler pays beyond "+s.Baseline))
+			return figures.PlotLatencyDifferences(firstDirs, names, filepath.Join(out, "scaling-latency"), s.Baseline, latOpts...)
 		},
 		func() ([]string, error) {
 			return figures.PlotScalingTimeline(filepath.Join(out, "scaling-timeline"),
-				fmt.Sprintf("%s, seed %d: parallelism and lag against the load", cmp.Or(s.Scenario, "autoscaling"), s.Variants[0].Runs[0].Seed), firstDirs, names)
+				fmt.Sprintf("%s, seed %d: when each autoscaler rescales and the lag it lets build", scen, s.Variants[0].Runs[0].Seed), firstDirs, names)
 		},
 	} {
 		p, err := f()

@@ -16,8 +16,9 @@ import (
 )
 
 // Write writes evaluation.md, failures.csv, variants.csv and the figures
-// evaluation-recovery, evaluation-latency (letter values beside the tail),
-// evaluation-panels (small multiples, a row per variant) and
+// evaluation-recovery, evaluation-latency (each variant's latency minus
+// the first's, by quantile, beside the tails), evaluation-panels (small
+// multiples, a row per variant) and
 // evaluation-faults (a zoom per fault; none without faults), each .png,
 // .svg and .pdf, into dir and returns their paths.
 func (ev *Evaluation) Write(dir string) ([]string, error) {

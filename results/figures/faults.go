@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/streamtwin/streamtwin/results/textfmt"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -49,7 +50,7 @@ func PlotFaults(runDirs []string, labels []string, base string, opts ...Option) 
 }
 
 // faultZooms lays out PlotFaults; nil when there is no fault.
-func faultZooms(runs []LabelledRun, o figureOptions) (*gridFigure, error) {
+func faultZooms(runs []LabelledRun, o figureOptions) (*faultFigure, error) {
 	series, err := readRunSeries(runs)
 	if err != nil {
 		return nil, err
@@ -79,74 +80,44 @@ func faultZooms(runs []LabelledRun, o figureOptions) (*gridFigure, error) {
 			bounds = append(bounds, r.Summary.QoS.RecoveryBoundS)
 		}
 	}
-	cols := min(len(which), 4)
+	// Three cells across a page (two in a single column): the strip's
+	// labels take a third of a cell, and the time axis needs room for
+	// three round labels.
+	cols := min(len(which), 3)
 	if o.width > 0 && o.width <= SingleColumn+0.5*vg.Inch {
 		cols = min(len(which), 2)
 	}
 	nrows := (len(which) + cols - 1) / cols
-	w, h, f := o.size(figWidth, 0.9*vg.Inch+2.1*vg.Inch*vg.Length(nrows))
-	g := &gridFigure{w: w, h: h}
-	var panels []*plot.Plot
-	for n, k := range which {
-		p := newPanel("")
-		if n%cols == 0 {
-			p.Y.Label.Text = "lag (records)"
-		}
-		if n >= len(which)-cols {
-			p.X.Label.Text = "time since the fault (s)"
-		}
-		right := 0.0 // the latest recovery (or end) after the fault, s
-		var at float64
-		var notes []note
-		for i, s := range series {
-			if k > len(s.faults) {
-				continue
-			}
-			fr := s.faults[k-1]
-			if len(notes) == 0 {
-				at = fr.AtS
-			}
-			end := s.endS - fr.AtS
-			if fr.Recovered() {
-				end = fr.RecoveryS
-			}
-			right = max(right, end)
-			notes = append(notes, note{text: runs[i].Label + ": " + recoveryText(fr), color: styleOf(i).line.Color})
-		}
-		xMax := right + margin
-		for i, s := range series {
-			if k > len(s.faults) {
-				continue
-			}
-			fr := s.faults[k-1]
-			st := styleOf(i)
-			d := s.d.window(fr.AtS-margin, fr.AtS+xMax)
-			x := make([]float64, len(d.t))
-			for j, v := range d.t {
-				x[j] = v - fr.AtS
-			}
-			addLine(p, x, d.lag, st.line, "", 0)
-			if fr.Recovered() {
-				p.Add(&plotter.Scatter{XYs: plotter.XYs{{X: fr.RecoveryS, Y: valueAt(d.t, d.lag, fr.AtS+fr.RecoveryS)}}, GlyphStyle: st.glyph})
-			}
-		}
-		p.Add(vline{x: 0, style: faultStyle})
-		for _, b := range bounds {
-			p.Add(vline{x: b, style: zoomBoundStyle})
-		}
-		p.Add(notesBox{notes: notes, size: 7.5 * f})
-		g.panelNotes = append(g.panelNotes, notes)
-		p.X.Min, p.X.Max = -margin, xMax
-		linearRange(p, 1.15+0.06*float64(len(notes))) // room for the notes
-		p.Title.Text = fmt.Sprintf("fault %d at %s", k, durationLabel(at))
-		p.Legend = plot.NewLegend()
-		scaleText(f*0.9, p)
-		panels = append(panels, p)
+	w := figWidth
+	if o.width > 0 {
+		w = o.width
 	}
-	for r := 0; r < nrows; r++ {
-		row := make([]*plot.Plot, cols)
-		copy(row, panels[r*cols:min(len(panels), (r+1)*cols)])
-		g.rows = append(g.rows, row)
+	f := textFactor(w)
+	g := &faultFigure{w: w, f: f, cols: cols}
+	// A cell per fault: the lag panel over the strip of recovery times.
+	lagH := 1.2 * vg.Inch
+	if f == 1 {
+		lagH = 1.6 * vg.Inch
+	}
+	g.h = vg.Points(70*f) + vg.Length(nrows)*(lagH+g.stripHeight(len(runs))+vg.Points(26*f))
+	var lags, strips []*plot.Plot
+	for n, k := range which {
+		z := newFaultZoom(runs, series, bounds, k, margin)
+		if z.lag == nil {
+			continue
+		}
+		if n%cols == 0 {
+			z.lag.Y.Label.Text = "lag (records)"
+		}
+		scaleText(f*0.9, z.lag, z.strip)
+		lags, strips = append(lags, z.lag), append(strips, z.strip)
+		g.panelNotes = append(g.panelNotes, z.notes)
+	}
+	for r := 0; r*cols < len(lags); r++ {
+		row, srow := make([]*plot.Plot, cols), make([]*plot.Plot, cols)
+		copy(row, lags[r*cols:min(len(lags), (r+1)*cols)])
+		copy(srow, strips[r*cols:min(len(strips), (r+1)*cols)])
+		g.rows, g.strips = append(g.rows, row), append(g.strips, srow)
 	}
 	for i, r := range runs {
 		g.key = append(g.key, keyEntry{label: r.Label, thumbs: styleOf(i).thumbs()})
@@ -164,6 +135,74 @@ func faultZooms(runs []LabelledRun, o figureOptions) (*gridFigure, error) {
 	return g, nil
 }
 
+// faultZoom is one fault's cell of PlotFaults: the runs' lag around the
+// fault, the strip of their recovery times under it (fastest on top), and
+// the recovery times as notes, in the runs' order.
+type faultZoom struct {
+	lag, strip *plot.Plot
+	notes      []note
+}
+
+// newFaultZoom draws the k'th fault (1-based) of the runs that have one,
+// from margin s before it to margin s after the latest recovery; lag is
+// nil when no run has a k'th fault.
+func newFaultZoom(runs []LabelledRun, series []runSeries, bounds []float64, k int, margin float64) faultZoom {
+	var z faultZoom
+	right := 0.0 // the latest recovery (or end) after the fault, s
+	at := math.NaN()
+	var rows []recoveryRow
+	for i, s := range series {
+		if k > len(s.faults) {
+			continue
+		}
+		fr := s.faults[k-1]
+		if math.IsNaN(at) {
+			at = fr.AtS
+		}
+		end := s.endS - fr.AtS
+		if fr.Recovered() {
+			end = fr.RecoveryS
+		}
+		right = max(right, end)
+		z.notes = append(z.notes, note{text: runs[i].Label + ": " + RecoveryText(fr), color: styleOf(i).line.Color})
+		rows = append(rows, recoveryRow{label: runs[i].Label, style: styleOf(i), fault: fr})
+	}
+	if len(rows) == 0 {
+		return z
+	}
+	xMax := right + margin
+	p := newPanel("")
+	for i, s := range series {
+		if k > len(s.faults) {
+			continue
+		}
+		fr := s.faults[k-1]
+		st := styleOf(i)
+		d := s.d.window(fr.AtS-margin, fr.AtS+xMax)
+		x := make([]float64, len(d.t))
+		for j, v := range d.t {
+			x[j] = v - fr.AtS
+		}
+		addLine(p, x, d.lag, st.line, "", 0)
+		if fr.Recovered() {
+			p.Add(&plotter.Scatter{XYs: plotter.XYs{{X: fr.RecoveryS, Y: valueAt(d.t, d.lag, fr.AtS+fr.RecoveryS)}}, GlyphStyle: st.glyph})
+		}
+	}
+	marks := []plot.Plotter{vline{x: 0, style: faultStyle}}
+	for _, b := range bounds {
+		marks = append(marks, vline{x: b, style: zoomBoundStyle})
+	}
+	p.Add(marks...)
+	p.X.Min, p.X.Max = -margin, xMax
+	linearRange(p, 1.08)
+	p.Title.Text = fmt.Sprintf("fault %d at %s", k, textfmt.Clock(at))
+	p.Legend = plot.NewLegend()
+	p.X.Tick.Marker = unlabelled{p.X.Tick.Marker} // the strip under it labels the shared axis
+	z.lag = p
+	z.strip = recoveryStrip(rows, -margin, xMax, marks)
+	return z
+}
+
 // valueAt is y at the sample nearest to time at (NaN: none).
 func valueAt(t, y []float64, at float64) float64 {
 	best, v := math.Inf(1), math.NaN()
@@ -179,22 +218,4 @@ func valueAt(t, y []float64, at float64) float64 {
 type note struct {
 	text  string
 	color color.Color
-}
-
-// notesBox writes its notes, one per line in their colours, in the top
-// right corner of a panel.
-type notesBox struct {
-	notes []note
-	size  float64 // pt
-}
-
-func (b notesBox) Plot(c draw.Canvas, _ *plot.Plot) {
-	sty := figTextStyle(b.size)
-	sty.XAlign, sty.YAlign = draw.XRight, draw.YTop
-	y := c.Max.Y - vg.Points(2)
-	for _, n := range b.notes {
-		sty.Color = n.color
-		c.FillText(sty, vg.Point{X: c.Max.X - vg.Points(3), Y: y}, n.text)
-		y -= sty.Height(n.text)
-	}
 }

@@ -116,7 +116,7 @@ func (o figureOptions) titleOr(def string) string {
 
 // UnitOf derives the unit of a runs.parquet or timeseries column from its
 // name: the suffixes _ms, _s, _seconds and _bytes; scenario paths ending in
-// interval, at, duration, timeout, delay → s and rate, peak → records/s; and
+// interval, at, duration, timeout, delay, period, _time, uptime, window → s and rate, peak → records/s; and
 // the summary figures that carry no suffix. It returns "" when unknown.
 func UnitOf(name string) string {
 	n := strings.ToLower(name)
@@ -133,6 +133,7 @@ func UnitOf(name string) string {
 		switch {
 		case last == "at" || strings.HasSuffix(last, "interval") || strings.HasSuffix(last, "duration") ||
 			strings.HasSuffix(last, "timeout") || strings.HasSuffix(last, "delay") || strings.HasSuffix(last, "period") ||
+			strings.HasSuffix(last, "_time") || strings.HasSuffix(last, "uptime") || strings.HasSuffix(last, "window") ||
 			strings.HasPrefix(last, "before_"):
 			return "s"
 		case strings.HasSuffix(last, "rate") || strings.HasSuffix(last, "peak") || strings.HasSuffix(last, "capacity"):
@@ -305,6 +306,9 @@ func writeFigure(base string, w, h vg.Length, render func(draw.Canvas)) ([]strin
 			return c
 		}},
 	}
+	if testHookRender != nil {
+		testHookRender(w, h, render)
+	}
 	var paths []string
 	for _, f := range formats {
 		b, err := paint(f.canvas())
@@ -321,7 +325,7 @@ func writeFigure(base string, w, h vg.Length, render func(draw.Canvas)) ([]strin
 
 // drawPlot draws a single plot with the margins drawStack uses.
 func drawPlot(p *plot.Plot, dc draw.Canvas) {
-	p.Draw(draw.Crop(dc, vg.Points(4), -vg.Points(10), vg.Points(4), -vg.Points(4)))
+	drawOn(p, draw.Crop(dc, vg.Points(4), -vg.Points(10), vg.Points(4), -vg.Points(4)))
 }
 
 // figTextStyle is the default plot text at size pt.

@@ -490,6 +490,8 @@ func TestAxisLabel(t *testing.T) {
 		"workload.peak":                 "workload peak (records/s)",
 		"faults[0].at":                  "faults[0] at (s)",
 		"job.restart.delay":             "restart delay (s)",
+		"policy.restart_time":           "policy restart time (s)",
+		"policy.scale_down_interval":    "policy scale down interval (s)",
 		"job.parallelism":               "job parallelism",
 		"throughput_mean":               "throughput mean (records/s)",
 		"lag_max":                       "lag max (records)",

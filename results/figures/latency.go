@@ -21,7 +21,8 @@ import (
 
 // Latency distribution kinds.
 const (
-	// LatencyOverview is a letter-value plot beside the tail (CCDF).
+	// LatencyOverview is each run's difference from the first at several
+	// quantiles, beside the tail (CCDF).
 	LatencyOverview = "overview"
 	LatencyCDF      = "cdf"
 	LatencyCCDF     = "ccdf"
@@ -40,10 +41,12 @@ const maxLetterLevels = 8
 // latency_p99_ms (WithLatencyColumn picks another column) of several runs,
 // NaN intervals (no output) skipped, each run in its style of the run set.
 // kind:
-//   - "overview": a letter-value plot beside the tail (CCDF);
+//   - "overview": each run's difference from the first (the baseline) at
+//     the p50, p90, p99, p99.9 and maximum, beside the tails (CCDF) of all
+//     runs on one log axis, the runs named in a key above;
 //   - "cdf": empirical CDFs, on a log x axis when the values span more
 //     than a factor 100 (or the largest reaches 10x past the largest
-//     median), with the ends of the data range labelled;
+//     median), with round ticks only;
 //   - "ccdf": the tail, P(latency > x) on a log axis down to 1/n, with the
 //     p99 and p99.9 levels marked;
 //   - "letter": letter-value plots (Hofmann, Wickham, Kafadar 2017): the
@@ -54,21 +57,51 @@ const maxLetterLevels = 8
 //
 // labels name the runs; nil names them by folder.
 func PlotLatencyDistributions(runDirs []string, labels []string, base string, kind string, opts ...Option) (paths []string, err error) {
+	return plotLatency(runDirs, labels, base, kind, "", opts...)
+}
+
+// PlotLatencyDifferences is PlotLatencyDistributions' overview against the
+// run labelled baseline ("": the first run): each run's difference from it
+// at the p50, p90, p99, p99.9 and maximum, beside the tails of all runs.
+func PlotLatencyDifferences(runDirs []string, labels []string, base string, baseline string, opts ...Option) (paths []string, err error) {
+	return plotLatency(runDirs, labels, base, LatencyOverview, baseline, opts...)
+}
+
+func plotLatency(runDirs []string, labels []string, base, kind, baseline string, opts ...Option) (paths []string, err error) {
 	defer func() {
 		if err != nil {
 			err = fmt.Errorf("results: latency figure: %w", err)
 		}
 	}()
 	o := collectOptions(opts)
-	plots, err := latencyPlots(runDirs, labels, kind, o)
+	plots, err := latencyPanels(runDirs, labels, kind, baseline, o)
 	if err != nil {
 		return nil, err
 	}
-	if len(plots) == 2 { // the overview: headings over the two panels
+	if len(plots) == 2 { // the overview: a key and headings over the two panels
+		runs, err := LabelRuns(runDirs, labels)
+		if err != nil {
+			return nil, err
+		}
+		const tailHeading = "tail: share of intervals above each latency"
 		w, h, f := o.size(2*singleWidth, singleHeight)
-		scaleText(f, plots...)
+		heading := plots[0].Title.Text
 		g := &gridFigure{title: o.titleOr(""), w: w, h: h, rows: [][]*plot.Plot{plots},
-			colTitles: []string{"distribution (letter values)", "tail"}}
+			colTitles: []string{heading, tailHeading}}
+		plots[0].Title.Text = ""
+		if o.width > 0 && o.width <= SingleColumn+0.5*vg.Inch {
+			// A single column: the panels one above the other, full width.
+			g.h = 2 * singleHeight * o.width / singleWidth
+			g.rows, g.colTitles = [][]*plot.Plot{{plots[0]}, {plots[1]}}, nil
+			plots[0].Title.Text, plots[1].Title.Text = heading, tailHeading
+			for _, p := range plots {
+				p.Title.TextStyle.Font.Size = vg.Points(9)
+			}
+		}
+		scaleText(f, plots...)
+		for i, r := range runs {
+			g.key = append(g.key, keyEntry{label: r.Label, thumbs: styleOf(i).thumbs()})
+		}
 		return g.write(base)
 	}
 	w, h, f := o.size(singleWidth, singleHeight)
@@ -78,6 +111,12 @@ func PlotLatencyDistributions(runDirs []string, labels []string, base string, ki
 
 // latencyPlots builds the plots of PlotLatencyDistributions.
 func latencyPlots(runDirs []string, labels []string, kind string, o figureOptions) ([]*plot.Plot, error) {
+	return latencyPanels(runDirs, labels, kind, "", o)
+}
+
+// latencyPanels builds the plots of a latency figure, the overview's
+// differences from the run labelled baseline ("": the first).
+func latencyPanels(runDirs []string, labels []string, kind, baseline string, o figureOptions) ([]*plot.Plot, error) {
 	known := false
 	for _, k := range LatencyKinds {
 		known = known || k == kind
@@ -117,7 +156,7 @@ func latencyPlots(runDirs []string, labels []string, kind string, o figureOption
 	case LatencyCDF:
 		plots = []*plot.Plot{latencyCDF(runs, data, cmp.Or(o.xLabel, valueLabel), logAxis, lo, hi, o)}
 	case LatencyCCDF:
-		plots = []*plot.Plot{latencyCCDF(runs, data, cmp.Or(o.xLabel, valueLabel), logAxis, lo, hi)}
+		plots = []*plot.Plot{latencyCCDF(runs, data, cmp.Or(o.xLabel, valueLabel), logAxis, lo, hi, true)}
 	case LatencyLetter:
 		plots = []*plot.Plot{latencyLetters(runs, data, cmp.Or(o.yLabel, valueLabel), logAxis, lo, hi)}
 	case LatencyBox:
@@ -127,11 +166,19 @@ func latencyPlots(runDirs []string, labels []string, kind string, o figureOption
 		}
 		plots = []*plot.Plot{p}
 	case LatencyOverview:
-		plots = []*plot.Plot{
-			latencyLetters(runs, data, cmp.Or(o.yLabel, valueLabel), logAxis, lo, hi),
-			latencyCCDF(runs, data, cmp.Or(o.xLabel, valueLabel), logAxis, lo, hi),
+		// The heading names the baseline; PlotLatencyDistributions moves it
+		// over the panel.
+		b := slices.IndexFunc(runs, func(r LabelledRun) bool { return r.Label == baseline })
+		if b < 0 && baseline != "" {
+			return nil, fmt.Errorf("baseline %q: no run has that label", baseline)
 		}
-		return plots, nil
+		b = max(b, 0)
+		ratioLabel := ReadableName(o.latency) + " ÷ " + runs[b].Label + "'s (×)"
+		diff, ratio := latencyDiffs(data, b, cmp.Or(o.yLabel, "Δ "+valueLabel), cmp.Or(o.yLabel, ratioLabel))
+		diff.Title.Text = diffHeading(runs[b].Label, b == 0 && baseline == "", ratio)
+		tail := latencyCCDF(runs, data, cmp.Or(o.xLabel, valueLabel), logAxis, lo, hi, false)
+		tail.Legend = plot.NewLegend() // the figure's key names the runs
+		return []*plot.Plot{diff, tail}, nil
 	}
 	plots[0].Title.Text = title
 	return plots, nil
@@ -145,7 +192,7 @@ func latencyCDF(runs []LabelledRun, data [][]float64, xlabel string, logAxis boo
 	floor := math.Inf(-1)
 	if logAxis {
 		p.X.Scale = plot.LogScale{}
-		p.X.Tick.Marker = endTicks{Ticker: siTicks{logTicks{}}, lo: lo, hi: hi, log: true}
+		p.X.Tick.Marker = siTicks{logTicks{}}
 		floor = 0 // a log axis cannot show zero
 	} else {
 		p.X.Tick.Marker = siTicks{niceTicks{}}
@@ -267,8 +314,8 @@ func latencyBoxes(runs []LabelledRun, data [][]float64, ylabel string, logAxis b
 
 // latencyCCDF draws the tail of each distribution: the share of intervals
 // above x, on a log axis from 1 down to 1/n, with the p99 and p99.9
-// levels marked.
-func latencyCCDF(runs []LabelledRun, data [][]float64, xlabel string, logAxis bool, lo, hi float64) *plot.Plot {
+// levels marked (and named, when named).
+func latencyCCDF(runs []LabelledRun, data [][]float64, xlabel string, logAxis bool, lo, hi float64, named bool) *plot.Plot {
 	p := newPanel("share of intervals above")
 	p.X.Label.Text = xlabel
 	// Bottom left: the tails fall away to the right, the bulk is at the top.
@@ -281,7 +328,7 @@ func latencyCCDF(runs []LabelledRun, data [][]float64, xlabel string, logAxis bo
 	floor := math.Inf(-1)
 	if logAxis {
 		p.X.Scale = plot.LogScale{}
-		p.X.Tick.Marker = endTicks{Ticker: siTicks{logTicks{}}, lo: lo, hi: hi, log: true}
+		p.X.Tick.Marker = siTicks{logTicks{}}
 		floor = 0
 	} else {
 		p.X.Tick.Marker = siTicks{niceTicks{}}
@@ -317,6 +364,9 @@ func latencyCCDF(runs []LabelledRun, data [][]float64, xlabel string, logAxis bo
 		label string
 	}{{0.01, "p99"}, {0.001, "p99.9"}} {
 		if q.share >= minShare {
+			if !named {
+				q.label = ""
+			}
 			p.Add(hline{y: math.Log10(q.share), style: refStyle, label: q.label})
 		}
 	}
@@ -353,7 +403,7 @@ func latencyLetters(runs []LabelledRun, data [][]float64, ylabel string, logAxis
 	rotateLongNames(p, names)
 	if logAxis {
 		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = endTicks{Ticker: siTicks{logTicks{}}, lo: lo, hi: hi, log: true}
+		p.Y.Tick.Marker = siTicks{logTicks{}}
 		p.Y.Min, p.Y.Max = lo/1.3, hi*1.3
 	} else {
 		p.Y.Min, p.Y.Max = 0, max(hi*1.05, 1)
@@ -454,42 +504,6 @@ func (shareTicks) Ticks(min, max float64) []plot.Tick {
 				t.Label = strconv.FormatFloat(100*math.Pow(10, k), 'g', 3, 64) + "%"
 			}
 			ts = append(ts, t)
-		}
-	}
-	return ts
-}
-
-// endTicks adds labelled ticks at the ends of the data range, lo and hi, to
-// another ticker, and drops the labels of its ticks too close to them: on a
-// log axis the data's ends can fall between decades and go unlabelled.
-type endTicks struct {
-	plot.Ticker
-	lo, hi float64
-	log    bool
-}
-
-func (e endTicks) Ticks(min, max float64) []plot.Tick {
-	ts := e.Ticker.Ticks(min, max)
-	pos := func(v float64) float64 {
-		if e.log {
-			return math.Log10(v)
-		}
-		return v
-	}
-	near := 0.07 * (pos(max) - pos(min))
-	for i := range ts {
-		if ts[i].IsMinor() {
-			continue
-		}
-		for _, end := range []float64{e.lo, e.hi} {
-			if math.Abs(pos(ts[i].Value)-pos(end)) < near {
-				ts[i].Label = ""
-			}
-		}
-	}
-	for _, end := range []float64{e.lo, e.hi} {
-		if end >= min && end <= max {
-			ts = append(ts, plot.Tick{Value: end, Label: siLabel(roundSig(end, 3))})
 		}
 	}
 	return ts

@@ -135,8 +135,12 @@ func panelsOverlay(runs []LabelledRun, base string, o figureOptions) (paths []st
 	})
 }
 
-// panelsRowHeight is the height of one run's row of small multiples.
-const panelsRowHeight = 1.15 * vg.Inch
+// panelsRowHeight is the height of one run's row of small multiples, and
+// minRowHeight the least it shrinks to at a narrow width.
+const (
+	panelsRowHeight = 1.15 * vg.Inch
+	minRowHeight    = 0.85 * vg.Inch
+)
 
 // runSeries is what the time panels read of one run.
 type runSeries struct {
@@ -235,11 +239,11 @@ func (g *gridFigure) draw(dc draw.Canvas) {
 	cols := len(g.rows[0])
 	tiles := draw.Tiles{Rows: len(g.rows), Cols: cols, PadTop: vg.Points(2), PadBottom: vg.Points(4),
 		PadLeft: vg.Points(4), PadRight: vg.Points(8), PadX: vg.Points(10), PadY: vg.Points(5)}
-	cs := plot.Align(g.rows, tiles, area)
+	cs := alignFitted(g.rows, tiles, area)
 	for i, row := range g.rows {
 		for j, p := range row {
 			if p != nil {
-				p.Draw(cs[i][j])
+				drawOn(p, cs[i][j])
 			}
 		}
 	}
@@ -268,6 +272,8 @@ func smallMultiples(runs []LabelledRun, o figureOptions) (*gridFigure, error) {
 		return nil, err
 	}
 	w, h, f := o.size(figWidth, 0.7*vg.Inch+panelsRowHeight*vg.Length(len(runs)))
+	// A row keeps room for four labels on its y axes, however narrow.
+	h = max(h, 0.7*vg.Inch+minRowHeight*vg.Length(len(runs)))
 	g := &gridFigure{w: w, h: h, colTitles: []string{"rate (records/s)", "lag (records)", AxisLabel("latency_p99_ms"), "checkpoint interval (s)"}}
 
 	win := make([]plotData, len(series))
@@ -283,9 +289,7 @@ func smallMultiples(runs []LabelledRun, o figureOptions) (*gridFigure, error) {
 		recovered, unrecovered = recovered || rec, unrecovered || unrec
 		for k, p := range row {
 			top[k] = max(top[k], p.Y.Max)
-			for _, x := range marks {
-				p.Add(faultTick{x: x})
-			}
+			p.Add(faultMarks{xs: marks})
 		}
 		g.rows = append(g.rows, row)
 		g.rowLabels = append(g.rowLabels, runs[i].Label)
@@ -293,7 +297,16 @@ func smallMultiples(runs []LabelledRun, o figureOptions) (*gridFigure, error) {
 		g.rowFaults = append(g.rowFaults, marks)
 	}
 	ax.share(g.rows, top, f)
-	g.key = []keyEntry{{label: "input rate", thumbs: []plot.Thumbnailer{&plotter.Line{LineStyle: inputStyle}}}}
+	ciFlat := true
+	for _, d := range win {
+		_, flat := flatValue(d.ci)
+		ciFlat = ciFlat && flat
+	}
+	keep := panelsColumns(w, f, ciFlat)
+	g.keepColumns(keep)
+	if keep[0] == 0 { // the rate column, which draws the input rate
+		g.key = []keyEntry{{label: "input rate", thumbs: []plot.Thumbnailer{&plotter.Line{LineStyle: inputStyle}}}}
+	}
 	if len(g.rowFaults) > 0 {
 		g.key = append(g.key, keyEntry{label: "fault", thumbs: []plot.Thumbnailer{faultTick{}}})
 	}
@@ -303,11 +316,67 @@ func smallMultiples(runs []LabelledRun, o figureOptions) (*gridFigure, error) {
 	if unrecovered {
 		g.key = append(g.key, keyEntry{label: "unrecovered (fault → end)", thumbs: []plot.Thumbnailer{&plotter.Polygon{Color: unrecoveredFill}}})
 	}
+	if ciFlat {
+		g.key = append(g.key, keyEntry{label: "checkpoint interval constant in each row (not drawn)"})
+	}
 	g.title = o.titleOr(runSetTitle(runs))
 	if o.window.fault > 0 && g.title != "" {
 		g.title += fmt.Sprintf(" — fault %d", o.window.fault)
 	}
 	return g, nil
+}
+
+// minPanelWidth is the narrowest data area of a small multiple: five
+// labels of a time axis ("0 2 4 6 8") fit.
+const minPanelWidth = 70 // points
+
+// panelsColumns are the columns of PlotPanels (0 rate, 1 lag, 2 latency,
+// 3 checkpoint interval) that a figure w wide with text at factor f has
+// room for at minPanelWidth each, in order: lag and latency p99 first,
+// where the runs differ most, then the checkpoint interval, unless ciFlat
+// (flat in every row: each row's name says it), then the rate, whose input
+// is the same in every row.
+func panelsColumns(w vg.Length, f float64, ciFlat bool) []int {
+	prio := []int{1, 2, 3, 0}
+	if ciFlat {
+		prio = []int{1, 2, 0}
+	}
+	n := len(prio)
+	for n > 1 {
+		// the grid's side pads and the row names; per column its tick
+		// labels and the gap to the next
+		fixed, per := vg.Points(12+12*f), vg.Points(30*f+10)
+		if (w-fixed)/vg.Length(n)-per >= vg.Points(minPanelWidth) {
+			break
+		}
+		n--
+	}
+	keep := slices.Clone(prio[:n])
+	slices.Sort(keep)
+	return keep
+}
+
+// keepColumns keeps only the columns keep of g (and their titles); the run's
+// name moves to the first one kept.
+func (g *gridFigure) keepColumns(keep []int) {
+	if len(keep) == len(g.colTitles) {
+		return
+	}
+	var titles []string
+	for _, k := range keep {
+		titles = append(titles, g.colTitles[k])
+	}
+	g.colTitles = titles
+	for i, row := range g.rows {
+		kept := make([]*plot.Plot, 0, len(keep))
+		for _, k := range keep {
+			kept = append(kept, row[k])
+		}
+		if first := row[keep[0]]; first != row[0] {
+			first.Y.Label = row[0].Y.Label
+		}
+		g.rows[i] = kept
+	}
 }
 
 // panelsAxes are what the rows of PlotPanels share: the time window [lo,
@@ -372,15 +441,25 @@ func (ax panelsAxes) runRow(label string, st variantStyle, d plotData, faults []
 			}
 		}
 	}
-	addLine(rates, t, d.in, inputStyle, "", 0)
-	addLine(rates, t, d.thr, line, "", 0)
+	// Many more samples than pixels: rates as means per bucket, as in
+	// PlotRun, and the latency as a band.
+	dense := len(t) > denseSamples
+	k := 1
+	if dense {
+		k, _ = bandBucket(d.t, maxFinite(d.ci))
+		addMean(rates, t, d.in, k, inputStyle, "")
+		addMean(rates, t, d.thr, k, line, "")
+	} else {
+		addLine(rates, t, d.in, inputStyle, "", 0)
+		addLine(rates, t, d.thr, line, "", 0)
+	}
 	addLine(lag, t, d.lag, line, "", 0)
-	if len(t) > denseSamples {
-		k, _ := bandBucket(d.t, maxFinite(d.ci))
+	if dense {
 		fill := color.NRGBA{}
 		r, gr, b, _ := st.line.Color.RGBA()
 		fill.R, fill.G, fill.B, fill.A = uint8(r>>8), uint8(gr>>8), uint8(b>>8), 0x90
-		addBand(lat, t, d.p99, k, fill, "", ax.latFloor)
+		edge := draw.LineStyle{Color: st.line.Color, Width: vg.Points(0.7)}
+		addBand(lat, t, d.p99, k, fill, edge, "", ax.latFloor)
 	} else {
 		addLine(lat, t, d.p99, line, "", ax.latFloor)
 	}
@@ -404,7 +483,7 @@ func (ax panelsAxes) share(rows [][]*plot.Plot, top [4]float64, f float64) {
 			p.X.Min, p.X.Max = ax.lo/ax.scale, ax.hi/ax.scale
 			p.Y.Max = top[k]
 			if k == 2 && ax.latLog {
-				p.Y.Min, p.Y.Max = ax.latLo/1.5, ax.latHi*1.5
+				p.Y.Min, p.Y.Max = decadeBelow(ax.latLo), decadeAbove(ax.latHi)
 			} else {
 				linearRange(p, 1.08)
 			}

@@ -8,7 +8,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -48,6 +47,8 @@ type plotData struct {
 // the figure survives black-and-white printing.
 var (
 	solid      = draw.LineStyle{Color: color.Black, Width: vg.Points(1.1)}
+	p50Line    = draw.LineStyle{Color: color.Gray{Y: 0x50}, Width: vg.Points(0.8)}
+	p99Line    = draw.LineStyle{Color: color.RGBA{R: 0x1f, G: 0x5f, B: 0xbf, A: 0xff}, Width: vg.Points(1.3)}
 	dashed     = draw.LineStyle{Color: color.RGBA{R: 0x1f, G: 0x5f, B: 0xbf, A: 0xff}, Width: vg.Points(1.1), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}
 	faultStyle = draw.LineStyle{Color: color.RGBA{R: 0xc0, G: 0x20, B: 0x20, A: 0xff}, Width: vg.Points(0.9), Dashes: []vg.Length{vg.Points(6), vg.Points(3)}}
 	reconStyle = draw.LineStyle{Color: color.RGBA{R: 0x20, G: 0x80, B: 0x40, A: 0xff}, Width: vg.Points(1.1), Dashes: []vg.Length{vg.Points(1), vg.Points(2.5)}}
@@ -65,7 +66,7 @@ func PlotRun(runDir string, opts ...Option) (paths []string, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("results: plot %s: %w", runDir, err)
 	}
-	paths, err = writeFigure(f.base, f.w, f.h, func(dc draw.Canvas) { drawStack(f.panels, dc) })
+	paths, err = writeFigure(f.base, f.w, f.h, f.draw)
 	if err != nil {
 		return nil, fmt.Errorf("results: plot %s: %w", runDir, err)
 	}
@@ -88,8 +89,34 @@ func PlotRun(runDir string, opts ...Option) (paths []string, err error) {
 // stackFigure is PlotRun's figure before it is drawn.
 type stackFigure struct {
 	panels []*plot.Plot
+	// title and key (what the panels draw) are written over them, marks
+	// are the faults of the strip above the panels, note is written under
+	// them; text is sized by factor.
+	title  string
+	marks  []stripMark
+	key    []keyEntry
+	note   string
+	factor float64
 	base   string
 	w, h   vg.Length
+}
+
+// draw draws the panels, the key and the fault strip over them and the
+// note under them.
+func (f *stackFigure) draw(dc draw.Canvas) {
+	area := dc
+	if f.note != "" {
+		sty := figTextStyle(8 * f.factor)
+		sty.YAlign = draw.YBottom
+		dc.FillText(sty, vg.Point{X: dc.Min.X + vg.Points(6), Y: dc.Min.Y + vg.Points(3)}, f.note)
+		area = draw.Crop(dc, 0, 0, sty.Height(f.note)+vg.Points(3), 0)
+	}
+	head := drawKey(dc, f.title, f.key, f.factor)
+	if len(f.marks) > 0 {
+		head += stripHeight(f.panels[0].Y.Tick.Label.Font.Size)
+	}
+	cs := drawStack(f.panels, draw.Crop(area, 0, 0, 0, -head))
+	drawFaultStrip(f.panels[0], cs[0], f.marks)
 }
 
 func runFigure(runDir string, o figureOptions) (*stackFigure, error) {
@@ -124,11 +151,13 @@ func runFigure(runDir string, o figureOptions) (*stackFigure, error) {
 	if o.window.fault > 0 {
 		title += fmt.Sprintf(" — fault %d", o.window.fault)
 	}
-	plots := buildPanels(d.window(lo, hi), events, faults, o.titleOr(title), lo, hi)
+	rp := buildPanels(d.window(lo, hi), events, faults, lo, hi)
 	w, h, f := o.size(figWidth, figHeight)
-	scaleText(f, plots...)
-	base := filepath.Join(runDir, strings.TrimSuffix(results.FigurePNG, ".png")+o.window.suffix())
-	return &stackFigure{panels: plots, base: base, w: w, h: h}, nil
+	scaleText(f, rp.panels...)
+	sf := &stackFigure{title: o.titleOr(title), panels: rp.panels, marks: rp.marks, key: rp.key,
+		note: strings.Join(rp.notes, " "), factor: f, w: w, h: h}
+	sf.base = filepath.Join(runDir, strings.TrimSuffix(results.FigurePNG, ".png")+o.window.suffix())
+	return sf, nil
 }
 
 // maxFinite is the largest finite value of xs, or 0.
@@ -154,7 +183,9 @@ func (d plotData) window(lo, hi float64) plotData {
 	return plotData{cut(d.t), cut(d.in), cut(d.thr), cut(d.lag), cut(d.p50), cut(d.p99), cut(d.ci)}
 }
 
-func drawStack(plots []*plot.Plot, dc draw.Canvas) {
+// drawStack draws plots one above the other on a shared x axis and returns
+// the canvas each was drawn in.
+func drawStack(plots []*plot.Plot, dc draw.Canvas) []draw.Canvas {
 	// Panels paint only their own tiles; the SVG would be transparent between.
 	dc.SetColor(color.White)
 	dc.Fill(dc.Rectangle.Path())
@@ -164,9 +195,26 @@ func drawStack(plots []*plot.Plot, dc draw.Canvas) {
 	}
 	tiles := draw.Tiles{Rows: len(plots), Cols: 1, PadTop: vg.Points(4), PadBottom: vg.Points(4),
 		PadLeft: vg.Points(4), PadRight: vg.Points(10), PadY: vg.Points(6)}
-	for i, cs := range plot.Align(rows, tiles, dc) {
-		rows[i][0].Draw(cs[0])
+	var out []draw.Canvas
+	for i, cs := range alignFitted(rows, tiles, dc) {
+		drawOn(rows[i][0], cs[0])
+		out = append(out, cs[0])
 	}
+	return out
+}
+
+// alignFitted is plot.Align after the tick labels are fitted to the
+// panels (fitTicks): aligned with the labels before fitting, a panel whose
+// fitted labels are narrower would shift its data off the shared axis.
+func alignFitted(rows [][]*plot.Plot, tiles draw.Tiles, dc draw.Canvas) [][]draw.Canvas {
+	for i, cs := range plot.Align(rows, tiles, dc) {
+		for j, p := range rows[i] {
+			if p != nil {
+				fitTicks(p, cs[j])
+			}
+		}
+	}
+	return plot.Align(rows, tiles, dc)
 }
 
 // denseSamples is the number of samples in a panel above which a jagged
@@ -175,23 +223,100 @@ func drawStack(plots []*plot.Plot, dc draw.Canvas) {
 // zig-zag at under a pixel and print as a hatched ribbon.
 const denseSamples = 1500
 
-func buildPanels(d plotData, events []results.Event, faults []measure.FaultRecovery, title string, lo, hi float64) []*plot.Plot {
+// runPanels is PlotRun's figure in axis units: its panels, the faults of
+// its strip and a note under the panels (what a left-out panel showed).
+type runPanels struct {
+	panels []*plot.Plot
+	marks  []stripMark
+	key    []keyEntry
+	notes  []string
+}
+
+func buildPanels(d plotData, events []results.Event, faults []measure.FaultRecovery, lo, hi float64) runPanels {
 	scale, unit := timeUnit(hi - lo)
 	t := make([]float64, len(d.t))
 	for i, v := range d.t {
 		t[i] = v / scale
 	}
+	// Many more samples than pixels: rates as means and latencies as
+	// bands per bucket (at least two checkpoint intervals); a zoom keeps
+	// every sample.
+	dense := len(t) > denseSamples
+	k, per := 1, ""
+	if dense {
+		k, per = bandBucket(d.t, maxFinite(d.ci))
+	}
 
-	rates := newPanel("records/s")
-	rates.Title.Text = title
-	addLine(rates, t, d.in, solid, "input rate", 0)
-	addLine(rates, t, d.thr, dashed, "throughput", 0)
-	linearRange(rates, 1.3)
+	rates := newPanel("rate (records/s)")
+	if dense {
+		addMean(rates, t, d.in, k, solid, "")
+		addMean(rates, t, d.thr, k, dashed, "")
+	} else {
+		addLine(rates, t, d.in, solid, "", 0)
+		addLine(rates, t, d.thr, dashed, "", 0)
+	}
+	linearRange(rates, 1.08)
 
 	lag := newPanel("lag (records)")
 	addLine(lag, t, d.lag, solid, "", 0)
-	linearRange(lag, 1.35)
+	linearRange(lag, 1.08)
 
+	out := runPanels{panels: []*plot.Plot{rates, lag, latencyPanel(d, t, dense, k)}}
+	out.key = []keyEntry{
+		{label: "input rate", thumbs: []plot.Thumbnailer{&plotter.Line{LineStyle: solid}}},
+		{label: "throughput", thumbs: []plot.Thumbnailer{&plotter.Line{LineStyle: dashed}}},
+	}
+	if dense {
+		out.key = append(out.key,
+			keyEntry{label: "latency p50", thumbs: []plot.Thumbnailer{&plotter.Polygon{Color: p50Fill}}},
+			keyEntry{label: "latency p99", thumbs: []plot.Thumbnailer{&plotter.Polygon{Color: p99Fill, LineStyle: p99Edge}}})
+		out.notes = append(out.notes, "Rates: mean per "+per+"; latencies: min–max per "+per+".")
+	} else {
+		out.key = append(out.key,
+			keyEntry{label: "latency p50", thumbs: []plot.Thumbnailer{&plotter.Line{LineStyle: p50Line}}},
+			keyEntry{label: "latency p99", thumbs: []plot.Thumbnailer{&plotter.Line{LineStyle: p99Line}}})
+	}
+	// A checkpoint interval that never changes is said, not drawn.
+	if v, flat := flatValue(d.ci); flat {
+		out.notes = append(out.notes, "Checkpoint interval "+durationLabel(v)+" throughout.")
+	} else {
+		ci := newPanel("checkpoint interval (s)")
+		for _, seg := range addLine(ci, t, d.ci, solid, "", 0) {
+			seg.StepStyle = plotter.PreStep // the value holds over the interval ending at TimeS
+		}
+		linearRange(ci, 1.15)
+		out.panels = append(out.panels, ci)
+	}
+	panels := out.panels
+	panels[len(panels)-1].X.Label.Text = "time (" + unit + ")"
+	if addRecoverySpans(panels, faults, scale, lo, hi) {
+		out.key = append(out.key, keyEntry{label: "recovery", thumbs: []plot.Thumbnailer{&plotter.Polygon{Color: recoveryFill}}})
+	}
+	out.key = append(out.key, addEventMarkers(panels, events, scale)...)
+	for i, f := range faults {
+		if f.AtS >= lo && f.AtS <= hi {
+			out.marks = append(out.marks, stripMark{x: f.AtS / scale, num: i + 1, label: RecoveryText(f)})
+		}
+	}
+	xMin, xMax := lo/scale, hi/scale
+	if !(xMax > xMin) { // a lone sample at t=0 still needs a non-empty axis
+		xMax = xMin + 1
+	}
+	for i, p := range panels {
+		p.X.Min, p.X.Max = xMin, xMax
+		p.Legend = plot.NewLegend() // the key above the panels names the lines
+		if i < len(panels)-1 {
+			p.X.Tick.Marker = unlabelled{p.X.Tick.Marker}
+		}
+	}
+	return out
+}
+
+// latencyPanel draws the latency p50 and, over it, the p99: the tail is
+// what a fault hurts, so nothing may hide it. Dense runs draw both as bands
+// (min–max per bucket of k samples), the p50's light grey and the p99's
+// blue with its upper edge stroked.
+func latencyPanel(d plotData, t []float64, dense bool, k int) *plot.Plot {
 	lat := newPanel("latency (ms)")
 	p50, p99 := d.p50, d.p99
 	lo99, hi99 := positiveRange(p50, p99)
@@ -202,41 +327,20 @@ func buildPanels(d plotData, events []results.Event, faults []measure.FaultRecov
 		lat.Y.Tick.Marker = siTicks{logTicks{}}
 		floor = math.SmallestNonzeroFloat64
 	}
-	if len(t) > denseSamples {
-		k, per := bandBucket(d.t, maxFinite(d.ci))
-		addBand(lat, t, p50, k, p50Fill, "p50 (min–max per "+per+")", floor)
-		addBand(lat, t, p99, k, p99Fill, "p99 (min–max per "+per+")", floor)
+	if dense {
+		addBand(lat, t, p50, k, p50Fill, draw.LineStyle{}, "", floor)
+		addBand(lat, t, p99, k, p99Fill, p99Edge, "", floor)
 	} else {
-		addLine(lat, t, p50, solid, "p50", floor)
-		addLine(lat, t, p99, dashed, "p99", floor)
+		addLine(lat, t, p50, p50Line, "", floor)
+		addLine(lat, t, p99, p99Line, "", floor)
 	}
 	if floor > 0 {
-		lat.Y.Min, lat.Y.Max = lo99/1.5, hi99*4 // headroom for the legend
+		// Whole decades: at least three labelled, however short the panel.
+		lat.Y.Min, lat.Y.Max = decadeBelow(lo99), decadeAbove(hi99)
 	} else {
-		linearRange(lat, 1.3)
+		linearRange(lat, 1.08)
 	}
-
-	ci := newPanel("checkpoint interval (s)")
-	for _, seg := range addLine(ci, t, d.ci, solid, "", 0) {
-		seg.StepStyle = plotter.PreStep // the value holds over the interval ending at TimeS
-	}
-	linearRange(ci, 1.15)
-	ci.X.Label.Text = "time (" + unit + ")"
-
-	panels := []*plot.Plot{rates, lag, lat, ci}
-	addRecoverySpans(panels, faults, scale, lo, hi, lag, true)
-	addEventMarkers(panels, events, scale, lag)
-	xMin, xMax := lo/scale, hi/scale
-	if !(xMax > xMin) { // a lone sample at t=0 still needs a non-empty axis
-		xMax = xMin + 1
-	}
-	for i, p := range panels {
-		p.X.Min, p.X.Max = xMin, xMax
-		if i < len(panels)-1 {
-			p.X.Tick.Marker = unlabelled{p.X.Tick.Marker}
-		}
-	}
-	return panels
+	return lat
 }
 
 func newPanel(ylabel string) *plot.Plot {
@@ -336,6 +440,11 @@ func linearRange(p *plot.Plot, headroom float64) {
 	p.Y.Max *= headroom
 }
 
+// decadeBelow and decadeAbove are the powers of ten at or below and at or
+// above v > 0.
+func decadeBelow(v float64) float64 { return math.Pow(10, math.Floor(math.Log10(v)+1e-9)) }
+func decadeAbove(v float64) float64 { return math.Pow(10, math.Ceil(math.Log10(v)-1e-9)) }
+
 // positiveRange is the smallest and largest finite positive value of the
 // series, or 0, 0 if there is none.
 func positiveRange(series ...[]float64) (lo, hi float64) {
@@ -387,8 +496,8 @@ func (s span) Plot(c draw.Canvas, p *plot.Plot) {
 
 // addEventMarkers draws faults (dashed) and reconfigurations/savepoints
 // (dotted) in every panel, and shades each unrecovered fault from its
-// start to the end of the run; the legend for them goes on legendOn.
-func addEventMarkers(panels []*plot.Plot, events []results.Event, scale float64, legendOn *plot.Plot) {
+// start to the end of the run; it returns their key entries.
+func addEventMarkers(panels []*plot.Plot, events []results.Event, scale float64) (key []keyEntry) {
 	var faults, recons, unrecovered bool
 	for _, e := range events {
 		if e.Kind == results.KindUnrecovered && e.DurationS != nil && !e.IsReconfiguration() {
@@ -412,14 +521,15 @@ func addEventMarkers(panels []*plot.Plot, events []results.Event, scale float64,
 		}
 	}
 	if faults {
-		legendOn.Legend.Add("fault", &plotter.Line{LineStyle: faultStyle})
+		key = append(key, keyEntry{label: "fault: number, recovery time", thumbs: []plot.Thumbnailer{runFaultThumb{}}})
 	}
 	if recons {
-		legendOn.Legend.Add("savepoint / reconfigured", &plotter.Line{LineStyle: reconStyle})
+		key = append(key, keyEntry{label: "savepoint / reconfigured", thumbs: []plot.Thumbnailer{&plotter.Line{LineStyle: reconStyle}}})
 	}
 	if unrecovered {
-		legendOn.Legend.Add("unrecovered (fault → end)", &plotter.Polygon{Color: unrecoveredFill})
+		key = append(key, keyEntry{label: "unrecovered (fault → end)", thumbs: []plot.Thumbnailer{&plotter.Polygon{Color: unrecoveredFill}}})
 	}
+	return key
 }
 
 // unlabelled keeps the tick marks (and grid) of the panels above the bottom
@@ -454,72 +564,4 @@ func (grid) Plot(c draw.Canvas, p *plot.Plot) {
 			c.StrokeLine2(gridStyle, c.Min.X, y, c.Max.X, y)
 		}
 	}
-}
-
-// niceTicks puts about five labelled ticks at 1, 2 or 5 x 10^k steps, with a
-// minor tick between; plot.DefaultTicks labels only two or three, which is
-// too sparse to read values off a short panel.
-type niceTicks struct{}
-
-func (niceTicks) Ticks(min, max float64) []plot.Tick {
-	if !(max > min) {
-		return []plot.Tick{{Value: min, Label: strconv.FormatFloat(min, 'g', 4, 64)}}
-	}
-	raw := (max - min) / 5
-	mag := math.Pow(10, math.Floor(math.Log10(raw)))
-	step := mag
-	for _, m := range []float64{2, 5, 10} {
-		if raw/mag > m*0.75 {
-			step = m * mag
-		}
-	}
-	var ts []plot.Tick
-	for i := math.Ceil(min / step * 2); i*step/2 <= max*(1+1e-9); i++ {
-		v := i * step / 2
-		if math.Abs(v) < step*1e-9 {
-			v = 0
-		}
-		t := plot.Tick{Value: v}
-		if int64(i)%2 == 0 {
-			t.Label = strconv.FormatFloat(v, 'g', 6, 64)
-		}
-		ts = append(ts, t)
-	}
-	return ts
-}
-
-// siTicks relabels major ticks as 1.5k, 2M, ... so rates and lags in the
-// millions do not print as 1e+06.
-type siTicks struct{ plot.Ticker }
-
-func (s siTicks) Ticks(min, max float64) []plot.Tick {
-	ts := s.Ticker.Ticks(min, max)
-	for i := range ts {
-		if !ts[i].IsMinor() {
-			ts[i].Label = siLabel(ts[i].Value)
-		}
-	}
-	return ts
-}
-
-func siLabel(v float64) string {
-	a := math.Abs(v)
-	if a < 1 {
-		return strconv.FormatFloat(v, 'g', 3, 64) // log axes go below 1 ms
-	}
-	suffix, div := "", 1.0
-	switch {
-	case a >= 1e9:
-		suffix, div = "G", 1e9
-	case a >= 1e6:
-		suffix, div = "M", 1e6
-	case a >= 1e3:
-		suffix, div = "k", 1e3
-	}
-	s := strconv.FormatFloat(v/div, 'f', 3, 64)
-	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
-	if s == "-0" {
-		s = "0"
-	}
-	return s + suffix
 }

@@ -12,8 +12,10 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// Calibration fit figure: how well the twin's predictions match the
-// measured points it was fitted to, and the points held out of the fit.
+// Calibration fit figure: how well a model's predictions match the
+// observed points it was fitted to, and the points held out of the fit.
+// The observed points are named by who observed them (FitObserved):
+// "measured" only for real measurements, never for the twin's own runs.
 
 const (
 	// fitWidth x fitHeight holds two roughly square panels side by side.
@@ -26,14 +28,40 @@ const (
 )
 
 var (
-	fitBandColor = color.Gray{Y: 0xe4}
+	// fitBandStyle draws the edges of the ±10 % band: thin, light and
+	// dashed, behind the points, which stay the figure's focus.
+	fitBandStyle = draw.LineStyle{Color: color.Gray{Y: 0x90}, Width: vg.Points(0.7), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}}
 	fitRefStyle  = draw.LineStyle{Color: color.Gray{Y: 0x40}, Width: vg.Points(0.9)}
 )
 
-// FitPoint is one measured point of a calibration with the twin's prediction.
+// DefaultFitObserved names the observed points of a fit figure when the
+// caller does not (FitObserved): neutral, so that no simulated point is
+// ever labelled "measured" by default.
+const DefaultFitObserved = "observed"
+
+// FitOption sets an option of PlotFit and PlotFitCompared.
+type FitOption func(*fitOptions)
+
+type fitOptions struct{ observed string }
+
+// FitObserved names the observed points in the axis titles and panel
+// titles: "measured" for real measurements (a calibration against a
+// cluster), "profiled (twin)" for the twin's own chaos experiments.
+func FitObserved(name string) FitOption {
+	return func(o *fitOptions) {
+		if name != "" {
+			o.observed = name
+		}
+	}
+}
+
+// FitPoint is one observed point of a calibration with the model's
+// prediction.
 type FitPoint struct {
-	Group     string  // legend group, e.g. "CI 30 s" (one colour/marker per group, in first-seen order)
-	X         float64 // the point's load, e.g. throughput in records/s (x axis of the residual panel)
+	Group string  // legend group, e.g. "CI 30 s" (one colour/marker per group, in first-seen order)
+	X     float64 // the point's load, e.g. throughput in records/s (x axis of the residual panel)
+	// Measured is the observed value: a measurement, or the twin's when
+	// the points were simulated (FitObserved names which).
 	Measured  float64
 	Predicted float64
 	HeldOut   bool // held out of the fit: drawn hollow; fitted points are filled
@@ -44,19 +72,21 @@ type FitPoint struct {
 }
 
 // PlotFit draws a calibration's fit as two side-by-side panels and writes
-// base.png/.svg/.pdf: left, predicted against measured with the y = x line
-// and a ±10 % band (shaded light grey); right, the residual
-// (predicted − measured)/measured in % against X, with a zero line and the
-// same band. quantity names what is compared, with its unit, e.g. "recovery
-// time (s)"; xlabel labels X, e.g. "throughput (records/s)".
+// base.png/.svg/.pdf: left, predicted against observed with the y = x line
+// and the edges of a ±10 % band (thin dashed lines, behind the points);
+// right, the residual (predicted − observed)/observed in % against X, with
+// a zero line and the same band. quantity names what is compared, with its
+// unit, e.g. "recovery time (s)"; xlabel labels X, e.g. "throughput
+// (records/s)". FitObserved names the observed points ("measured",
+// "profiled (twin)"; DefaultFitObserved without it).
 //
 // Each group gets the colour and marker of styleOf, in first-seen order;
 // fitted points are filled and held-out ones hollow. Points whose measured
 // or predicted value is not finite are skipped; so are, on the residual
 // panel only, points with a non-finite X or a zero measured value. It
 // returns the paths of the three files.
-func PlotFit(base, title, quantity, xlabel string, pts []FitPoint) (paths []string, err error) {
-	return PlotFitCompared(base, title, quantity, xlabel, pts, FitErrors{})
+func PlotFit(base, title, quantity, xlabel string, pts []FitPoint, opts ...FitOption) (paths []string, err error) {
+	return PlotFitCompared(base, title, quantity, xlabel, pts, FitErrors{}, opts...)
 }
 
 // FitErrors are the errors of a model and its baselines per group of
@@ -74,7 +104,7 @@ func (e FitErrors) empty() bool { return len(e.Models) == 0 || len(e.Groups) == 
 // PlotFitCompared is PlotFit with, when errs is not empty, a third panel:
 // grouped bars of each model's MAPE per group, so that the twin is seen
 // beside its baselines.
-func PlotFitCompared(base, title, quantity, xlabel string, pts []FitPoint, errs FitErrors) (paths []string, err error) {
+func PlotFitCompared(base, title, quantity, xlabel string, pts []FitPoint, errs FitErrors, opts ...FitOption) (paths []string, err error) {
 	defer func() {
 		if err != nil {
 			err = fmt.Errorf("results: fit figure: %w", err)
@@ -83,7 +113,11 @@ func PlotFitCompared(base, title, quantity, xlabel string, pts []FitPoint, errs 
 	if len(pts) == 0 {
 		return nil, errors.New("no points")
 	}
-	left, right, err := fitPanels(quantity, xlabel, pts)
+	o := fitOptions{observed: DefaultFitObserved}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	left, right, err := fitPanels(quantity, xlabel, o.observed, pts)
 	if err != nil {
 		return nil, err
 	}
@@ -102,7 +136,7 @@ func PlotFitCompared(base, title, quantity, xlabel string, pts []FitPoint, errs 
 			PadLeft: vg.Points(4), PadRight: vg.Points(10), PadX: vg.Points(22)}
 		cs := plot.Align([][]*plot.Plot{row}, tiles, draw.Crop(dc, 0, 0, 0, -h))
 		for i, p := range row {
-			p.Draw(cs[0][i])
+			drawOn(p, cs[0][i])
 		}
 	})
 }
@@ -143,29 +177,31 @@ func fitErrorPanel(errs FitErrors) (*plot.Plot, error) {
 	}
 	p.Legend.Top, p.Legend.Left = true, true
 	p.Legend.ThumbnailWidth = vg.Points(10)
-	p.Y.Min, p.Y.Max = 0, math.Max(1, top*1.25)
+	// Headroom for the legend, top left, above the tallest bar.
+	p.Y.Min, p.Y.Max = 0, math.Max(1, top*1.45)
 	return p, nil
 }
 
-// fitPanels builds the two panels of PlotFit.
-func fitPanels(quantity, xlabel string, pts []FitPoint) (left, right *plot.Plot, err error) {
+// fitPanels builds the two panels of PlotFit, the observed points named
+// observed.
+func fitPanels(quantity, xlabel, observed string, pts []FitPoint) (left, right *plot.Plot, err error) {
 	s := sortFitPoints(pts)
 	if s.n == 0 {
 		return nil, nil, fmt.Errorf("no finite points: all %d have a NaN or infinite measured or predicted value", len(pts))
 	}
 
 	left = newPanel("predicted " + quantity)
-	left.X.Label.Text = "measured " + quantity
-	left.Title.Text = fmt.Sprintf("predicted vs measured (line: y = x, grey: ±%d %%)", fitBandPct)
+	left.X.Label.Text = observed + " " + quantity
+	left.Title.Text = fmt.Sprintf("predicted vs %s; line: y = x, dashed: ±%d %%", observed, fitBandPct)
 	left.X.Tick.Marker = siTicks{niceTicks{}}
 	band := fitBandPct / 100.0
-	left.Add(fitBand{a1: 1 - band, a2: 1 + band}, grid{}, fitLine{a: 1}) // grid again: over the band
+	left.Add(fitBand{a1: 1 - band, a2: 1 + band}, fitLine{a: 1})
 
 	right = newPanel("residual (%)")
 	right.X.Label.Text = xlabel
-	right.Title.Text = "residual (predicted − measured) / measured"
+	right.Title.Text = "residual (predicted − observed) / observed"
 	right.X.Tick.Marker = siTicks{niceTicks{}}
-	right.Add(fitBand{b1: -fitBandPct, b2: fitBandPct}, grid{}, fitLine{})
+	right.Add(fitBand{b1: -fitBandPct, b2: fitBandPct}, fitLine{})
 	for _, p := range []*plot.Plot{left, right} {
 		p.Title.TextStyle.Font.Size = vg.Points(10)
 	}
@@ -387,19 +423,16 @@ func (l fitLine) Plot(c draw.Canvas, p *plot.Plot) {
 	c.StrokeLines(fitRefStyle, c.ClipLinesXY(line)...)
 }
 
-// fitBand shades the area between the lines y = a1*x + b1 and
-// y = a2*x + b2 across the whole panel.
+// fitBand draws the edges of the band between the lines y = a1*x + b1 and
+// y = a2*x + b2 across the whole panel, as thin dashed lines (fitBandStyle):
+// a shaded band swallowed the points it was to frame.
 type fitBand struct{ a1, b1, a2, b2 float64 }
 
 func (b fitBand) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, trY := p.Transforms(&c)
 	x0, x1 := p.X.Min, p.X.Max
-	poly := c.ClipPolygonXY([]vg.Point{
-		{X: trX(x0), Y: trY(b.a1*x0 + b.b1)}, {X: trX(x1), Y: trY(b.a1*x1 + b.b1)},
-		{X: trX(x1), Y: trY(b.a2*x1 + b.b2)}, {X: trX(x0), Y: trY(b.a2*x0 + b.b2)},
-	})
-	if len(poly) < 3 {
-		return
+	for _, e := range [][2]float64{{b.a1, b.b1}, {b.a2, b.b2}} {
+		line := []vg.Point{{X: trX(x0), Y: trY(e[0]*x0 + e[1])}, {X: trX(x1), Y: trY(e[0]*x1 + e[1])}}
+		c.StrokeLines(fitBandStyle, c.ClipLinesXY(line)...)
 	}
-	c.FillPolygon(fitBandColor, poly)
 }

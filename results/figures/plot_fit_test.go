@@ -7,6 +7,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 )
 
 // fitSample is a small calibration: recovery time against throughput for
@@ -179,5 +183,85 @@ func TestPlotFitCompared(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestFitNeverCallsSimulatedPointsMeasured: the observed points are named
+// by FitObserved in every text of the figure; without it they are
+// "observed", so a simulated point is never labelled "measured" unless
+// the caller says it was measured.
+func TestFitNeverCallsSimulatedPointsMeasured(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		opts []FitOption
+		want string
+	}{
+		{"default", nil, DefaultFitObserved},
+		{"profiled", []FitOption{FitObserved("profiled (twin)")}, "profiled (twin)"},
+		{"empty name keeps the default", []FitOption{FitObserved("")}, DefaultFitObserved},
+		{"measured", []FitOption{FitObserved("measured")}, "measured"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			base := filepath.Join(t.TempDir(), "fit")
+			d := inspect(t, func() ([]string, error) {
+				return PlotFit(base, "fit", "recovery time (s)", "throughput (records/s)", fitSample(), c.opts...)
+			})
+			var all []string
+			for _, tx := range d.texts {
+				all = append(all, tx.s)
+			}
+			joined := strings.Join(all, " | ")
+			if c.want != "measured" && strings.Contains(joined, "measured") {
+				t.Errorf("texts say \"measured\": %s", joined)
+			}
+			for _, s := range []string{c.want + " recovery time (s)", "predicted vs " + c.want + ";"} {
+				if !strings.Contains(joined, s) {
+					t.Errorf("no text %q in %s", s, joined)
+				}
+			}
+		})
+	}
+}
+
+// strokeRecorder is a vg.Canvas that keeps the end points of every
+// stroked path and counts the fills.
+type strokeRecorder struct {
+	textRecorder
+	strokes [][2]vg.Point
+	fills   int
+}
+
+func (r *strokeRecorder) Stroke(p vg.Path) {
+	r.strokes = append(r.strokes, [2]vg.Point{p[0].Pos, p[len(p)-1].Pos})
+}
+func (r *strokeRecorder) Fill(vg.Path) { r.fills++ }
+
+// TestFitBandIsTwoLines: the ±10 % band is drawn as its two edges, not a
+// fill that hides the points. On a 100 x 100 pt panel spanning 0–100 on
+// both axes, y = 0.9 x runs from (0, 0) to (100, 90), and y = 1.1 x from
+// (0, 0) to where it leaves the top, (100/1.1, 100) = (90.9, 100).
+func TestFitBandIsTwoLines(t *testing.T) {
+	p := plot.New()
+	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 100, 0, 100
+	rec := &strokeRecorder{textRecorder: *newTextRecorder()}
+	c := draw.Canvas{Canvas: rec, Rectangle: vg.Rectangle{Max: vg.Point{X: 100, Y: 100}}}
+	fitBand{a1: 0.9, a2: 1.1}.Plot(c, p)
+	if rec.fills != 0 {
+		t.Errorf("%d fills, want none", rec.fills)
+	}
+	want := [][2]vg.Point{{{X: 0, Y: 0}, {X: 100, Y: 90}}, {{X: 0, Y: 0}, {X: 100 / 1.1, Y: 100}}}
+	if len(rec.strokes) != len(want) {
+		t.Fatalf("strokes %v, want %v", rec.strokes, want)
+	}
+	for i, w := range want {
+		for k := range 2 {
+			g := rec.strokes[i][k]
+			if math.Abs(float64(g.X-w[k].X)) > 1e-6 || math.Abs(float64(g.Y-w[k].Y)) > 1e-6 {
+				t.Errorf("stroke %d = %v, want %v", i, rec.strokes[i], w)
+			}
+		}
+	}
+	if fitBandStyle.Dashes == nil || fitBandStyle.Width > vg.Points(1) {
+		t.Errorf("band style %+v: want thin dashed lines", fitBandStyle)
 	}
 }

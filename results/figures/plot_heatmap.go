@@ -95,8 +95,8 @@ func PlotHeatmap(runsPath, base, x, y, z string, opts ...Option) (paths []string
 		p.Add(&cellLabels{g: g, cmap: cmap})
 	}
 	p.X.Padding, p.Y.Padding = 0, 0
-	p.X.Tick.Marker = levelTicks(xl)
-	p.Y.Tick.Marker = levelTicks(yl)
+	p.X.Tick.Marker = cellTicks(xl)
+	p.Y.Tick.Marker = cellTicks(yl)
 	p.X.Min, p.X.Max = -0.5, float64(g.cols)-0.5
 	p.Y.Min, p.Y.Max = -0.5, float64(g.rows)-0.5
 
@@ -118,7 +118,7 @@ func PlotHeatmap(runsPath, base, x, y, z string, opts ...Option) (paths []string
 		probe := draw.Canvas{Canvas: dc.Canvas, Rectangle: vg.Rectangle{Min: vg.Point{X: 0, Y: dc.Min.Y}, Max: vg.Point{X: 200, Y: dc.Max.Y}}}
 		axisW := bar.DataCanvas(probe).Min.X - probe.Min.X
 		heatC := draw.Crop(dc, 0, -(axisW + barW + gapW), 0, 0)
-		p.Draw(heatC)
+		drawOn(p, heatC)
 		data := p.DataCanvas(heatC)
 		bc := draw.Canvas{Canvas: dc.Canvas, Rectangle: vg.Rectangle{
 			Min: vg.Point{X: dc.Max.X - barW - axisW, Y: data.Min.Y},
@@ -127,7 +127,7 @@ func PlotHeatmap(runsPath, base, x, y, z string, opts ...Option) (paths []string
 		bd := bar.DataCanvas(bc)
 		bc.Min.Y -= bd.Min.Y - bc.Min.Y
 		bc.Max.Y += bc.Max.Y - bd.Max.Y
-		bar.Draw(bc)
+		drawOn(bar, bc)
 	})
 }
 
@@ -198,8 +198,8 @@ type plainPalette []color.Color
 
 func (p plainPalette) Colors() []color.Color { return p }
 
-// levelTicks labels grid cells with their parameter values.
-func levelTicks(l *paramLevels) plot.Ticker {
+// cellTicks labels grid cells with their parameter values.
+func cellTicks(l *paramLevels) plot.Ticker {
 	ticks := make([]plot.Tick, l.len())
 	for k := range ticks {
 		label := ""
@@ -210,7 +210,7 @@ func levelTicks(l *paramLevels) plot.Ticker {
 		}
 		ticks[k] = plot.Tick{Value: float64(k), Label: label}
 	}
-	return plot.ConstantTicks(ticks)
+	return levelTicks(ticks)
 }
 
 // heatGrid is a GridXYZ on cell indices.

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"math"
-	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -144,7 +143,7 @@ func setLevelAxis(ax *plot.Axis, l *paramLevels) {
 		for k := range ticks {
 			ticks[k] = plot.Tick{Value: float64(k), Label: l.names[k]}
 		}
-		ax.Tick.Marker = plot.ConstantTicks(ticks)
+		ax.Tick.Marker = levelTicks(ticks)
 		ax.Min, ax.Max = -0.5, float64(n)-0.5
 		return
 	}
@@ -176,37 +175,12 @@ func setLevelAxis(ax *plot.Axis, l *paramLevels) {
 		for k, v := range l.values {
 			ticks[k] = plot.Tick{Value: v, Label: siLabel(v)}
 		}
-		ax.Tick.Marker = plot.ConstantTicks(ticks)
+		ax.Tick.Marker = levelTicks(ticks)
 	} else if logAxis {
 		ax.Tick.Marker = siTicks{logTicks{}}
 	} else {
 		ax.Tick.Marker = siTicks{niceTicks{}}
 	}
-}
-
-// logTicks is plot.LogTicks that also labels the 2 and 5 of each decade
-// when the axis spans at most three decades, so values can be read off.
-type logTicks struct{}
-
-func (logTicks) Ticks(min, max float64) []plot.Tick {
-	var ts []plot.Tick
-	for _, t := range (plot.LogTicks{Prec: -1}).Ticks(min, max) {
-		// LogTicks runs on to the next decade; a label past the axis end
-		// would make plot.Align reserve room for it beside the panel.
-		if t.Value >= min*(1-1e-9) && t.Value <= max*(1+1e-9) {
-			ts = append(ts, t)
-		}
-	}
-	if max/min > 1e3 {
-		return ts
-	}
-	for i, t := range ts {
-		m := t.Value / math.Pow(10, math.Floor(math.Log10(t.Value)+1e-9))
-		if math.Abs(m-2) < 1e-6 || math.Abs(m-5) < 1e-6 {
-			ts[i].Label = strconv.FormatFloat(t.Value, 'g', -1, 64)
-		}
-	}
-	return ts
 }
 
 // ciSeries is one line of means with confidence-interval bars. dx shifts it

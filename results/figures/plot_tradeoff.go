@@ -49,7 +49,7 @@ func PlotTradeoff(base, title string, rows []results.TradeoffRow) ([]string, err
 			}
 		}
 		zeroX := lo / 10 // where "nothing sent" sits on the log axis, a decade left
-		ticks := zeroTicks{LogTicks: plot.LogTicks{Prec: -1}}
+		ticks := zeroTicks{Ticker: logTicks{}}
 		if zero {
 			ticks.zero = zeroX
 		}
@@ -105,7 +105,7 @@ func PlotTradeoff(base, title string, rows []results.TradeoffRow) ([]string, err
 		for i, row := range plot.Align(grid, tiles, body) {
 			for j, c := range row {
 				if grid[i][j] != nil {
-					grid[i][j].Draw(c)
+					drawOn(grid[i][j], c)
 				}
 			}
 		}
@@ -115,12 +115,12 @@ func PlotTradeoff(base, title string, rows []results.TradeoffRow) ([]string, err
 // zeroTicks are log ticks with one more, "0", at zero (when > 0): where a
 // log axis shows the points of nothing.
 type zeroTicks struct {
-	plot.LogTicks
+	plot.Ticker
 	zero float64
 }
 
 func (t zeroTicks) Ticks(min, max float64) []plot.Tick {
-	ts := t.LogTicks.Ticks(min, max)
+	ts := t.Ticker.Ticks(min, max)
 	if t.zero > 0 {
 		for i := range ts {
 			if ts[i].Value < 3*t.zero { // its label would run into "0"

@@ -5,15 +5,13 @@ import (
 	"path/filepath"
 	"testing"
 
-	"gonum.org/v1/plot"
-
 	"github.com/streamtwin/streamtwin/results"
 )
 
 // A sampler that transmitted nothing is ticked "0" a decade left of the
 // smallest share; a log tick whose label would run into it loses its label.
 func TestZeroTicks(t *testing.T) {
-	ts := zeroTicks{LogTicks: plot.LogTicks{Prec: -1}, zero: 0.3}.Ticks(0.25, 130)
+	ts := zeroTicks{Ticker: logTicks{}, zero: 0.3}.Ticks(0.25, 130)
 	labels := map[float64]string{}
 	for _, tk := range ts {
 		if tk.Label != "" {
@@ -23,13 +21,13 @@ func TestZeroTicks(t *testing.T) {
 	if labels[0.3] != "0" || labels[10] != "10" || labels[100] != "100" || labels[1] == "" {
 		t.Errorf("labels %v", labels)
 	}
-	near := zeroTicks{LogTicks: plot.LogTicks{Prec: -1}, zero: 0.4}.Ticks(0.3, 130)
+	near := zeroTicks{Ticker: logTicks{}, zero: 0.4}.Ticks(0.3, 130)
 	for _, tk := range near {
 		if tk.Value == 1 && tk.Label != "" {
 			t.Errorf("tick 1 labelled %q beside 0 at 0.4", tk.Label)
 		}
 	}
-	if ts := (zeroTicks{LogTicks: plot.LogTicks{Prec: -1}}).Ticks(1, 100); len(ts) == 0 || ts[len(ts)-1].Label == "0" {
+	if ts := (zeroTicks{Ticker: logTicks{}}).Ticks(1, 100); len(ts) == 0 || ts[len(ts)-1].Label == "0" {
 		t.Errorf("no zero: %v", ts)
 	}
 }

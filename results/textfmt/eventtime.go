@@ -1,6 +1,10 @@
 package textfmt
 
-import "strconv"
+import (
+	"fmt"
+	"math"
+	"strconv"
+)
 
 // EventTime is a time in a run, in s, to the millisecond with
 // thousands separated: 2,101.380 (4 significant digits would say 2,101,
@@ -15,4 +19,14 @@ func EventTime(s float64) string {
 		t = "0.000"
 	}
 	return GroupThousands(t)
+}
+
+// Clock is a time in a run as the evaluation tables and the fault figures
+// print it: h:mm:ss, rounded to the second; "–" for NaN.
+func Clock(s float64) string {
+	if math.IsNaN(s) {
+		return "–"
+	}
+	n := int64(math.Round(s))
+	return fmt.Sprintf("%d:%02d:%02d", n/3600, n/60%60, n%60)
 }
