@@ -13,6 +13,7 @@ import (
 
 	"github.com/streamtwin/streamtwin/results"
 	"github.com/streamtwin/streamtwin/results/evaluation"
+	"github.com/streamtwin/streamtwin/results/figures"
 	"github.com/streamtwin/streamtwin/results/ingest"
 	"github.com/streamtwin/streamtwin/sim"
 )
@@ -26,7 +27,8 @@ func evaluateCommand() *cli.Command {
 			"variants and seeds (parameters: {variant: [...]}, replications: N), or --scaling on a\n" +
 			"variants folder. Writes scaling.md (usage normalised to --baseline, worker-hours,\n" +
 			"rescalings, latency p50/p95, lag: mean and 95 % CI over seeds), scaling.csv,\n" +
-			"scaling-runs.csv and the figures scaling-summary, scaling-latency, scaling-timeline.\n\n" +
+			"scaling-runs.csv and the figures scaling-summary, scaling-latency, scaling-timeline.\n" +
+			"--width single|double|INCHES sizes every figure for print (as `plot --width`).\n\n" +
 			"Otherwise (Khaos) RUNS_DIR is the output folder of `streamtwin run` on a scenario with variants\n" +
 			"(RUNS_DIR/<variant>/summary.json …). Writes, into --out (default RUNS_DIR):\n" +
 			"  evaluation.md   per-failure table (throughput k/s / latency ms / recovery s, as in Khaos's\n" +
@@ -45,6 +47,7 @@ func evaluateCommand() *cli.Command {
 			&cli.StringFlag{Name: "latency-bound", Usage: "latency bound L, e.g. 1s (default: each run's qos.latency)"},
 			&cli.BoolFlag{Name: "scaling", Usage: "the autoscaling comparison on a variants folder (automatic for a sweep folder)"},
 			&cli.StringFlag{Name: "baseline", Value: "static-12", Usage: "autoscaling: the variant resource usage is normalised to"},
+			widthFlag,
 			&cli.StringFlag{Name: "latency-column", Value: evaluation.DefaultLatencyColumn, Usage: "latency column: latency_marker_p99_ms (latency-marker p99, what Khaos recorded: Flink latency markers), latency_p99_ms, latency_p50_ms or latency_mean_ms (event-time p99, p50, mean: Kafka wait included)"},
 		},
 		Action: func(c *cli.Context) error {
@@ -52,8 +55,12 @@ func evaluateCommand() *cli.Command {
 				return badInput(fmt.Errorf("evaluate needs one folder of runs, e.g. streamtwin evaluate runs/ci-variants"))
 			}
 			runsDir := c.Args().First()
+			figOpts, err := widthOptions(c)
+			if err != nil {
+				return err
+			}
 			if _, err := os.Stat(filepath.Join(runsDir, "sweep.yaml")); err == nil || c.Bool("scaling") {
-				return evaluateScaling(runsDir, cmp.Or(c.String("out"), runsDir), c.String("baseline"))
+				return evaluateScaling(runsDir, cmp.Or(c.String("out"), runsDir), c.String("baseline"), figOpts)
 			}
 			opt := evaluation.Options{LatencyColumn: c.String("latency-column")}
 			if !slices.Contains(evaluation.LatencyColumns, opt.LatencyColumn) {
@@ -101,7 +108,7 @@ func evaluateCommand() *cli.Command {
 				}
 				return err
 			}
-			paths, err := ev.Write(cmp.Or(c.String("out"), runsDir))
+			paths, err := ev.Write(cmp.Or(c.String("out"), runsDir), figOpts...)
 			if err != nil {
 				return err
 			}
@@ -116,8 +123,9 @@ func evaluateCommand() *cli.Command {
 	}
 }
 
-// evaluateScaling is `evaluate` on an autoscaling comparison.
-func evaluateScaling(runsDir, out, baseline string) error {
+// evaluateScaling is `evaluate` on an autoscaling comparison; figOpts go
+// to its figures.
+func evaluateScaling(runsDir, out, baseline string, figOpts []figures.Option) error {
 	dirs, err := evaluation.ScalingRunDirs(runsDir)
 	if err != nil {
 		if errors.Is(err, evaluation.ErrNoRunFolders) {
@@ -129,7 +137,7 @@ func evaluateScaling(runsDir, out, baseline string) error {
 	if err != nil {
 		return badInput(err)
 	}
-	paths, err := evaluation.WriteScaling(s, out)
+	paths, err := evaluation.WriteScaling(s, out, figOpts...)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"image/png"
 	"math"
 	"os"
 	"path/filepath"
@@ -92,10 +93,39 @@ func TestEvaluateCommandErrors(t *testing.T) {
 		{[]string{"evaluate", runs, "--measured", filepath.Join(empty, "none.csv")}, "none.csv"},
 		{[]string{"evaluate", runs, "--recovery-bound", "240"}, `--recovery-bound "240": duration "240" has no unit`},
 		{[]string{"evaluate", runs, "--latency-bound", "0s"}, `--latency-bound "0s": want a positive duration`},
+		{[]string{"evaluate", runs, "--width", "wide"}, `--width "wide": want single, double or inches from 2 to 20`},
+		{[]string{"evaluate", runs, "--width", "1"}, `--width "1": want single, double or inches from 2 to 20`},
 	} {
 		_, stderr, code, _ := runCLI(t, tc.args...)
 		if code != 2 || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
+
+// TestEvaluateWidth: evaluate --width single writes every figure 3.5 in
+// wide (at the figures' 150 dpi), the others as before.
+func TestEvaluateWidth(t *testing.T) {
+	runs := filepath.Join(t.TempDir(), "runs")
+	if _, stderr, code, _ := runCLI(t, "run", "../scenarios/ci-variants.yaml", "--out", runs, "--variant", "ci10"); code != 0 {
+		t.Fatalf("run: exit %d: %s", code, stderr)
+	}
+	out := filepath.Join(t.TempDir(), "eval")
+	if _, stderr, code, _ := runCLI(t, "evaluate", runs, "--width", "single", "--out", out); code != 0 {
+		t.Fatalf("evaluate --width single: exit %d: %s", code, stderr)
+	}
+	for _, fig := range []string{"evaluation-recovery", "evaluation-latency", "evaluation-panels", "evaluation-faults"} {
+		f, err := os.Open(filepath.Join(out, fig+".png"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := png.DecodeConfig(f)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.Width != 525 { // 3.5 in at 150 dpi
+			t.Errorf("%s.png is %d px wide, want 525 (3.5 in)", fig, cfg.Width)
 		}
 	}
 }

@@ -77,13 +77,11 @@ func windowFlags() []cli.Flag {
 // command has) into figure options.
 func layoutOptions(c *cli.Context) ([]figures.Option, error) {
 	opts := figureOptions(c)
-	if c.IsSet("width") {
-		w, err := parseWidth(c.String("width"))
-		if err != nil {
-			return nil, badInput(fmt.Errorf("--width %q: %w", c.String("width"), err))
-		}
-		opts = append(opts, figures.WithWidth(w))
+	w, err := widthOptions(c)
+	if err != nil {
+		return nil, err
 	}
+	opts = append(opts, w...)
 	seconds := func(flag string) (float64, error) {
 		if !c.IsSet(flag) {
 			return math.NaN(), nil
@@ -140,6 +138,19 @@ func layoutOptions(c *cli.Context) ([]figures.Option, error) {
 		opts = append(opts, figures.WithWindow(from, to))
 	}
 	return opts, nil
+}
+
+// widthOptions turns --width, when given, into figures.WithWidth (for
+// `plot` and `evaluate`); a bad value is an input error.
+func widthOptions(c *cli.Context) ([]figures.Option, error) {
+	if !c.IsSet("width") {
+		return nil, nil
+	}
+	w, err := parseWidth(c.String("width"))
+	if err != nil {
+		return nil, badInput(fmt.Errorf("--width %q: %w", c.String("width"), err))
+	}
+	return []figures.Option{figures.WithWidth(w)}, nil
 }
 
 // parseWidth reads single, double or a width in inches ("5", "5in").

@@ -207,8 +207,9 @@ func scalingRun(dir string) (ScalingRun, string, error) {
 // WriteScaling writes scaling.md, scaling.csv, scaling-runs.csv and the
 // figures (scaling-summary, scaling-latency: the latency ECDFs of the
 // first seed, scaling-timeline: parallelism and lag against the load of
-// the first seed) into out, and returns the files written.
-func WriteScaling(s *Scaling, out string) ([]string, error) {
+// the first seed) into out, and returns the files written. opts (e.g.
+// figures.WithWidth) go to every figure.
+func WriteScaling(s *Scaling, out string, opts ...figures.Option) ([]string, error) {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, err
 	}
@@ -285,12 +286,12 @@ func WriteScaling(s *Scaling, out string) ([]string, error) {
 		func() ([]string, error) {
 			return figures.PlotScalingSummary(filepath.Join(out, "scaling-summary"), title, names, []figures.ScalingMetric{
 				usage, metric("latency_p99_p95_ms", "p95 over seconds of the event-time p99 (s)", true, 1000),
-				metric("lag_mean", "mean consumer lag (records)", true, 1), metric("rescalings", "rescalings (count)", false, 1)})
+				metric("lag_mean", "mean consumer lag (records)", true, 1), metric("rescalings", "rescalings (count)", false, 1)}, opts...)
 		},
 		func() ([]string, error) {
 			// What each autoscaler pays beyond the baseline, and where in the
 			// distribution; the CDFs without one.
-			latOpts := []figures.Option{figures.WithLatencyColumn(ScalingLatencyColumn)}
+			latOpts := append([]figures.Option{figures.WithLatencyColumn(ScalingLatencyColumn)}, opts...)
 			if s.Baseline == "" {
 				return figures.PlotLatencyDistributions(firstDirs, names, filepath.Join(out, "scaling-latency"), "cdf", latOpts...)
 			}
@@ -299,7 +300,7 @@ func WriteScaling(s *Scaling, out string) ([]string, error) {
 		},
 		func() ([]string, error) {
 			return figures.PlotScalingTimeline(filepath.Join(out, "scaling-timeline"),
-				fmt.Sprintf("%s, seed %d: when each autoscaler rescales and the lag it lets build", scen, s.Variants[0].Runs[0].Seed), firstDirs, names)
+				fmt.Sprintf("%s, seed %d: when each autoscaler rescales and the lag it lets build", scen, s.Variants[0].Runs[0].Seed), firstDirs, names, opts...)
 		},
 	} {
 		p, err := f()

@@ -20,8 +20,9 @@ import (
 // the first's, by quantile, beside the tails), evaluation-panels (small
 // multiples, a row per variant) and
 // evaluation-faults (a zoom per fault; none without faults), each .png,
-// .svg and .pdf, into dir and returns their paths.
-func (ev *Evaluation) Write(dir string) ([]string, error) {
+// .svg and .pdf, into dir and returns their paths. opts (e.g.
+// figures.WithWidth) go to every figure.
+func (ev *Evaluation) Write(dir string, opts ...figures.Option) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("results: evaluation: %w", err)
 	}
@@ -44,7 +45,7 @@ func (ev *Evaluation) Write(dir string) ([]string, error) {
 		}
 		paths = append(paths, p)
 	}
-	figs, err := ev.plotRecovery(filepath.Join(dir, RecoveryFigure))
+	figs, err := ev.plotRecovery(filepath.Join(dir, RecoveryFigure), opts...)
 	if err != nil {
 		return paths, err
 	}
@@ -53,7 +54,7 @@ func (ev *Evaluation) Write(dir string) ([]string, error) {
 	for i, v := range ev.Variants {
 		dirs[i], labels[i] = v.Dir, v.Label
 	}
-	title := []figures.Option{figures.WithTitle(ev.figureTitle())}
+	title := append([]figures.Option{figures.WithTitle(ev.figureTitle())}, opts...)
 	latOpts := append(slices.Clone(title), figures.WithLatencyColumn(ev.LatencyColumn))
 	if figs, err = figures.PlotLatencyDistributions(dirs, labels, filepath.Join(dir, LatencyFigure), figures.LatencyOverview, latOpts...); err != nil {
 		return paths, err
@@ -144,7 +145,7 @@ func (ev *Evaluation) maxDuration() float64 {
 // failure (figures.PlotRecovery): a line and filled markers per variant,
 // the measured failures matched to a variant as hollow markers of its
 // colour, and R as a labelled dashed line.
-func (ev *Evaluation) plotRecovery(base string) ([]string, error) {
+func (ev *Evaluation) plotRecovery(base string, opts ...figures.Option) ([]string, error) {
 	variants := make([]figures.RecoveryVariant, len(ev.Variants))
 	for i, v := range ev.Variants {
 		pts := make([]figures.RecoveryPoint, len(v.Failures))
@@ -168,7 +169,7 @@ func (ev *Evaluation) plotRecovery(base string) ([]string, error) {
 	if t := ev.figureTitle(); t != "" {
 		title = t + ": " + title
 	}
-	return figures.PlotRecovery(base, title, variants, measured)
+	return figures.PlotRecovery(base, title, variants, measured, opts...)
 }
 
 // figureTitle is what the figures are titled by: the scenario and the

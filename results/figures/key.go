@@ -1,7 +1,10 @@
 package figures
 
 import (
+	"strings"
+
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
@@ -25,6 +28,7 @@ func drawKey(dc draw.Canvas, title string, entries []keyEntry, factor float64) v
 	if title != "" {
 		ts := figTextStyle(12 * factor)
 		ts.XAlign, ts.YAlign = draw.XCenter, draw.YTop
+		title = wrapText(title, ts, dc.Max.X-dc.Min.X-vg.Points(12)) // a title never runs off the page
 		dc.FillText(ts, vg.Point{X: dc.Center().X, Y: y}, title)
 		th := ts.Height(title) + vg.Points(4)
 		y -= th
@@ -68,4 +72,29 @@ func drawKey(dc draw.Canvas, title string, entries []keyEntry, factor float64) v
 		used += rowH
 	}
 	return used
+}
+
+// wrapText breaks s into lines (at spaces, after a colon first) no wider
+// than w in sty; a word wider than w keeps a line of its own.
+func wrapText(s string, sty text.Style, w vg.Length) string {
+	if sty.Width(s) <= w {
+		return s
+	}
+	if head, tail, ok := strings.Cut(s, ": "); ok && sty.Width(head+":") <= w {
+		return head + ":\n" + wrapText(tail, sty, w)
+	}
+	words := strings.Fields(s)
+	var lines []string
+	line := ""
+	for _, wd := range words {
+		switch {
+		case line == "":
+			line = wd
+		case sty.Width(line+" "+wd) <= w:
+			line += " " + wd
+		default:
+			lines, line = append(lines, line), wd
+		}
+	}
+	return strings.Join(append(lines, line), "\n")
 }

@@ -85,6 +85,9 @@ func plotLatency(runDirs []string, labels []string, base, kind, baseline string,
 		}
 		const tailHeading = "tail: share of intervals above each latency"
 		w, h, f := o.size(2*singleWidth, singleHeight)
+		// Side by side at double width, the panels keep the room of a
+		// wrapped key and a y title as tall as the panel.
+		h = max(h, 3.4*vg.Inch)
 		heading := plots[0].Title.Text
 		g := &gridFigure{title: o.titleOr(""), w: w, h: h, rows: [][]*plot.Plot{plots},
 			colTitles: []string{heading, tailHeading}}

@@ -1,6 +1,7 @@
 package figures
 
 import (
+	"cmp"
 	"image/color"
 	"math"
 	"slices"
@@ -52,8 +53,15 @@ type MeasuredRecoveries struct {
 // the measured failures matched to a variant as hollow markers of its
 // colour, and each distinct R as a labelled dashed line, under a key with
 // the title. It writes base+".png", ".svg" and ".pdf" and returns their
-// paths.
-func PlotRecovery(base, title string, variants []RecoveryVariant, measured []MeasuredRecoveries) ([]string, error) {
+// paths. WithWidth sizes it for print (the key wraps, the plot keeps its
+// room under it); WithTitle replaces title.
+func PlotRecovery(base, title string, variants []RecoveryVariant, measured []MeasuredRecoveries, opts ...Option) ([]string, error) {
+	o := collectOptions(opts)
+	title = o.titleOr(title)
+	w, h, f := vg.Length(recoveryWidth), vg.Length(recoveryHeight), 1.0
+	if o.width > 0 {
+		w, f = o.width, textFactor(o.width)
+	}
 	p := newPanel("recovery time (s)")
 	p.X.Label.Text = "throughput before failure (records/s)"
 	p.X.Tick.Marker = siTicks{niceTicks{}}
@@ -61,14 +69,15 @@ func PlotRecovery(base, title string, variants []RecoveryVariant, measured []Mea
 	xlo, xhi := math.Inf(1), math.Inf(-1)
 	for i, v := range variants {
 		var pts plotter.XYs
-		for _, f := range v.Points {
-			if !math.IsNaN(f.RecoveryS) && !math.IsNaN(f.Throughput) {
-				pts = append(pts, plotter.XY{X: f.Throughput, Y: f.RecoveryS})
+		for _, pt := range v.Points {
+			if !math.IsNaN(pt.RecoveryS) && !math.IsNaN(pt.Throughput) {
+				pts = append(pts, plotter.XY{X: pt.Throughput, Y: pt.RecoveryS})
 			}
 		}
 		sort.SliceStable(pts, func(a, b int) bool { return pts[a].X < pts[b].X })
 		st := styleOf(i)
 		glyph := fitGlyphStyle(i, false)
+		glyph.Radius *= vg.Length(f)
 		if len(pts) > 1 {
 			p.Add(&plotter.Line{XYs: pts, LineStyle: st.line})
 		}
@@ -82,13 +91,23 @@ func PlotRecovery(base, title string, variants []RecoveryVariant, measured []Mea
 	}
 	for _, m := range measured {
 		var pts plotter.XYs
-		for _, f := range m.Points {
-			pts = append(pts, plotter.XY{X: f.Throughput, Y: f.RecoveryS})
-			xlo, xhi = min(xlo, f.Throughput), max(xhi, f.Throughput)
+		for _, pt := range m.Points {
+			pts = append(pts, plotter.XY{X: pt.Throughput, Y: pt.RecoveryS})
+			xlo, xhi = min(xlo, pt.Throughput), max(xhi, pt.Throughput)
 		}
 		glyph := fitGlyphStyle(m.Variant, true)
+		glyph.Radius *= vg.Length(f)
 		p.Add(&plotter.Scatter{XYs: pts, GlyphStyle: glyph})
-		key = append(key, keyEntry{label: m.Label, thumbs: []plot.Thumbnailer{&plotter.Scatter{GlyphStyle: glyph}}})
+		if !narrow(o) {
+			key = append(key, keyEntry{label: m.Label, thumbs: []plot.Thumbnailer{&plotter.Scatter{GlyphStyle: glyph}}})
+		}
+	}
+	if len(measured) > 0 && narrow(o) {
+		// One entry for all: a measured failure is its variant's marker,
+		// hollow.
+		glyph := fitGlyphStyle(0, true)
+		glyph.Radius *= vg.Length(f)
+		key = append(key, keyEntry{label: "measured (hollow)", thumbs: []plot.Thumbnailer{&plotter.Scatter{GlyphStyle: glyph}}})
 	}
 	var bounds []float64
 	for _, v := range variants {
@@ -97,7 +116,7 @@ func PlotRecovery(base, title string, variants []RecoveryVariant, measured []Mea
 		}
 	}
 	for _, r := range bounds {
-		p.Add(hline{y: r, style: boundStyle, label: "R = " + strconv.FormatFloat(r, 'g', -1, 64) + " s"})
+		p.Add(hline{y: r, style: boundStyle, label: "R = " + strconv.FormatFloat(r, 'g', -1, 64) + " s", size: 9 * f})
 		p.Y.Max = max(p.Y.Max, r)
 	}
 	if len(bounds) > 0 {
@@ -114,18 +133,27 @@ func PlotRecovery(base, title string, variants []RecoveryVariant, measured []Mea
 	p.X.Min, p.X.Max = xlo-pad, xhi+pad
 	linearRange(p, 1.12)
 	p.Legend = plot.NewLegend()
-	return writeFigure(base, recoveryWidth, recoveryHeight, func(dc draw.Canvas) {
-		h := drawKey(dc, title, key, 1)
+	scaleText(f, p)
+	if o.width > 0 {
+		title = wrapText(title, figTextStyle(12*f), w-vg.Points(12))
+		// The plot keeps its share of the default figure, however many
+		// rows the key wraps to.
+		h = keyHeight(w, title, key, f) + max(2.2*vg.Inch, (recoveryHeight-1.2*vg.Inch)*w/recoveryWidth)
+	}
+	return writeFigure(base, w, h, func(dc draw.Canvas) {
+		h := drawKey(dc, title, key, f)
 		drawPlot(p, draw.Crop(dc, 0, 0, 0, -h))
 	})
 }
 
-// hline is a horizontal line across a panel with a label above its right
-// end. It reports no data range; the caller makes room for it.
+// hline is a horizontal line across a panel with a label above its left
+// end, size points (0: 9). It reports no data range; the caller makes room
+// for it.
 type hline struct {
 	y     float64
 	style draw.LineStyle
 	label string
+	size  float64
 }
 
 func (h hline) Plot(c draw.Canvas, p *plot.Plot) {
@@ -140,7 +168,7 @@ func (h hline) Plot(c draw.Canvas, p *plot.Plot) {
 	}
 	// Above the left end, where recoveries (low load) are shortest, on a
 	// white box so markers under it do not garble it.
-	sty := figTextStyle(9)
+	sty := figTextStyle(cmp.Or(h.size, 9))
 	sty.Color = h.style.Color
 	sty.XAlign, sty.YAlign = draw.XLeft, draw.YBottom
 	at := vg.Point{X: c.Min.X + vg.Points(6), Y: y + vg.Points(3)}

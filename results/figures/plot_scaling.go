@@ -1,6 +1,7 @@
 package figures
 
 import (
+	"cmp"
 	"errors"
 	"image/color"
 	"math"
@@ -43,11 +44,24 @@ const (
 // given order from the top, in the given style), the dot at the mean and
 // whiskers for the 95 % confidence interval over the seeds, and the
 // metric's reference (the baseline) as a dashed line, so each autoscaler's
-// saving and cost read as its distance from that line.
-func PlotScalingSummary(base, title string, variants []string, metrics []ScalingMetric) ([]string, error) {
+// saving and cost read as its distance from that line. WithWidth sizes it
+// for print: below 6 in (a single column) the panels stand one above the
+// other, each naming the variants; WithTitle replaces title.
+func PlotScalingSummary(base, title string, variants []string, metrics []ScalingMetric, opts ...Option) ([]string, error) {
+	o := collectOptions(opts)
+	title = o.titleOr(title)
 	cols := min(2, len(metrics))
 	if cols == 0 {
 		return nil, errors.New("results: scaling summary: no metrics")
+	}
+	w, f := scalingSummaryWidth, 1.0
+	rowH, chrome := scalingRowHeight, scalingPanelChrome
+	if o.width > 0 {
+		w, f = o.width, textFactor(o.width)
+		rowH, chrome = rowH*vg.Length(f), chrome*vg.Length(f)
+	}
+	if narrow(o) {
+		cols, rowH, chrome = 1, 0.22*vg.Inch*vg.Length(f), 0.7*vg.Inch*vg.Length(f)
 	}
 	rows := (len(metrics) + cols - 1) / cols
 	cells := make([][]*plot.Plot, rows)
@@ -56,23 +70,29 @@ func PlotScalingSummary(base, title string, variants []string, metrics []Scaling
 	}
 	names := slices.Clone(variants)
 	slices.Reverse(names) // the first variant on top
-	key := []keyEntry{{label: "mean over seeds, 95 % CI", thumbs: []plot.Thumbnailer{ciThumb{}}}}
+	key := []keyEntry{{label: "mean over seeds, 95 % CI", thumbs: []plot.Thumbnailer{ciThumb{f: f}}}}
 	for k, m := range metrics {
-		p := scalingSummaryPanel(m, len(variants))
+		p := scalingSummaryPanel(m, len(variants), f)
 		p.Y.Tick.Marker = categoryTicks(names)
 		if k%cols != 0 {
 			p.Y.Tick.Marker = unlabelled{categoryTicks(names)}
 		}
+		scaleText(f, p)
 		cells[k/cols][k%cols] = p
 		if m.ReferenceLabel != "" && !slices.ContainsFunc(key, func(e keyEntry) bool { return e.label == m.ReferenceLabel }) {
 			key = append(key, keyEntry{label: m.ReferenceLabel, thumbs: []plot.Thumbnailer{&plotter.Line{LineStyle: boundStyle}}})
 		}
 	}
-	h := vg.Length(rows)*(vg.Length(len(variants))*scalingRowHeight+scalingPanelChrome) + 0.6*vg.Inch
-	return writeFigure(base, scalingSummaryWidth, h, func(dc draw.Canvas) {
-		top := drawKey(dc, title, key, 1)
+	head := 0.6 * vg.Inch
+	if o.width > 0 {
+		title = wrapText(title, figTextStyle(12*f), w-vg.Points(12))
+		head = max(head, keyHeight(w, title, key, f)+vg.Points(6))
+	}
+	h := vg.Length(rows)*(vg.Length(len(variants))*rowH+chrome) + head
+	return writeFigure(base, w, h, func(dc draw.Canvas) {
+		top := drawKey(dc, title, key, f)
 		tiles := draw.Tiles{Rows: rows, Cols: cols, PadTop: vg.Points(4), PadBottom: vg.Points(4),
-			PadLeft: vg.Points(4), PadRight: vg.Points(12), PadX: vg.Points(18), PadY: vg.Points(12)}
+			PadLeft: vg.Points(4), PadRight: vg.Points(12 * f), PadX: vg.Points(18 * f), PadY: vg.Points(12 * f)}
 		for r, cs := range plot.Align(cells, tiles, draw.Crop(dc, 0, 0, 0, -top)) {
 			for c, p := range cells[r] {
 				if p != nil {
@@ -83,9 +103,22 @@ func PlotScalingSummary(base, title string, variants []string, metrics []Scaling
 	})
 }
 
+// narrow tells whether the figure is sized for print narrower than 6 in
+// (a single column, or a column and a half): too narrow for the two
+// columns of panels of its screen size.
+func narrow(o figureOptions) bool {
+	return o.width > 0 && o.width < 6*vg.Inch
+}
+
+// keyHeight is the height drawKey takes for title and key, text scaled by
+// f, across a figure w wide.
+func keyHeight(w vg.Length, title string, key []keyEntry, f float64) vg.Length {
+	return drawKey(draw.Canvas{Canvas: nullCanvas{}, Rectangle: vg.Rectangle{Max: vg.Point{X: w, Y: 100 * vg.Inch}}}, title, key, f)
+}
+
 // scalingSummaryPanel is one metric's dot plot over n variants, variant i
-// at y = n-1-i.
-func scalingSummaryPanel(m ScalingMetric, n int) *plot.Plot {
+// at y = n-1-i, its dots and whiskers scaled by f with the text.
+func scalingSummaryPanel(m ScalingMetric, n int, f float64) *plot.Plot {
 	p := newPanel("")
 	p.X.Label.Text = m.Label
 	p.X.Tick.Marker = siTicks{niceTicks{}}
@@ -110,12 +143,12 @@ func scalingSummaryPanel(m ScalingMetric, n int) *plot.Plot {
 		if !math.IsNaN(m.Low[i]) && !math.IsNaN(m.High[i]) {
 			l, h := clamp(m.Low[i]), clamp(m.High[i])
 			p.Add(&plotter.Line{XYs: plotter.XYs{{X: l, Y: y}, {X: h, Y: y}},
-				LineStyle: draw.LineStyle{Color: st.line.Color, Width: vg.Points(2)}})
+				LineStyle: draw.LineStyle{Color: st.line.Color, Width: vg.Points(2 * f)}})
 			lo, hi = min(lo, l), max(hi, h)
 		}
 		x := clamp(m.Mean[i])
 		g := st.glyph
-		g.Radius = vg.Points(3.5)
+		g.Radius = vg.Points(3.5 * f)
 		p.Add(&plotter.Scatter{XYs: plotter.XYs{{X: x, Y: y}}, GlyphStyle: g})
 		lo, hi = min(lo, x), max(hi, x)
 	}
@@ -167,14 +200,16 @@ func (rowGuides) Plot(c draw.Canvas, p *plot.Plot) {
 	}
 }
 
-// ciThumb is the key's sample of a dot with its interval.
-type ciThumb struct{}
+// ciThumb is the key's sample of a dot with its interval, sized by f as
+// the figure's text (0: 1).
+type ciThumb struct{ f float64 }
 
-func (ciThumb) Thumbnail(c *draw.Canvas) {
+func (t ciThumb) Thumbnail(c *draw.Canvas) {
+	f := cmp.Or(t.f, 1)
 	y := c.Center().Y
-	st := draw.LineStyle{Color: color.Black, Width: vg.Points(2)}
+	st := draw.LineStyle{Color: color.Black, Width: vg.Points(2 * f)}
 	c.StrokeLine2(st, c.Min.X+vg.Points(3), y, c.Max.X-vg.Points(3), y)
-	c.DrawGlyph(draw.GlyphStyle{Color: color.Black, Radius: vg.Points(3.5), Shape: draw.CircleGlyph{}}, c.Center())
+	c.DrawGlyph(draw.GlyphStyle{Color: color.Black, Radius: vg.Points(3.5 * f), Shape: draw.CircleGlyph{}}, c.Center())
 }
 
 // categoryTicks labels the integer positions 0..n-1 with names.
@@ -206,8 +241,17 @@ const (
 // its parallelism on the left (steps, one linear axis for all rows) and its
 // consumer lag on the right (a filled area, one log axis for all rows), in
 // the variants' colours. Each row reads as when the autoscaler rescales
-// against the load above, and what lag it lets build meanwhile.
-func PlotScalingTimeline(base, title string, runDirs, labels []string) ([]string, error) {
+// against the load above, and what lag it lets build meanwhile. WithWidth
+// sizes it for print: below 6 in (a single column) the input rate spans
+// the page, each row is named once above its two panels and the key says
+// what each column shows; WithTitle replaces title.
+func PlotScalingTimeline(base, title string, runDirs, labels []string, opts ...Option) ([]string, error) {
+	o := collectOptions(opts)
+	g := &timelineFigure{title: o.titleOr(title), w: scalingTimelineWidth, f: 1, single: narrow(o)}
+	if o.width > 0 {
+		g.w, g.f = o.width, textFactor(o.width)
+		g.title = wrapText(g.title, figTextStyle(12*g.f), g.w-vg.Points(12))
+	}
 	runs := make([][][]float64, len(runDirs))
 	spanS := 0.0
 	for i, dir := range runDirs {
@@ -231,23 +275,24 @@ func PlotScalingTimeline(base, title string, runDirs, labels []string) ([]string
 		}
 		return out
 	}
-	cells := make([][]*plot.Plot, len(runs)+1)
+	g.cells = make([][]*plot.Plot, len(runs)+1)
+	g.rowTitles = make([]string, len(runs)+1)
 	for range 2 {
 		in := newPanel("")
 		in.Title.Text = "input rate, all variants (records/s)"
 		addLine(in, inUnit(runs[0][0]), runs[0][1], inputStyle, "", 0)
 		linearRange(in, 1.1)
-		cells[0] = append(cells[0], in)
+		g.cells[0] = append(g.cells[0], in)
 	}
 	parMax, lagHi, lagLo := 1.0, 0.0, math.Inf(1)
 	for i, cols := range runs {
-		name := labels[i] + ": parallelism"
+		rescalings := ""
 		if sum, err := results.ReadSummary(runDirs[i]); err == nil {
-			name += ", " + textfmt.Plural(sum.Reconfigurations, "rescaling")
+			rescalings = ", " + textfmt.Plural(sum.Reconfigurations, "rescaling")
 		}
 		st := styleOf(i)
 		par := newPanel("")
-		par.Title.Text = name
+		par.Title.Text = labels[i] + ": parallelism" + rescalings
 		ts := inUnit(cols[0])
 		solid := draw.LineStyle{Color: st.line.Color, Width: vg.Points(1.5)}
 		for _, l := range addLine(par, ts, cols[2], solid, "", 0) {
@@ -266,17 +311,24 @@ func PlotScalingTimeline(base, title string, runDirs, labels []string) ([]string
 				lagLo, lagHi = min(lagLo, xy.Y), max(lagHi, xy.Y)
 			}
 		}
-		cells[i+1] = []*plot.Plot{par, lag}
+		if g.single {
+			// Named once above the row; the key says what each column
+			// shows (a rotated y label taller than a panel makes
+			// plot.Align misplace the rows).
+			g.rowTitles[i+1] = labels[i] + rescalings
+			par.Title.Text, lag.Title.Text = "", ""
+		}
+		g.cells[i+1] = []*plot.Plot{par, lag}
 	}
 	lo, hi := lagAxis(lagLo, lagHi)
-	for r, row := range cells {
+	for r, row := range g.cells {
 		for c, p := range row {
 			// The panels' titles name what their y axes show, with its
 			// unit: a rotated y label longer than a panel is tall makes
 			// plot.Align misplace the rows.
 			p.Title.TextStyle.Font.Size = vg.Points(10)
 			p.X.Min, p.X.Max = 0, spanS/scale
-			if r < len(cells)-1 {
+			if r < len(g.cells)-1 {
 				p.X.Tick.Marker = unlabelled{p.X.Tick.Marker}
 			} else {
 				p.X.Label.Text = "time (" + unit + ")"
@@ -287,28 +339,83 @@ func PlotScalingTimeline(base, title string, runDirs, labels []string) ([]string
 			if r > 0 && c == 1 {
 				p.Y.Min, p.Y.Max = lo, hi
 			}
+			scaleText(g.f, p)
 		}
 	}
-	h := vg.Length(len(cells))*scalingTimelineRow + scalingTimelineChrome
-	return writeFigure(base, scalingTimelineWidth, h, func(dc draw.Canvas) {
-		top := drawKey(dc, title, nil, 1)
-		tiles := draw.Tiles{Rows: len(cells), Cols: 2, PadTop: vg.Points(2), PadBottom: vg.Points(4),
-			PadLeft: vg.Points(4), PadRight: vg.Points(12), PadX: vg.Points(18), PadY: vg.Points(4)}
-		body := draw.Crop(dc, 0, 0, 0, -top)
-		// The labels of a short log axis overhang its ends until
-		// fitTicks thins them, and plot.Align aligns the data areas of
-		// the ticks it is given: thin first, then align.
-		for r, cs := range plot.Align(cells, tiles, body) {
-			for c, p := range cells[r] {
-				fitTicks(p, cs[c])
-			}
+	rowH, chrome := vg.Length(scalingTimelineRow), vg.Length(scalingTimelineChrome)
+	if o.width > 0 {
+		rowH, chrome = rowH*vg.Length(g.f), max(chrome*vg.Length(g.f), keyHeight(g.w, g.title, g.key(), g.f)+0.5*vg.Inch)
+	}
+	h := vg.Length(len(g.cells))*rowH + chrome
+	return writeFigure(base, g.w, h, g.draw)
+}
+
+// timelineFigure lays out PlotScalingTimeline: cells[0] the input rate
+// (twice), then a row per variant; narrow (single), the input rate is
+// drawn across both columns and each variant row under its rowTitle.
+type timelineFigure struct {
+	title     string
+	w         vg.Length
+	f         float64
+	single    bool
+	cells     [][]*plot.Plot
+	rowTitles []string
+}
+
+// key names the columns of a single-column timeline, whose panels have no
+// titles; nil otherwise.
+func (g *timelineFigure) key() []keyEntry {
+	if !g.single {
+		return nil
+	}
+	return []keyEntry{
+		{label: "parallelism (left)", thumbs: []plot.Thumbnailer{&plotter.Line{LineStyle: draw.LineStyle{Color: color.Black, Width: vg.Points(1.5)}}}},
+		{label: "consumer lag, records (right)", thumbs: []plot.Thumbnailer{lagThumb{}}},
+	}
+}
+
+// lagThumb is the key's sample of a lag area.
+type lagThumb struct{}
+
+func (lagThumb) Thumbnail(c *draw.Canvas) {
+	r := c.Rectangle
+	c.FillPolygon(color.Gray{Y: 0xb0}, []vg.Point{r.Min, {X: r.Max.X, Y: r.Min.Y}, r.Max, {X: r.Min.X, Y: r.Max.Y}})
+	c.StrokeLine2(draw.LineStyle{Color: color.Black, Width: vg.Points(1)}, r.Min.X, r.Max.Y, r.Max.X, r.Max.Y)
+}
+
+func (g *timelineFigure) draw(dc draw.Canvas) {
+	top := drawKey(dc, g.title, g.key(), g.f)
+	tiles := draw.Tiles{Rows: len(g.cells), Cols: 2, PadTop: vg.Points(2), PadBottom: vg.Points(4),
+		PadLeft: vg.Points(4), PadRight: vg.Points(12), PadX: vg.Points(18), PadY: vg.Points(4)}
+	rowSty := figTextStyle(10 * g.f)
+	rowSty.XAlign, rowSty.YAlign = draw.XLeft, draw.YBottom
+	if g.single {
+		tiles.PadRight, tiles.PadX = vg.Points(6), vg.Points(10)
+		tiles.PadY = rowSty.Height("A") + vg.Points(3)
+	}
+	body := draw.Crop(dc, 0, 0, 0, -top)
+	// The labels of a short log axis overhang its ends until
+	// fitTicks thins them, and plot.Align aligns the data areas of
+	// the ticks it is given: thin first, then align.
+	for r, cs := range plot.Align(g.cells, tiles, body) {
+		for c, p := range g.cells[r] {
+			fitTicks(p, cs[c])
 		}
-		for r, cs := range plot.Align(cells, tiles, body) {
-			for c, p := range cells[r] {
-				drawOn(p, cs[c])
-			}
+	}
+	for r, cs := range plot.Align(g.cells, tiles, body) {
+		if g.single && r == 0 {
+			across := cs[0]
+			across.Max.X = cs[1].Max.X
+			drawOn(g.cells[0][0], across)
+			continue
 		}
-	})
+		for c, p := range g.cells[r] {
+			drawOn(p, cs[c])
+		}
+		if g.rowTitles[r] != "" {
+			dc.FillText(rowSty, vg.Point{X: cs[0].Min.X, Y: cs[0].Max.Y + vg.Points(1)}, g.rowTitles[r])
+		}
+	}
 }
 
 // lagAxis is the log range of lags from lo to hi: whole decades, at most

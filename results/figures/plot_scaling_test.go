@@ -165,3 +165,50 @@ func uniquePlots(ps []*plot.Plot) []*plot.Plot {
 	}
 	return out
 }
+
+// TestScalingSingleColumn: in a single column the summary's panels stand
+// one above the other, each naming the variants; the timeline names each
+// variant once above its row (no panel titles); a long title wraps inside
+// the page, and no text leaves it.
+func TestScalingSingleColumn(t *testing.T) {
+	dir := t.TempDir()
+	variants := []string{"daedalus", "flink-autoscaler-demeter", "static-12"}
+	ms := []ScalingMetric{
+		{Label: "resource usage (÷ static-12)", Mean: []float64{0.5, 0.9, 1}, Low: []float64{0.45, 0.85, 1}, High: []float64{0.55, 0.95, 1}, Reference: 1, ReferenceLabel: "static-12 (baseline)"},
+		{Label: "latency (s)", Mean: []float64{60, 40, 2}, Low: []float64{40, 30, 2}, High: []float64{90, 50, 2}, Reference: 2, ReferenceLabel: "static-12 (baseline)", Log: true},
+	}
+	long := "daedalus-ysb (twin): usage saved vs latency, lag and rescalings paid (lower is better)"
+	inBounds := func(d drawn) {
+		t.Helper()
+		for _, tx := range d.texts {
+			if tx.r.Min.X < -0.5 || tx.r.Max.X > SingleColumn+0.5 {
+				t.Errorf("%q runs off the page: x %.0f–%.0f pt of %.0f", tx.s, tx.r.Min.X.Points(), tx.r.Max.X.Points(), SingleColumn.Points())
+			}
+		}
+	}
+	d := inspect(t, func() ([]string, error) {
+		return PlotScalingSummary(filepath.Join(dir, "s"), long, variants, ms, WithWidth(SingleColumn))
+	})
+	inBounds(d)
+	for i, p := range uniquePlots(d.plots) {
+		if got := len(p.Y.Tick.Marker.Ticks(p.Y.Min, p.Y.Max)); got != len(variants) || p.Y.Tick.Marker.Ticks(0, 0)[0].Label == "" {
+			t.Errorf("panel %d does not name its %d variants", i, len(variants))
+		}
+	}
+	runs := figuresVariants(t, dir, 3600)
+	labels := []string{"static", "hpa", "daedalus"}
+	d = inspect(t, func() ([]string, error) {
+		return PlotScalingTimeline(filepath.Join(dir, "tl"), long, runs, labels, WithWidth(SingleColumn))
+	})
+	inBounds(d)
+	for _, p := range uniquePlots(d.plots)[2:] {
+		if p.Title.Text != "" {
+			t.Errorf("a variant panel is titled %q in a single column", p.Title.Text)
+		}
+	}
+	for _, name := range labels {
+		if !slices.ContainsFunc(d.texts, func(tx textBox) bool { return strings.HasPrefix(tx.s, name) }) {
+			t.Errorf("no row named %s", name)
+		}
+	}
+}

@@ -256,6 +256,7 @@ func figureKinds(t *testing.T, dir string) []struct {
 		{Label: "ci10", BoundS: 60, Points: []RecoveryPoint{{8000, 20}, {12000, 31}, {15000, 44}}},
 		{Label: "ci60", BoundS: 60, Points: []RecoveryPoint{{8000, 35}, {12000, 52}, {15000, 75}}},
 	}
+	measuredRecoveries := []MeasuredRecoveries{{Label: "measured CI 10 s", Variant: 0, Points: []RecoveryPoint{{9000, 25}, {14000, 40}}}}
 	scaling := []ScalingMetric{
 		{Label: "usage (normalised)", Mean: []float64{1, 0.8, 0.7}, Low: []float64{1, 0.75, 0.6}, High: []float64{1, 0.85, 0.8}, Reference: 1},
 		{Label: "event-time p99 (ms)", Mean: []float64{500, 2300, 9000}, Low: []float64{480, 1800, 5690}, High: []float64{520, 2900, 677e3}, Reference: math.NaN(), Log: true},
@@ -272,12 +273,14 @@ func figureKinds(t *testing.T, dir string) []struct {
 		rates = append(rates, 20000+15000*math.Sin(float64(i)/240))
 	}
 	kinds = append(kinds,
-		kind{"recovery", func(Option) ([]string, error) { return PlotRecovery(base("recovery"), "recovery", recovery, nil) }},
-		kind{"scaling summary", func(Option) ([]string, error) {
-			return PlotScalingSummary(base("scaling-summary"), "autoscalers", []string{"static", "hpa", "daedalus"}, scaling)
+		kind{"recovery", func(w Option) ([]string, error) {
+			return PlotRecovery(base("recovery"), "recovery", recovery, measuredRecoveries, w)
 		}},
-		kind{"scaling timeline", func(Option) ([]string, error) {
-			return PlotScalingTimeline(base("scaling-timeline"), "autoscalers", variants, []string{"static", "hpa", "daedalus"})
+		kind{"scaling summary", func(w Option) ([]string, error) {
+			return PlotScalingSummary(base("scaling-summary"), "autoscalers", []string{"static", "hpa", "daedalus"}, scaling, w)
+		}},
+		kind{"scaling timeline", func(w Option) ([]string, error) {
+			return PlotScalingTimeline(base("scaling-timeline"), "autoscalers", variants, []string{"static", "hpa", "daedalus"}, w)
 		}},
 		kind{"fit", func(Option) ([]string, error) {
 			return PlotFit(base("fit"), "fit", "recovery time (s)", "throughput (records/s)", fitSample())
