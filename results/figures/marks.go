@@ -126,21 +126,40 @@ func (s recoverySpan) Plot(c draw.Canvas, p *plot.Plot) {
 }
 
 // addRecoverySpans shades each recovered fault's recovery (fault →
-// recovered) inside [lo, hi] s on every panel, with a legend entry on
-// and tells whether it shaded one. Times are in s / scale on the axis.
+// recovered) inside [lo, hi] s on every panel, into the panel's underlay
+// so that the shading lies under the data, and tells whether it shaded
+// one (the caller adds the key entry). Times are in s / scale on the axis.
 // Their times are written in the fault strip (drawFaultStrip), clear of
 // the data.
-func addRecoverySpans(panels []*plot.Plot, faults []measure.FaultRecovery, scale, lo, hi float64) (shaded bool) {
+func addRecoverySpans(panels []*underlay, faults []measure.FaultRecovery, scale, lo, hi float64) (shaded bool) {
 	for _, f := range faults {
 		if !f.Recovered() || f.AtS > hi || f.AtS < lo-f.RecoveryS {
 			continue
 		}
 		shaded = true
-		for _, p := range panels {
-			p.Add(recoverySpan{x0: f.AtS / scale, x1: (f.AtS + f.RecoveryS) / scale})
+		for _, u := range panels {
+			u.items = append(u.items, recoverySpan{x0: f.AtS / scale, x1: (f.AtS + f.RecoveryS) / scale})
 		}
 	}
 	return shaded
+}
+
+// underlay is drawn where it was added to its panel, under the data added
+// after it, whatever is put into it later: the recovery shading, known
+// once every panel is built, stays under the lines instead of tinting them.
+type underlay struct{ items []plot.Plotter }
+
+// underlayOf adds an empty underlay to p, to be added to before p is drawn.
+func underlayOf(p *plot.Plot) *underlay {
+	u := &underlay{}
+	p.Add(u)
+	return u
+}
+
+func (u *underlay) Plot(c draw.Canvas, p *plot.Plot) {
+	for _, it := range u.items {
+		it.Plot(c, p)
+	}
 }
 
 // RecoveryText is a fault's recovery as printed on a figure: its time, or

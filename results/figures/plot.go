@@ -248,6 +248,7 @@ func buildPanels(d plotData, events []results.Event, faults []measure.FaultRecov
 	}
 
 	rates := newPanel("rate (records/s)")
+	under := []*underlay{underlayOf(rates)}
 	if dense {
 		addMean(rates, t, d.in, k, solid, "")
 		addMean(rates, t, d.thr, k, dashed, "")
@@ -258,10 +259,13 @@ func buildPanels(d plotData, events []results.Event, faults []measure.FaultRecov
 	linearRange(rates, 1.08)
 
 	lag := newPanel("lag (records)")
+	under = append(under, underlayOf(lag))
 	addLine(lag, t, d.lag, solid, "", 0)
 	linearRange(lag, 1.08)
 
-	out := runPanels{panels: []*plot.Plot{rates, lag, latencyPanel(d, t, dense, k)}}
+	lat, latUnder := latencyPanel(d, t, dense, k)
+	under = append(under, latUnder)
+	out := runPanels{panels: []*plot.Plot{rates, lag, lat}}
 	out.key = []keyEntry{
 		{label: "input rate", thumbs: []plot.Thumbnailer{&plotter.Line{LineStyle: solid}}},
 		{label: "throughput", thumbs: []plot.Thumbnailer{&plotter.Line{LineStyle: dashed}}},
@@ -281,6 +285,7 @@ func buildPanels(d plotData, events []results.Event, faults []measure.FaultRecov
 		out.notes = append(out.notes, "Checkpoint interval "+durationLabel(v)+" throughout.")
 	} else {
 		ci := newPanel("checkpoint interval (s)")
+		under = append(under, underlayOf(ci))
 		for _, seg := range addLine(ci, t, d.ci, solid, "", 0) {
 			seg.StepStyle = plotter.PreStep // the value holds over the interval ending at TimeS
 		}
@@ -289,10 +294,10 @@ func buildPanels(d plotData, events []results.Event, faults []measure.FaultRecov
 	}
 	panels := out.panels
 	panels[len(panels)-1].X.Label.Text = "time (" + unit + ")"
-	if addRecoverySpans(panels, faults, scale, lo, hi) {
+	if addRecoverySpans(under, faults, scale, lo, hi) {
 		out.key = append(out.key, keyEntry{label: "recovery", thumbs: []plot.Thumbnailer{&plotter.Polygon{Color: recoveryFill}}})
 	}
-	out.key = append(out.key, addEventMarkers(panels, events, scale)...)
+	out.key = append(out.key, addEventMarkers(panels, under, events, scale)...)
 	for i, f := range faults {
 		if f.AtS >= lo && f.AtS <= hi {
 			out.marks = append(out.marks, stripMark{x: f.AtS / scale, num: i + 1, label: RecoveryText(f)})
@@ -316,8 +321,9 @@ func buildPanels(d plotData, events []results.Event, faults []measure.FaultRecov
 // what a fault hurts, so nothing may hide it. Dense runs draw both as bands
 // (min–max per bucket of k samples), the p50's light grey and the p99's
 // blue with its upper edge stroked.
-func latencyPanel(d plotData, t []float64, dense bool, k int) *plot.Plot {
+func latencyPanel(d plotData, t []float64, dense bool, k int) (*plot.Plot, *underlay) {
 	lat := newPanel("latency (ms)")
+	under := underlayOf(lat)
 	p50, p99 := d.p50, d.p99
 	lo99, hi99 := positiveRange(p50, p99)
 	floor := 0.0
@@ -340,7 +346,7 @@ func latencyPanel(d plotData, t []float64, dense bool, k int) *plot.Plot {
 	} else {
 		linearRange(lat, 1.08)
 	}
-	return lat
+	return lat, under
 }
 
 func newPanel(ylabel string) *plot.Plot {
@@ -496,14 +502,15 @@ func (s span) Plot(c draw.Canvas, p *plot.Plot) {
 
 // addEventMarkers draws faults (dashed) and reconfigurations/savepoints
 // (dotted) in every panel, and shades each unrecovered fault from its
-// start to the end of the run; it returns their key entries.
-func addEventMarkers(panels []*plot.Plot, events []results.Event, scale float64) (key []keyEntry) {
+// start to the end of the run in the panels' underlays (under the data);
+// it returns their key entries.
+func addEventMarkers(panels []*plot.Plot, under []*underlay, events []results.Event, scale float64) (key []keyEntry) {
 	var faults, recons, unrecovered bool
 	for _, e := range events {
 		if e.Kind == results.KindUnrecovered && e.DurationS != nil && !e.IsReconfiguration() {
 			unrecovered = true
-			for _, p := range panels {
-				p.Add(span{x0: (e.TimeS - *e.DurationS) / scale, x1: e.TimeS / scale})
+			for _, u := range under {
+				u.items = append(u.items, span{x0: (e.TimeS - *e.DurationS) / scale, x1: e.TimeS / scale})
 			}
 			continue
 		}
