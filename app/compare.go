@@ -35,8 +35,9 @@ func compareCommand() *cli.Command {
 			"Numbers are rounded to 4 significant digits, counts whole (docs/results.md); REL is (B-A)/|A|,\n" +
 			"\"–\" for a change from A = 0 (B-A shows it).\n" +
 			"Prints the figures that differ (all with --all) and \"N figures compared, M beyond\n" +
-			"tolerance\". Exit 0: none beyond tolerance; 1: some are (or, with --strict, a figure or\n" +
-			"run is on one side only); 2: bad input.",
+			"tolerance\"; --format csv writes every figure as CSV instead (run, figure, a, b, diff,\n" +
+			"rel, tol_rel, tol_abs, informational, status). Exit 0: none beyond tolerance; 1: some\n" +
+			"are (or, with --strict, a figure or run is on one side only); 2: bad input.",
 		Flags: []cli.Flag{
 			&cli.Float64Flag{Name: "rel", Value: compare.DefaultRel, Usage: "relative tolerance, a fraction of |A|"},
 			&cli.Float64Flag{Name: "abs", Usage: "absolute tolerance, in each figure's unit"},
@@ -45,6 +46,7 @@ func compareCommand() *cli.Command {
 			&cli.BoolFlag{Name: "strict", Usage: "figures or runs present on one side only are failures"},
 			&cli.BoolFlag{Name: "faults", Usage: "also compare two run folders fault by fault: recovery time, lag peak, latency (e.g. a simulated and a live run of one schedule)"},
 			&cli.BoolFlag{Name: "decisions", Usage: "also set the policy decision logs of two run folders side by side: the first decision that differs in kind or value, and the CI timelines"},
+			&cli.StringFlag{Name: "format", Value: "text", Usage: "text (the table) or csv (every figure, full precision, for pandas or DuckDB; not with --faults or --decisions)"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 2 {
@@ -53,6 +55,13 @@ func compareCommand() *cli.Command {
 			tol, err := compareTolerances(c)
 			if err != nil {
 				return badInput(err)
+			}
+			format := c.String("format")
+			switch {
+			case format != "text" && format != "csv":
+				return badInput(fmt.Errorf("--format %q: want text or csv", format))
+			case format == "csv" && (c.Bool("faults") || c.Bool("decisions")):
+				return badInput(fmt.Errorf("--format csv writes the figures' table only: leave out --faults and --decisions, or use --format text"))
 			}
 			var sets [2]*compare.ResultSet
 			for i, path := range c.Args().Slice() {
@@ -65,7 +74,12 @@ func compareCommand() *cli.Command {
 				return badInput(err)
 			}
 			strict := c.Bool("strict")
-			if err := cmp.WriteTable(os.Stdout, c.Bool("all"), strict); err != nil {
+			if format == "csv" {
+				err = cmp.WriteCSV(os.Stdout)
+			} else {
+				err = cmp.WriteTable(os.Stdout, c.Bool("all"), strict)
+			}
+			if err != nil {
 				return err
 			}
 			if c.Bool("faults") {

@@ -138,7 +138,7 @@ func pathOfToken(file *ast.File, tk *token.Token) string {
 				if kv.Key.GetToken() == tk {
 					found = kv.Value.GetPath()
 					if found == "" || strings.HasSuffix(kv.Value.GetPath(), "$") {
-						found = n.GetPath() + "." + kv.Key.String()
+						found = n.GetPath() + "." + Text(kv.Key)
 					}
 					return
 				}
@@ -275,4 +275,14 @@ func Nest(into map[string]string, section string, problems map[string]string) {
 			into[section+"."+field] = msg
 		}
 	}
+}
+
+// Text is a key or scalar as the file means it: the value of a quoted one
+// ("job.checkpoint.interval": in a JSON scenario, which is YAML), not its
+// source text with the quotes.
+func Text(n ast.Node) string {
+	if s, ok := n.(*ast.StringNode); ok {
+		return s.Value
+	}
+	return n.String()
 }

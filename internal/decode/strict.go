@@ -140,7 +140,7 @@ func keyPath(n ast.Node, tk *token.Token, above []string) ([]string, bool) {
 			}
 		}
 	case *ast.MappingValueNode:
-		keys := append(slices.Clip(above), n.Key.String())
+		keys := append(slices.Clip(above), Text(n.Key))
 		if n.Key.GetToken() == tk {
 			return keys, true
 		}

@@ -112,7 +112,7 @@ func decodeRun(path string, data []byte, variant int, sets []Set) (Scenario, *as
 		return Scenario{}, nil, Problems{{File: path, Line: 1, Msg: "the scenario must be a mapping (name:, duration:, workload:, job: …)"}}
 	}
 	for _, kv := range root.Values {
-		if kv.Key.String() == "parameters" {
+		if decode.Text(kv.Key) == "parameters" {
 			return Scenario{}, nil, Problems{{File: path, Line: kv.Key.GetToken().Position.Line, Msg: "this is a sweep file (it has parameters:); run it with streamtwin sweep"}}
 		}
 	}
@@ -120,7 +120,7 @@ func decodeRun(path string, data []byte, variant int, sets []Set) (Scenario, *as
 		var vnode *ast.MappingNode
 		kept := root.Values[:0:0]
 		for _, kv := range root.Values {
-			if kv.Key.String() == "variants" {
+			if decode.Text(kv.Key) == "variants" {
 				vnode = kv.Value.(*ast.SequenceNode).Values[variant].(*ast.MappingNode)
 				continue
 			}
@@ -128,7 +128,7 @@ func decodeRun(path string, data []byte, variant int, sets []Set) (Scenario, *as
 		}
 		root.Values = kept
 		for _, kv := range vnode.Values {
-			if kv.Key.String() != "name" {
+			if decode.Text(kv.Key) != "name" {
 				mergeInto(root, kv)
 			}
 		}
@@ -188,7 +188,7 @@ func ofSets(ps Problems, sets []Set) error {
 // merge by operator name, anything else replaces the value.
 func mergeInto(m *ast.MappingNode, kv *ast.MappingValueNode) {
 	for _, have := range m.Values {
-		if have.Key.String() != kv.Key.String() {
+		if decode.Text(have.Key) != decode.Text(kv.Key) {
 			continue
 		}
 		dst, ok1 := have.Value.(*ast.MappingNode)
@@ -200,7 +200,7 @@ func mergeInto(m *ast.MappingNode, kv *ast.MappingValueNode) {
 			for _, sub := range src.Values {
 				mergeInto(dst, sub)
 			}
-		case ok3 && ok4 && kv.Key.String() == "operators":
+		case ok3 && ok4 && decode.Text(kv.Key) == "operators":
 			mergeByName(dseq, sseq)
 		default:
 			have.Value = kv.Value
@@ -216,8 +216,8 @@ func mergeByName(dst, src *ast.SequenceNode) {
 	name := func(n ast.Node) string {
 		if m, ok := n.(*ast.MappingNode); ok {
 			for _, kv := range m.Values {
-				if kv.Key.String() == "name" {
-					return kv.Value.String()
+				if decode.Text(kv.Key) == "name" {
+					return decode.Text(kv.Value)
 				}
 			}
 		}
@@ -244,13 +244,13 @@ outer:
 func applyTemplate(root *ast.MappingNode) error {
 	for _, kv := range root.Values {
 		job, ok := kv.Value.(*ast.MappingNode)
-		if kv.Key.String() != "job" || !ok {
+		if decode.Text(kv.Key) != "job" || !ok {
 			continue
 		}
 		name := ""
 		for _, x := range job.Values {
-			if x.Key.String() == "template" {
-				name = x.Value.String()
+			if decode.Text(x.Key) == "template" {
+				name = decode.Text(x.Value)
 			}
 		}
 		if name == "" {
@@ -266,7 +266,7 @@ func applyTemplate(root *ast.MappingNode) error {
 		}
 		var base *ast.MappingNode
 		for _, t := range tf.Docs[0].Body.(*ast.MappingNode).Values {
-			if t.Key.String() == "job" {
+			if decode.Text(t.Key) == "job" {
 				base = t.Value.(*ast.MappingNode)
 			}
 		}
@@ -293,12 +293,12 @@ func ProblemsAt(path string, errs map[string]string) Problems {
 func resolveProfile(root *ast.MappingNode, dir string) error {
 	for _, kv := range root.Values {
 		pol, ok := kv.Value.(*ast.MappingNode)
-		if kv.Key.String() != "policy" || !ok {
+		if decode.Text(kv.Key) != "policy" || !ok {
 			continue
 		}
 		for _, pkv := range pol.Values {
 			p, ok := pkv.Value.(*ast.StringNode)
-			if pkv.Key.String() != "profile" || !ok || filepath.IsAbs(p.Value) {
+			if decode.Text(pkv.Key) != "profile" || !ok || filepath.IsAbs(p.Value) {
 				continue
 			}
 			if _, err := os.Stat(p.Value); err == nil {
@@ -349,7 +349,7 @@ func child(n ast.Node, key string) ast.Node {
 		return nil
 	}
 	for _, kv := range m.Values {
-		if kv.Key.String() == key {
+		if decode.Text(kv.Key) == key {
 			return kv.Value
 		}
 	}

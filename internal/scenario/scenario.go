@@ -235,8 +235,8 @@ func (v *Variant) UnmarshalYAML(node ast.Node) error {
 		return &decode.PosError{Line: tk.Position.Line, Column: tk.Position.Column, Path: node.GetPath(), Msg: "a variant is a mapping with a name and the keys it overrides"}
 	}
 	for _, kv := range m.Values {
-		if kv.Key.String() == "name" {
-			v.Name = kv.Value.String()
+		if decode.Text(kv.Key) == "name" {
+			v.Name = decode.Text(kv.Value)
 		}
 	}
 	v.node = m

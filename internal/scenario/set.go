@@ -85,7 +85,7 @@ func setPath(root *ast.MappingNode, path, value string) error {
 		}
 		var kv *ast.MappingValueNode
 		for _, x := range mapping.Values {
-			if x.Key.String() == key {
+			if decode.Text(x.Key) == key {
 				kv = x
 			}
 		}

@@ -133,7 +133,7 @@ func readRaw(path string) (*ast.MappingNode, rawSpec, error) {
 		return nil, raw, problemAt(path, 1, "", "a sweep file is a mapping with scenario, parameters, replications …")
 	}
 	for _, kv := range root.Values {
-		if k := kv.Key.String(); k == "workload" || k == "job" || k == "duration" {
+		if k := decode.Text(kv.Key); k == "workload" || k == "job" || k == "duration" {
 			return nil, raw, problemAt(path, kv.Key.GetToken().Position.Line, "", "this is a scenario file (it has %s:); a sweep file names one with scenario: and lists parameters: (see docs/sweeps.md)", k)
 		}
 	}
@@ -166,7 +166,7 @@ func (l *loader) fail(line int, field, msg string, args ...any) error {
 // line is the line of the sweep file's key (1 if it has none).
 func (l *loader) line(key string) int {
 	for _, kv := range l.root.Values {
-		if kv.Key.String() == key {
+		if decode.Text(kv.Key) == key {
 			return kv.Key.GetToken().Position.Line
 		}
 	}
@@ -240,7 +240,7 @@ func (l *loader) probeVariants(params *ast.MappingNode) (string, error) {
 	s := l.spec
 	probeVariant := s.Variant
 	for _, kv := range params.Values {
-		if kv.Key.String() != VariantParam {
+		if decode.Text(kv.Key) != VariantParam {
 			continue
 		}
 		p, err := parseParam(kv)
@@ -280,7 +280,7 @@ func (l *loader) probeParams(params *ast.MappingNode, probeVariant string) (rand
 	for _, kv := range params.Values {
 		p, err := parseParam(kv)
 		if err != nil {
-			return false, l.fail(kv.Key.GetToken().Position.Line, "parameters."+kv.Key.String(), "%v", err)
+			return false, l.fail(kv.Key.GetToken().Position.Line, "parameters."+decode.Text(kv.Key), "%v", err)
 		}
 		if p.Path == VariantParam {
 			s.Params = append(s.Params, p)
@@ -365,7 +365,7 @@ const (
 )
 
 func parseParam(kv *ast.MappingValueNode) (Param, error) {
-	p := Param{Path: kv.Key.String(), line: kv.Key.GetToken().Position.Line}
+	p := Param{Path: decode.Text(kv.Key), line: kv.Key.GetToken().Position.Line}
 	switch v := kv.Value.(type) {
 	case *ast.SequenceNode:
 		if len(v.Values) == 0 {
@@ -377,7 +377,7 @@ func parseParam(kv *ast.MappingValueNode) (Param, error) {
 	case *ast.MappingNode:
 		for _, x := range v.Values {
 			// goccy/go-yaml (v1.19.2) panics decoding a tagged scalar into a list
-			if t, ok := x.Value.(*ast.TagNode); ok && x.Key.String() == "random" {
+			if t, ok := x.Value.(*ast.TagNode); ok && decode.Text(x.Key) == "random" {
 				if _, seq := t.Value.(*ast.SequenceNode); !seq {
 					return p, fmt.Errorf("random needs [lo, hi]")
 				}

@@ -44,6 +44,34 @@ func TestVariantParameter(t *testing.T) {
 	}
 }
 
+// TestJSONSweep: a sweep and its scenario written as JSON (which is YAML,
+// every key quoted, as the Python API writes a dict) run as the same files
+// in block style do: a quoted key is its value, not its source text.
+func TestJSONSweep(t *testing.T) {
+	dir := t.TempDir()
+	base := `{"name": "b", "duration": "1h", "workload": {"shape": "constant", "rate": "1000/s"},
+ "job": {"parallelism": 2, "checkpoint": {"interval": "30s"}},
+ "variants": [{"name": "a"}, {"name": "b", "job": {"parallelism": 4}}]}`
+	os.WriteFile(filepath.Join(dir, "base.json.yaml"), []byte(base), 0o644)
+	path := filepath.Join(dir, "sweep.yaml")
+	os.WriteFile(path, []byte(`{"scenario": "base.json.yaml", "replications": 1, "parameters": {"variant": ["a", "b"], "job.checkpoint.interval": ["10s"]}}`), 0o644)
+	s, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range s.Runs() {
+		sc, err := s.RunScenario(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, fmt.Sprintf("%s p%d ci%g", r.Params[0].Text, sc.Job.Parallelism, float64(sc.Job.Checkpoint.Interval)))
+	}
+	if want := "a p2 ci10 b p4 ci10"; strings.Join(got, " ") != want {
+		t.Errorf("runs %q, want %q", strings.Join(got, " "), want)
+	}
+}
+
 // TestLoadProblems: what is wrong in a sweep, in its base scenario or in
 // what a parameter sets is named by file, line and field, with the nearest
 // field for a typo and no leftovers of how values are tried (v:, line 1 of

@@ -2,7 +2,7 @@
 """Execute the analysis notebooks headless and fail if any cell errors.
 
 Usage:
-  .venv/bin/python tests/python/run_notebooks.py --run DIR --sweep DIR --variants DIR
+  .venv/bin/python tests/python/run_notebooks.py --run DIR --sweep DIR --variants DIR --out DIR
                    [--timeout SECONDS] [--keep OUT_DIR] [NOTEBOOK ...]
 
 Each notebook in notebooks/ runs in a fresh kernel, with its working directory
@@ -11,6 +11,7 @@ set to notebooks/ and its input folder passed through the environment:
   notebooks/single-run.ipynb         STREAMTWIN_RUN       <- --run      (a run folder)
   notebooks/sweep-analysis.ipynb     STREAMTWIN_SWEEP     <- --sweep    (a sweep folder with runs.parquet)
   notebooks/policy-comparison.ipynb  STREAMTWIN_VARIANTS  <- --variants (a folder of variant run folders)
+  notebooks/python-api.ipynb         STREAMTWIN_OUT       <- --out      (where its runs go; it makes them)
 
 Folders are relative to the current directory. An option left out leaves the
 variable as it is (unset: the notebook's default under runs/).
@@ -49,6 +50,7 @@ NOTEBOOKS = {
     "single-run.ipynb": ("STREAMTWIN_RUN", "run"),
     "sweep-analysis.ipynb": ("STREAMTWIN_SWEEP", "sweep"),
     "policy-comparison.ipynb": ("STREAMTWIN_VARIANTS", "variants"),
+    "python-api.ipynb": ("STREAMTWIN_OUT", "out"),
 }
 
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
@@ -69,6 +71,7 @@ def parse_args(argv):
     p.add_argument("--run", metavar="DIR", help="run folder for single-run.ipynb")
     p.add_argument("--sweep", metavar="DIR", help="sweep folder for sweep-analysis.ipynb")
     p.add_argument("--variants", metavar="DIR", help="variants folder for policy-comparison.ipynb")
+    p.add_argument("--out", metavar="DIR", help="output folder of python-api.ipynb (it runs the twin itself)")
     p.add_argument("--timeout", type=float, default=120, help="seconds per cell (default 120)")
     p.add_argument("--keep", metavar="OUT_DIR", help="also write the executed notebooks into OUT_DIR")
     p.add_argument("notebooks", nargs="*", metavar="NOTEBOOK",
