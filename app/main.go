@@ -88,6 +88,7 @@ func newApp() *cli.App {
 			calibrateCommand(),
 			validateCommand(),
 			profileCommand(),
+			gymCommand(),
 			liveCommand(),
 		},
 		ExitErrHandler: func(*cli.Context, error) {}, // main reports errors itself

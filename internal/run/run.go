@@ -96,6 +96,10 @@ func Prepare(ctx context.Context, b Backend, sc scenario.Scenario, sched *scenar
 	if err != nil {
 		return nil, &RefusedError{Backend: b.Name(), Problems: map[string]string{"policy": err.Error()}}
 	}
+	return prepare(ctx, b, sc, sched, pol)
+}
+
+func prepare(ctx context.Context, b Backend, sc scenario.Scenario, sched *scenario.Schedule, pol policy.Policy) (*Plan, error) {
 	caps, capsErr := b.Capabilities(ctx)
 	if refused := control.Check(sc, pol, caps); refused != nil {
 		return nil, &RefusedError{Backend: caps.Backend, Problems: refused}
@@ -111,6 +115,17 @@ func Prepare(ctx context.Context, b Backend, sc scenario.Scenario, sched *scenar
 // (twin.ErrStopRun).
 func Stream(ctx context.Context, b Backend, sc scenario.Scenario, sched *scenario.Schedule, sink Sink) (results.Summary, error) {
 	p, err := Prepare(ctx, b, sc, sched)
+	if err != nil {
+		return results.Summary{}, err
+	}
+	return p.execute(ctx, b, sink)
+}
+
+// StreamWith is Stream with pol in the place of the scenario's policy: a
+// learner outside the process takes the policy's seat (internal/stepper),
+// and the run is the one the scenario would make with its decisions.
+func StreamWith(ctx context.Context, b Backend, sc scenario.Scenario, sched *scenario.Schedule, pol policy.Policy, sink Sink) (results.Summary, error) {
+	p, err := prepare(ctx, b, sc, sched, pol)
 	if err != nil {
 		return results.Summary{}, err
 	}

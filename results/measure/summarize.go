@@ -124,6 +124,13 @@ func (z *Summarizer) Event(e results.Event) {
 	}
 }
 
+// Violations is the QoS violations and worker-seconds so far: the costs a
+// learner is charged per step (internal/stepper), which add up to the
+// Summary's, without the percentiles Summary sorts for.
+func (z *Summarizer) Violations() (qos results.QoSSummary, workerSeconds float64) {
+	return z.s.QoS, z.s.WorkerSeconds
+}
+
 // Summary returns the figures of the run so far.
 func (z *Summarizer) Summary(durationS, wallTimeS float64) results.Summary {
 	s := z.s
