@@ -22,6 +22,7 @@ func gymCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "variant", Usage: "the variant to serve (a scenario with variants needs one)"},
 			&cli.StringFlag{Name: "interval", Value: "10s", Usage: "the learner's step interval (default 10s, the external policies')"},
+			setFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			f, err := loadScenario(c)

@@ -47,6 +47,7 @@ func liveRunCommand() *cli.Command {
 			"(no fault injection there: its TaskManagers are not ours to kill).",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "variant", Usage: "run this variant"},
+			setFlag(),
 			&cli.StringFlag{Name: "out", Usage: "run folder (default runs/live-<scenario>[/<variant>])"},
 			&cli.StringFlag{Name: "dir", Value: ".streamtwin-live", Usage: "the local cluster's folder (streamtwin live up)"},
 			&cli.StringFlag{Name: "flink", Usage: "REST URL of an existing Flink cluster, e.g. http://flink:8081"},

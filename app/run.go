@@ -33,6 +33,7 @@ func runCommand() *cli.Command {
 			&cli.StringFlag{Name: "out", Usage: "output folder"},
 			&cli.StringSliceFlag{Name: "variant", Usage: "run only these variants"},
 			&cli.BoolFlag{Name: "plot", Usage: "also draw figure.png/figure.svg in each run folder"},
+			setFlag(),
 			&cli.BoolFlag{Name: "force", Usage: "write into an --out holding files streamtwin did not write, beside them (they are never touched)"},
 			maxMemoryFlag,
 		},
@@ -115,17 +116,54 @@ func loadScenario(c *cli.Context) (*scenario.File, error) {
 	if err := requireFile(commandName(c)+": scenario file", path); err != nil {
 		return nil, err
 	}
-	f, err := scenario.Load(path)
+	var sets []scenario.Set
+	if v, ok := c.Generic("set").(*setValues); ok {
+		sets = v.sets
+	}
+	f, err := scenario.LoadWith(path, sets)
 	if err != nil {
 		var pe *fs.PathError
 		var ps scenario.Problems
-		if errors.As(err, &pe) || errors.As(err, &ps) {
+		var se *scenario.SetError
+		if errors.As(err, &pe) || errors.As(err, &ps) || errors.As(err, &se) {
 			return nil, badInput(err)
 		}
 		return nil, err
 	}
 	printWarnings(f.Warnings())
 	return f, nil
+}
+
+// setFlag is --set PATH=VALUE, repeatable: scenario fields set from the
+// command line, over the file's and its variants' values. A Generic flag,
+// not a StringSlice: urfave/cli splits those at commas, which YAML and
+// JSON values hold.
+func setFlag() cli.Flag {
+	return &cli.GenericFlag{Name: "set", Value: &setValues{}, Usage: "set a scenario field, over the file's and its variants' values: PATH=VALUE " +
+		"with a YAML value, e.g. --set job.checkpoint.interval=30s or --set 'policy={name: hpa, target: 0.7}' (repeatable)"}
+}
+
+// setValues collects the --set flags in order.
+type setValues struct{ sets []scenario.Set }
+
+func (v *setValues) Set(s string) error {
+	path, value, ok := strings.Cut(s, "=")
+	if !ok || strings.TrimSpace(path) == "" {
+		return fmt.Errorf("%q is not PATH=VALUE (e.g. job.checkpoint.interval=30s)", s)
+	}
+	v.sets = append(v.sets, scenario.Set{Path: strings.TrimSpace(path), Value: value})
+	return nil
+}
+
+func (v *setValues) String() string {
+	if v == nil {
+		return ""
+	}
+	parts := make([]string, len(v.sets))
+	for i, s := range v.sets {
+		parts[i] = s.Path + "=" + s.Value
+	}
+	return strings.Join(parts, " ")
 }
 
 func selectVariants(f *scenario.File, names []string) ([]scenario.Scenario, error) {

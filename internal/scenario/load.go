@@ -55,8 +55,22 @@ func Load(path string) (*File, error) {
 var variantName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
 // Parse resolves a scenario from its bytes; path names it in errors.
-func Parse(path string, data []byte) (*File, error) {
-	base, _, err := decodeRun(path, data, -1, nil)
+func Parse(path string, data []byte) (*File, error) { return ParseWith(path, data, nil) }
+
+// LoadWith reads and resolves a scenario file with sets applied to the
+// base and to every variant, after the variant's own keys (`streamtwin run
+// --set`).
+func LoadWith(path string, sets []Set) (*File, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return ParseWith(path, data, sets)
+}
+
+// ParseWith is Parse with sets applied as LoadWith applies them.
+func ParseWith(path string, data []byte, sets []Set) (*File, error) {
+	base, _, err := decodeRun(path, data, -1, sets)
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +92,7 @@ func Parse(path string, data []byte) (*File, error) {
 			continue
 		}
 		seen[v.Name] = true
-		sc, _, err := decodeRun(path, data, i, nil)
+		sc, _, err := decodeRun(path, data, i, sets)
 		if err != nil {
 			var ps Problems
 			if errors.As(err, &ps) {

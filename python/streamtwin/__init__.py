@@ -14,6 +14,7 @@ its message (the scenario's file, line, field and allowed range).
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from pathlib import Path
@@ -53,6 +54,7 @@ def run(
     variant: Union[str, Iterable[str], None] = None,
     out: Optional[PathLike] = None,
     plot: bool = False,
+    set: Optional[dict] = None,
 ) -> Union[Run, Runs]:
     """Simulates a scenario and returns its run.
 
@@ -61,7 +63,10 @@ def run(
     what they mean beside the notebook). seed replaces the scenario's root
     seed; variant runs only that variant (or those, a list); out is the
     output folder (default runs/<scenario name>, as the CLI's); plot also
-    draws figure.png in each run folder.
+    draws figure.png in each run folder. set maps scenario field paths to
+    values, over the file's and its variants' (``--set``): a string is YAML
+    text (``"30s"``), anything else is written as JSON, e.g.
+    ``set={"job.checkpoint.interval": "30s", "policy": {"name": "hpa"}}``.
 
     A scenario without variants, or one variant asked for by name, gives a
     ``Run``; several variants a ``Runs`` (a dict of Run by variant name).
@@ -78,6 +83,8 @@ def run(
         args += ["--out", str(out)]
     if plot:
         args.append("--plot")
+    for field, value in (set or {}).items():
+        args += ["--set", "%s=%s" % (field, value if isinstance(value, str) else json.dumps(value))]
     done = _call_with(args, path, temporary)
     dirs = [m.group(1) for line in done.stdout.splitlines() if (m := _RUN_LINE.search(line))]
     if not dirs:

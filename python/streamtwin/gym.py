@@ -428,10 +428,11 @@ checkpoint_tuning_vector = _vector(CheckpointTuningEnv)
 autoscaling_vector = _vector(AutoscalingEnv)
 
 
-def policy_section(config: Dict[str, Any], python: Optional[str] = None) -> Dict[str, Any]:
+def policy_section(config: Dict[str, Any], interval_s: float = 10.0, python: Optional[str] = None) -> Dict[str, Any]:
     """The scenario ``policy`` section that runs a linear policy's config
-    as an external process (``python -m streamtwin_policy.linear``), with
-    the interpreter running this (or python) and this package on its path."""
+    as an external process (``python -m streamtwin_policy.linear``) every
+    interval_s, with the interpreter running this (or python) and this
+    package on its path: ``streamtwin.run(..., set={"policy": section})``."""
     import sys
 
     import streamtwin_policy
@@ -439,18 +440,17 @@ def policy_section(config: Dict[str, Any], python: Optional[str] = None) -> Dict
     linear.check(config)
     return {"external": {"command": [python or sys.executable, "-m", "streamtwin_policy.linear"],
                          "env": {"PYTHONPATH": str(Path(streamtwin_policy.__file__).parent.parent)},
-                         "timeout": "5s", "config": config}}
+                         "interval": "%rs" % float(interval_s), "timeout": "5s", "config": config}}
 
 
 def save_policy(path: Union[str, os.PathLike], config: Dict[str, Any], interval_s: float = 10.0) -> Path:
-    """Writes the policy section of a trained linear policy to path (JSON,
-    which is YAML: paste it into a scenario, or give its ``policy`` to
-    ``streamtwin.run`` in a scenario dict). Refuses to overwrite a file."""
+    """Writes the policy section of a trained linear policy to path as
+    ``{"policy": …}`` (JSON, which is YAML: paste it into a scenario, or
+    give its ``policy`` to ``streamtwin run --set``). Refuses to overwrite
+    a file."""
     path = Path(path)
-    section = policy_section(config)
-    section["external"]["interval"] = "%rs" % float(interval_s)
     with open(path, "x") as f:
-        json.dump({"policy": section}, f, indent=1)
+        json.dump({"policy": policy_section(config, interval_s)}, f, indent=1)
         f.write("\n")
     return path
 
