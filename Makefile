@@ -308,13 +308,15 @@ slurm-test: build
 # rounds) and the time of the 60-point calibration, also as a multiple of
 # one standard day (run (a), BenchmarkDay30k).
 BENCH := runs/bench
-bench: build
+bench: build $(PYTHON)
 	mkdir -p $(BENCH)
 	$(GO) test -run '^$$' -bench . -benchtime 5x ./internal/twin/ | tee $(BENCH)/twin.txt
 	$(GO) test -run '^$$' -bench AppendSecond -cpu 1 -benchtime 2s ./workloads/ysb/ ./workloads/iot/
 	$(GO) test -run '^$$' -bench PolicyStep -benchtime 20000x ./internal/control/ | grep -E 'Benchmark|ok'
 	STREAMTWIN_BENCH=1 $(GO) test -count=1 -run TestStepCost -v ./examples/go-policy/loadci/ | grep -E 'policy step|ok|FAIL'
 	$(GO) test -run '^$$' -bench MonitoringWeek -benchtime 3x ./models/monitor/ | grep -E 'Benchmark|ok'
+	$(GO) test -run '^$$' -bench Step -benchtime 20000x ./internal/stepper/ | grep -E 'Benchmark|ok'
+	STREAMTWIN_BIN=$(CURDIR)/$(BIN) $(PYTHON) tests/python/bench_gym.py --seconds 2
 	STREAMTWIN_BENCH=1 $(GO) test -count=1 -run TestWeekPeakMemory -v ./app/ | grep -E 'peak|ok|FAIL'
 	STREAMTWIN_BENCH=1 $(GO) test -count=1 -run TestSweepScaling -v -timeout 20m ./internal/sweep/ | grep -E 'round|best|speedup|ok|FAIL'
 	$(BIN) calibrate --scenario scenarios/khaos-ysb-base.yaml --measured scenarios/measured/khaos-ysb-failures.csv \

@@ -317,6 +317,8 @@ func TestExitCodes(t *testing.T) {
 		{2, []string{"evaluate", missing}},
 		{2, []string{"calibrate", "--scenario", good, "--measured", missing + ".csv"}},
 		{2, []string{"profile", missing + ".yaml"}},
+		{2, []string{"gym", missing + ".yaml"}},
+		{0, []string{"gym", good}}, // no request: standard input is empty
 		{2, []string{"live", "run", missing + ".yaml"}},
 		{2, []string{"live", "status", "--dir", missing}},
 		{2, []string{"run", good, "--no-such-flag"}},

@@ -20,7 +20,7 @@ func gymCommand() *cli.Command {
 			"then a binary frame for each reset and step. The learner takes the policy's seat: the scenario's\n" +
 			"policy is not run. Writes no files.",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "variant", Usage: "the variant to serve (a scenario with variants needs one)"},
+			&cli.StringFlag{Name: "variant", Usage: "the variant to serve (a scenario with several needs one)"},
 			&cli.StringFlag{Name: "interval", Value: "10s", Usage: "the learner's step interval (default 10s, the external policies')"},
 			setFlag(),
 		},
@@ -32,7 +32,7 @@ func gymCommand() *cli.Command {
 			runs := f.Runs()
 			if c.IsSet("variant") || len(runs) > 1 {
 				if !c.IsSet("variant") {
-					return badInput(fmt.Errorf("%s has variants: give one with --variant", f.Path))
+					return badInput(fmt.Errorf("%s has %d variants: give one with --variant", f.Path, len(runs)))
 				}
 				if runs, err = selectVariants(f, []string{c.String("variant")}); err != nil {
 					return err

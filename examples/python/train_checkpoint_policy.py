@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import math
 import sys
 import time
 from pathlib import Path
@@ -46,6 +47,15 @@ def episode(env: CheckpointTuningEnv, seed: int, config=None):
         observed.append(obs)
         if end:
             return info["cost"], list(env.decisions), info["summary"], observed
+
+
+def mean_std(rows):
+    """Column means and standard deviations, exactly rounded (math.fsum):
+    numpy's sums depend on the CPU's vector width, and the result must not."""
+    cols = list(zip(*rows))
+    mean = np.array([math.fsum(c) / len(c) for c in cols])
+    std = np.array([math.sqrt(math.fsum((v - m) ** 2 for v in c) / len(c)) for c, m in zip(cols, mean)])
+    return mean, std
 
 
 def main() -> int:
@@ -74,9 +84,9 @@ def main() -> int:
     steps = 0
 
     # Standardise the features by the static policy's observations on the training seeds.
-    seen = np.array([o for s in seeds for o in episode(env, s)[3]])
+    seen = [o.tolist() for s in seeds for o in episode(env, s)[3]]
     steps += len(seen)
-    mean, scale = seen.mean(axis=0), seen.std(axis=0)
+    mean, scale = mean_std(seen)
     scale[scale == 0] = 1.0
 
     def config_of(theta: np.ndarray):
@@ -85,12 +95,12 @@ def main() -> int:
     def score(theta: np.ndarray) -> float:
         nonlocal steps
         steps += len(seeds) * env.hello["steps"]
-        return float(np.mean([episode(env, s, config_of(theta))[0] for s in seeds]))
+        return math.fsum(episode(env, s, config_of(theta))[0] for s in seeds) / len(seeds)
 
     rng = np.random.default_rng(args.search_seed)
     mu, sigma = np.zeros(n * (k + 1)), np.full(n * (k + 1), 0.5)
     best, best_cost = mu.copy(), score(mu)
-    static_train = float(np.mean([episode(env, s)[0] for s in seeds]))
+    static_train = math.fsum(episode(env, s)[0] for s in seeds) / len(seeds)
     elite = max(2, int(round(args.elite * args.population)))
     rows = []
     for it in range(args.iterations):
@@ -98,10 +108,11 @@ def main() -> int:
         costs = np.array([score(t) for t in thetas])
         order = np.argsort(costs, kind="stable")
         kept = thetas[order[:elite]]
-        mu, sigma = kept.mean(axis=0), kept.std(axis=0) + 0.05  # the floor keeps the search from collapsing
+        mu, sigma = mean_std(kept.tolist())
+        sigma += 0.05  # the floor keeps the search from collapsing
         if costs[order[0]] < best_cost:
             best, best_cost = thetas[order[0]].copy(), float(costs[order[0]])
-        rows.append({"iteration": it + 1, "best_cost": costs[order[0]], "elite_mean_cost": costs[order[:elite]].mean(),
+        rows.append({"iteration": it + 1, "best_cost": costs[order[0]], "elite_mean_cost": math.fsum(costs[order[:elite]]) / elite,
                      "best_so_far": best_cost, "static_cost": static_train})
         print(f"iteration {it + 1}: best {costs[order[0]]:.1f}, elite mean {rows[-1]['elite_mean_cost']:.1f}, "
               f"best so far {best_cost:.1f} (static CI 60 s: {static_train:.1f}) on seeds {args.seeds}", flush=True)
@@ -127,7 +138,7 @@ def main() -> int:
     same = ran == [(float(t), float(v)) for t, v in decisions]
     run_costs = {"static": cost.of_summary(static_run.summary), "learned": cost.of_summary(learned_run.summary)}
     result = {"held_out_seed": args.held_out, "training_seeds": seeds, "cost": {"static_ci_60s": static_cost, "learned": learned_cost},
-              "streamtwin_run_cost": run_costs, "decisions": len(decisions), "same_decisions": same,
+              "streamtwin_run_cost": run_costs, "decisions": [[t, v] for t, v in decisions], "same_decisions": same,
               "beats_static": learned_cost < static_cost, "training_steps": steps, "training_s": round(elapsed, 1),
               "summary": {"static_ci_60s": static_sum, "learned": learned_sum}}
     with open(out / "result.json", "x") as f:

@@ -4,7 +4,7 @@ import "slices"
 
 // Blocks are every generated block, document by document.
 func Blocks() []Block {
-	return slices.Concat(readmeBlocks(), figuresBlocks(), khaosBlocks(), calibrationBlocks(), autoscalingBlocks(), monitoringBlocks(), liveBlocks(), validationBlocks())
+	return slices.Concat(readmeBlocks(), figuresBlocks(), khaosBlocks(), calibrationBlocks(), autoscalingBlocks(), monitoringBlocks(), liveBlocks(), validationBlocks(), gymBlocks())
 }
 
 // Figures are every file of docs/figures, with the command that makes it.
