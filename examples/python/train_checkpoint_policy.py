@@ -36,6 +36,12 @@ from streamtwin_policy import linear
 from streamtwin_policy.features import FEATURES
 
 
+def counts(summary, cost: float):
+    """The figures of a run's cost, from its summary.json."""
+    return {"latency_violation_seconds": summary["qos"]["latency_violation_seconds"],
+            "recovery_violations": summary["qos"]["recovery_violations"], "worker_seconds": summary["worker_seconds"], "cost": cost}
+
+
 def episode(env: CheckpointTuningEnv, seed: int, config=None):
     """One run: the cost, and the decisions. config None holds (the static CI)."""
     obs, _ = env.reset(seed=seed)
@@ -46,7 +52,7 @@ def episode(env: CheckpointTuningEnv, seed: int, config=None):
         obs, _, end, _, info = env.step(action)
         observed.append(obs)
         if end:
-            return info["cost"], list(env.decisions), info["summary"], observed
+            return info["cost"], list(env.decisions), counts(info["summary"], info["cost"]), observed
 
 
 def mean_std(rows):

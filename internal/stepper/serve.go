@@ -138,6 +138,11 @@ func Serve(in io.Reader, out io.Writer, sc scenario.Scenario, interval time.Dura
 			return fmt.Errorf("unknown request %d (allowed: 0 close, 1 reset, 2 hold, 3 set_checkpoint_interval, 4 rescale)", op)
 		}
 		frame = Frame(frame[:0], obs)
+		if obs.End {
+			if frame, err = withSummary(frame, obs.Summary); err != nil {
+				return err
+			}
+		}
 		if _, err := w.Write(frame); err != nil {
 			return err
 		}
@@ -145,6 +150,17 @@ func Serve(in io.Reader, out io.Writer, sc scenario.Scenario, interval time.Dura
 			return err
 		}
 	}
+}
+
+// withSummary appends the summary of an ended run to its frame: its
+// length in bytes (uint64), then summary.json's bytes.
+func withSummary(frame []byte, sum results.Summary) ([]byte, error) {
+	js, err := sum.Marshal()
+	if err != nil {
+		return nil, err
+	}
+	frame = binary.LittleEndian.AppendUint64(frame, uint64(len(js)))
+	return append(frame, js...), nil
 }
 
 func actionOf(op uint32, integer uint64, number float64) ([]policy.Action, error) {

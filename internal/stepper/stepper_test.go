@@ -140,12 +140,13 @@ func request(op uint32, integer uint64, number float64) []byte {
 
 // client reads hello and frames from a Serve over pipes.
 type client struct {
-	t   *testing.T
-	in  io.Writer
-	out *bufio.Reader
+	t       *testing.T
+	in      io.Writer
+	out     *bufio.Reader
+	summary *results.Summary // of the last end frame
 }
 
-func (c client) frame(req []byte) (head []float64, rows [][]float64) {
+func (c *client) frame(req []byte) (head []float64, rows [][]float64) {
 	c.t.Helper()
 	if _, err := c.in.Write(req); err != nil {
 		c.t.Fatal(err)
@@ -167,10 +168,50 @@ func (c client) frame(req []byte) (head []float64, rows [][]float64) {
 		}
 		rows = append(rows, r)
 	}
+	if head[0] == 1 { // the end: summary.json follows, after its length
+		var n [8]byte
+		if _, err := io.ReadFull(c.out, n[:]); err != nil {
+			c.t.Fatal(err)
+		}
+		js := make([]byte, binary.LittleEndian.Uint64(n[:]))
+		if _, err := io.ReadFull(c.out, js); err != nil {
+			c.t.Fatal(err)
+		}
+		c.summary = &results.Summary{}
+		if err := json.Unmarshal(js, c.summary); err != nil {
+			c.t.Fatalf("the end frame's summary: %v: %q", err, js)
+		}
+	}
 	return head, rows
 }
 
-func serve(t *testing.T) (client, chan error) {
+// The end frame carries the run's costs and its summary, and they agree.
+func TestServeEnd(t *testing.T) {
+	c, done := serve(t)
+	c.frame(request(OpReset, 3, 0))
+	steps := 0
+	for {
+		head, _ := c.frame(request(OpHold, 0, 0))
+		steps++
+		if head[0] == 1 {
+			s := c.summary
+			if s == nil || head[1] != 7200 || head[7] != float64(s.QoS.LatencyViolationSeconds) ||
+				head[8] != float64(s.QoS.RecoveryViolations) || head[9] != s.WorkerSeconds || s.DurationS != 7200 {
+				t.Fatalf("end frame %v, summary %+v", head, s)
+			}
+			break
+		}
+	}
+	if steps != 720 {
+		t.Errorf("%d steps to the end, want 720", steps)
+	}
+	c.in.Write(request(OpClose, 0, 0))
+	if err := <-done; err != nil {
+		t.Error(err)
+	}
+}
+
+func serve(t *testing.T) (*client, chan error) {
 	sc := loadScenario(t, scenarioPath)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -180,7 +221,7 @@ func serve(t *testing.T) (client, chan error) {
 		outW.CloseWithError(io.EOF)
 		done <- err
 	}()
-	c := client{t: t, in: inW, out: bufio.NewReader(outR)}
+	c := &client{t: t, in: inW, out: bufio.NewReader(outR)}
 	line, err := c.out.ReadString('\n')
 	if err != nil {
 		t.Fatal(err)

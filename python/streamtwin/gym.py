@@ -48,6 +48,7 @@ SCENARIOS = Path(__file__).parent / "scenarios"
 _REQUEST = struct.Struct("<IIQd")  # op, zeros, integer, number (internal/stepper)
 _CLOSE, _RESET, _HOLD, _INTERVAL, _RESCALE = range(5)
 _PROTOCOL = 1
+_RUNNING = struct.pack("<d", 0.0)  # a frame's first float64 while the run goes on
 
 
 @dataclass(frozen=True)
@@ -125,25 +126,31 @@ class _Twin:
         except BrokenPipeError:
             self._died("before a request")
 
-    def receive(self) -> Tuple[tuple, list]:
-        """The frame of the request sent: the header's values and the rows
-        (tuples in COLUMNS order)."""
-        size = 8 * self.header
+    def receive(self) -> Tuple[tuple, list, Optional[dict]]:
+        """The frame of the request sent: the header's values, the rows
+        (tuples in COLUMNS order) and, when the run has ended, its summary
+        (summary.json as a dict; else None)."""
+        w, size = self.width, 8 * self.header
         buf = os.read(self.out, 1 << 16)
+        rows = length = None
         while True:
-            if len(buf) >= size:
+            if rows is None and len(buf) >= size:
                 rows = int(struct.unpack_from("<d", buf, size - 8)[0])
-                need = size + 8 * self.width * rows
-                if len(buf) >= need:
-                    break
+                end = size + 8 * w * rows
+                if buf[:8] == _RUNNING:
+                    length = 0
+            if rows is not None and length is None and len(buf) >= end + 8:
+                length = 8 + struct.unpack_from("<Q", buf, end)[0]  # an end frame: the summary follows
+            if length is not None and len(buf) >= end + length:
+                break
             more = os.read(self.out, 1 << 16)
             if not more:
                 self._died("during a step")
             buf += more
         head = struct.unpack_from("<%dd" % self.header, buf)
-        flat = struct.unpack_from("<%dd" % (self.width * rows), buf, size)
-        w = self.width
-        return head, [flat[i:i + w] for i in range(0, len(flat), w)]
+        flat = struct.unpack_from("<%dd" % (w * rows), buf, size)
+        summary = json.loads(buf[end + 8:end + length]) if length else None
+        return head, [flat[i:i + w] for i in range(0, len(flat), w)], summary
 
     def close(self) -> None:
         if self.proc.poll() is None:
@@ -205,7 +212,7 @@ class StreamtwinEnv(gymnasium.Env):
         raise NotImplementedError
 
     def _observe(self, frame) -> Tuple[np.ndarray, float, bool, Dict[str, Any]]:
-        head, rows = frame
+        head, rows, summary = frame
         end, now, state, ci, par, _restarts, _faults, lat, rec, workers, _n = head
         name = self._twin.states[int(state)] if state >= 0 else "UNKNOWN"
         obs = np.array(features(rows, name, ci, par, now), dtype=np.float64)
@@ -214,6 +221,8 @@ class StreamtwinEnv(gymnasium.Env):
         self._head = head
         info = {"job_state": name, "latency_violation_seconds": lat, "recovery_violations": rec, "worker_seconds": workers,
                 "cost": spent}
+        if summary is not None:
+            info["summary"] = summary
         return obs, reward, bool(end), info
 
     def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
@@ -252,16 +261,10 @@ class StreamtwinEnv(gymnasium.Env):
         obs, reward, end, info = self._observe(self._twin.receive())
         self._spent = info["cost"]
         info["decision"] = decision
-        if end:
-            info["summary"] = self._summary()
         return obs, reward, end, False, info
 
     def _act(self, value: float) -> None:
         raise NotImplementedError
-
-    def _summary(self) -> Dict[str, Any]:
-        return {"latency_violation_seconds": int(self._head[7]), "recovery_violations": int(self._head[8]),
-                "worker_seconds": self._head[9], "cost": self._spent}
 
     def policy_config(self, weights, bias, mean, scale) -> Dict[str, Any]:
         """The ``streamtwin_policy.linear`` configuration of a linear policy
