@@ -72,6 +72,7 @@ def main() -> int:
     ap.add_argument("--iterations", type=int, default=8, help="cross-entropy iterations (default 8)")
     ap.add_argument("--population", type=int, default=16, help="candidates per iteration (default 16)")
     ap.add_argument("--elite", type=float, default=0.25, help="share of candidates kept (default 0.25)")
+    ap.add_argument("--sigma", type=float, default=0.1, help="the search's first spread of each weight (default 0.1; of each bias 1)")
     ap.add_argument("--search-seed", type=int, default=0, help="seed of the search's own random numbers (default 0)")
     args = ap.parse_args()
     out = Path(args.out)
@@ -93,7 +94,9 @@ def main() -> int:
     seen = [o.tolist() for s in seeds for o in episode(env, s)[3]]
     steps += len(seen)
     mean, scale = mean_std(seen)
-    scale[scale == 0] = 1.0
+    # A feature the static policy never moves (the CI, the parallelism) is scaled by its own size,
+    # so that the first change of the CI does not make it outweigh every other feature.
+    scale[scale == 0] = np.maximum(np.abs(mean[scale == 0]), 1.0)
 
     def config_of(theta: np.ndarray):
         return env.policy_config(theta[: n * k].reshape(n, k), theta[n * k:], mean, scale)
@@ -104,7 +107,12 @@ def main() -> int:
         return math.fsum(episode(env, s, config_of(theta))[0] for s in seeds) / len(seeds)
 
     rng = np.random.default_rng(args.search_seed)
-    mu, sigma = np.zeros(n * (k + 1)), np.full(n * (k + 1), 0.5)
+    # Start at the static policy: every weight 0 and the scenario's CI scored 1 above the others, so
+    # that small steps away from it still hold (at all-equal scores every step of the search would
+    # break a tie, and each tie broken is a restart of the job).
+    mu, sigma = np.zeros(n * (k + 1)), np.full(n * (k + 1), args.sigma)
+    mu[n * k + env.choices.index(env.hello["checkpoint_interval_s"])] = 1.0
+    sigma[n * k:] = 1.0  # the biases, which choose a static CI, spread wider than the weights
     best, best_cost = mu.copy(), score(mu)
     static_train = math.fsum(episode(env, s)[0] for s in seeds) / len(seeds)
     elite = max(2, int(round(args.elite * args.population)))
@@ -155,7 +163,7 @@ def main() -> int:
           f"({'better' if learned_cost < static_cost else 'NOT better'}; {learned_sum['latency_violation_seconds']} vs "
           f"{static_sum['latency_violation_seconds']} latency-violation s, {learned_sum['recovery_violations']} vs "
           f"{static_sum['recovery_violations']} recovery violations)")
-    print(f"streamtwin run: {len(ran)} decisions, {'the same as' if same else 'NOT the same as'} the environment's "
+    print(f"streamtwin run: {len(ran)} decision(s), {'the same as' if same else 'NOT the same as'} the environment's "
           f"{len(decisions)}; cost {run_costs['learned']:.1f} learned, {run_costs['static']:.1f} static → {out}")
     return 0 if same and run_costs["learned"] == learned_cost and run_costs["static"] == static_cost else 1
 

@@ -106,7 +106,7 @@ func gymTraining(c *Context) (string, error) {
 		moves = append(moves, fmt.Sprintf("%s s at %s", textfmt.Count(d[1]), textfmt.Clock(d[0])))
 	}
 	fmt.Fprintf(&b, "\nThe learned policy costs %s less than the static interval on a seed it was not trained on; run by "+
-		"`streamtwin run` as an external process it takes the same %s at the same times (%s) and costs the same.",
+		"`streamtwin run` as an external process it makes the same %s (%s) and costs the same.",
 		cost(static.Cost-learned.Cost), textfmt.Plural(len(r.Decisions), "decision"), strings.Join(moves, ", "))
 	return b.String(), nil
 }

@@ -14,11 +14,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(autouse=True)
-def built_binary(monkeypatch):
-    exe = os.environ.get("STREAMTWIN_BIN") or str(REPO / "bin" / "streamtwin")
-    if not os.access(exe, os.X_OK):
-        pytest.skip("no streamtwin binary: make build")
-    monkeypatch.setenv("STREAMTWIN_BIN", exe)
+def in_checkout(streamtwin_bin, monkeypatch):
     monkeypatch.chdir(REPO)  # scenarios/… as a user of a checkout names them
 
 
