@@ -12,7 +12,7 @@ decisions and give the same cost.
     python examples/python/train_checkpoint_policy.py --out runs/gym-train
 
 Writes into --out (a new or empty folder): learned-policy.json (the policy
-section: paste it into a scenario, or pass it with streamtwin run --set),
+section: streamtwin run SCENARIO --set "policy=$(cat learned-policy.json)"),
 training.csv (one row per iteration), result.json (the held-out costs) and
 the run folders held-out-static/ and held-out-learned/. Exits 1 if the
 policy run by streamtwin takes other decisions than in the environment.

@@ -81,7 +81,9 @@ class _Twin:
     """One ``streamtwin gym`` process and the stepping protocol to it."""
 
     def __init__(self, scenario: Union[str, os.PathLike, dict], variant: Optional[str], interval_s: float):
-        path, temporary = scenario_file(scenario, Path(tempfile.gettempdir()) if isinstance(scenario, dict) else Path.cwd())
+        # A dict is written into the current folder, as streamtwin.run writes it: relative paths in it mean
+        # what they mean there. The process reads it before its hello, and it is removed then.
+        path, temporary = scenario_file(scenario, Path.cwd())
         self.stderr = tempfile.TemporaryFile()
         args = [str(binary()), "gym", "--interval", "%rs" % float(interval_s)]
         if variant is not None:
@@ -180,13 +182,14 @@ class StreamtwinEnv(gymnasium.Env):
     ``cost``: the ``Cost`` the reward is minus of. ``choices`` are the
     values the discrete actions stand for.
 
-    ``info`` holds the job's ``time_s``, ``job_state``,
-    ``checkpoint_interval_s`` and ``parallelism``, the run's counts so far
+    ``info`` holds the ``job_state``, the run's counts so far
     (``latency_violation_seconds``, ``recovery_violations``,
     ``worker_seconds``), its ``cost`` so far and this step's ``decision``
-    (the value set, or None: held). ``decisions`` lists the episode's
-    (time_s, value) pairs; at the end ``info["summary"]`` is the run's
-    summary.json as a dict.
+    (the value set, or None: held); reset's also the run's ``seed``, and
+    the last step's ``summary``, the run's summary.json as a dict.
+    ``decisions`` lists the episode's (time_s, value) pairs, and ``rows``
+    the rows the last observation was made of (tuples in ``COLUMNS``
+    order).
     """
 
     metadata = {"render_modes": []}
@@ -205,6 +208,7 @@ class StreamtwinEnv(gymnasium.Env):
         self.action_space = spaces.Discrete(len(self.choices))
         self.observation_space = spaces.Box(0.0, np.inf, (len(FEATURES),), np.float64)
         self.decisions: List[Tuple[float, float]] = []
+        self.rows: List[tuple] = []
         self._head: Optional[tuple] = None
         self._spent = 0.0
 
@@ -221,6 +225,7 @@ class StreamtwinEnv(gymnasium.Env):
         self._head = head
         info = {"job_state": name, "latency_violation_seconds": lat, "recovery_violations": rec, "worker_seconds": workers,
                 "cost": spent}
+        self.rows = rows  # not in info: a latency of a second without output is NaN, and NaN != NaN fails check_env
         if summary is not None:
             info["summary"] = summary
         return obs, reward, bool(end), info
@@ -447,13 +452,14 @@ def policy_section(config: Dict[str, Any], interval_s: float = 10.0, python: Opt
 
 
 def save_policy(path: Union[str, os.PathLike], config: Dict[str, Any], interval_s: float = 10.0) -> Path:
-    """Writes the policy section of a trained linear policy to path as
-    ``{"policy": …}`` (JSON, which is YAML: paste it into a scenario, or
-    give its ``policy`` to ``streamtwin run --set``). Refuses to overwrite
-    a file."""
+    """Writes the policy section of a trained linear policy to path: the
+    value of a scenario's ``policy`` key, as JSON (which is YAML), for
+    ``streamtwin run --set "policy=$(cat path)"``, ``streamtwin check
+    --policy @path``, or to paste into a scenario. Refuses to overwrite a
+    file."""
     path = Path(path)
     with open(path, "x") as f:
-        json.dump({"policy": policy_section(config, interval_s)}, f, indent=1)
+        json.dump(policy_section(config, interval_s), f, indent=1)
         f.write("\n")
     return path
 

@@ -164,5 +164,5 @@ def test_training_example_beats_static_and_decides_alike(tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
     result = json.loads((out / "result.json").read_text())
     assert result["same_decisions"] and result["beats_static"], result
-    policy = json.loads((out / "learned-policy.json").read_text())["policy"]
+    policy = json.loads((out / "learned-policy.json").read_text())  # the value of a scenario's policy key
     linear.check(policy["external"]["config"])
