@@ -22,7 +22,6 @@ an episode's rewards add up to minus the cost of the run's summary.
 from __future__ import annotations
 
 import json
-import math
 import os
 import struct
 import subprocess
