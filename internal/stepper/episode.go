@@ -67,7 +67,7 @@ func Start(sc scenario.Scenario, interval time.Duration) (*Episode, Observation,
 	samples := int(float64(sc.Duration)/float64(sc.MetricInterval)) + 1
 	e := &Episode{
 		seat: &seat{interval: interval, window: int(math.Ceil(interval.Seconds()/sc.MetricInterval.Std().Seconds())) + 1,
-			ticks: make(chan Observation), replies: make(chan reply)},
+			ticks: make(chan Observation), replies: make(chan reply), lastSent: math.Inf(-1)},
 		costs: measure.NewSummarizer(sc.Name, sc.Variant, "sim", sc.Seed, 1000*float64(sc.QoS.Latency), float64(sc.QoS.Recovery), samples),
 		done:  make(chan outcome, 1),
 	}
@@ -142,10 +142,6 @@ func (t *tail) WriteEvent(e results.Event) error { t.costs.Event(e); return nil 
 // after drops the rows up to time_s ≤ sent (the learner has them) and
 // returns the others.
 func (t *tail) after(sent float64) []results.Sample {
-	i := 0
-	for i < len(t.rows) && t.rows[i].TimeS <= sent {
-		i++
-	}
-	t.rows = t.rows[:copy(t.rows, t.rows[i:])]
+	t.rows = t.rows[:copy(t.rows, t.rows[policy.FirstUnseen(t.rows, sent):])]
 	return t.rows
 }

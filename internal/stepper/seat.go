@@ -16,8 +16,7 @@ type seat struct {
 	ticks    chan Observation
 	replies  chan reply
 	tail     tail
-	lastSent float64 // time_s of the newest row handed out
-	sentAny  bool
+	lastSent float64          // time_s of the newest row handed out (−Inf before any)
 	rows     []results.Sample // reused: the learner's copy of this tick's rows
 }
 
@@ -42,15 +41,9 @@ func (s *seat) Step(now time.Duration, obs policy.Observation) []policy.Action {
 // and returns the learner's actions; a learner that abandons the run ends
 // it.
 func (s *seat) StepErr(now time.Duration, obs policy.Observation) ([]policy.Action, error) {
-	from := 0
-	if s.sentAny {
-		for from < len(obs.Window) && obs.Window[from].TimeS <= s.lastSent {
-			from++
-		}
-	}
-	s.rows = append(s.rows[:0], obs.Window[from:]...)
+	s.rows = append(s.rows[:0], obs.Window[policy.FirstUnseen(obs.Window, s.lastSent):]...)
 	if n := len(obs.Window); n > 0 {
-		s.lastSent, s.sentAny = obs.Window[n-1].TimeS, true
+		s.lastSent = obs.Window[n-1].TimeS
 	}
 	s.tail.after(s.lastSent)
 	qos, ws := s.tail.costs.Violations()

@@ -65,6 +65,18 @@ type Checkpoint struct {
 	SizeBytes   float64
 }
 
+// FirstUnseen is the index in window of the first sample newer than seen
+// (the time_s of the newest sample already handed out; math.Inf(-1)
+// before any): an observation hands out window[FirstUnseen(window, seen):],
+// to an external policy and to a learner alike, so both see the same rows.
+func FirstUnseen(window []results.Sample, seen float64) int {
+	i := 0
+	for i < len(window) && window[i].TimeS <= seen {
+		i++
+	}
+	return i
+}
+
 // WindowUser is implemented by a policy that needs more than the default
 // 10 minutes of samples in Observation.Window.
 type WindowUser interface {

@@ -69,9 +69,8 @@ type Policy struct {
 
 	info     policy.RunInfo
 	tick     int
-	lastSent float64 // time_s of the newest sample sent
-	sentAny  bool
-	dead     error // the fatal error a holding policy survived; nil while the process serves
+	lastSent float64 // time_s of the newest sample sent (−Inf before any)
+	dead     error   // the fatal error a holding policy survived; nil while the process serves
 	buf      []byte
 }
 
@@ -101,7 +100,7 @@ func New(cfg Settings) (*Policy, error) {
 	default:
 		return nil, fmt.Errorf("policy.external.on_error must be %s or %s, got %q", OnErrorFail, OnErrorHold, cfg.OnError)
 	}
-	return &Policy{cfg: cfg, name: Name}, nil
+	return &Policy{cfg: cfg, name: Name, lastSent: math.Inf(-1)}, nil
 }
 
 func orDefault(d sim.Duration, def time.Duration) sim.Duration {

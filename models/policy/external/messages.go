@@ -92,12 +92,7 @@ func (p *Policy) observation(now time.Duration, obs policy.Observation) []byte {
 	b = strconv.AppendInt(b, int64(p.tick), 10)
 	b = append(b, `,"now_s":`...)
 	b = num(b, now.Seconds())
-	from := 0
-	if p.sentAny {
-		for from < len(obs.Window) && obs.Window[from].TimeS <= p.lastSent {
-			from++
-		}
-	}
+	from := policy.FirstUnseen(obs.Window, p.lastSent)
 	b = append(b, `,"samples":[`...)
 	for i, s := range obs.Window[from:] {
 		if i > 0 {
@@ -117,7 +112,7 @@ func (p *Policy) observation(now time.Duration, obs policy.Observation) []byte {
 		b = append(b, ']')
 	}
 	if n := len(obs.Window); n > 0 {
-		p.lastSent, p.sentAny = obs.Window[n-1].TimeS, true
+		p.lastSent = obs.Window[n-1].TimeS
 	}
 	b = append(b, `,"job":`...)
 	b = job(b, jobOf(obs.Job))
